@@ -1,0 +1,3 @@
+from croktile_driver.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,120 @@
+"""``croktilec``: the gcc-style entry point.
+
+Exit status: 0 on success, 1 on a user error (with a diagnostic), 2 on an internal
+compiler error, which is one line unless ``--debug`` asks for the traceback.
+"""
+from __future__ import annotations
+
+import os
+import sys
+import traceback
+from typing import List, Optional
+
+from . import __version__
+from .diagnostics import Diagnostics, FatalError
+from .options import ParsedArgs, UsageError, help_text, parse_args
+
+CO_SUFFIXES = (".co.cpp", ".co", ".co.cc", ".co.cu")
+
+
+def _split_define(text: str):
+    name, eq, value = text.partition("=")
+    return name, (value if eq else None)
+
+
+def main(argv: Optional[List[str]] = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    debug = "--debug" in argv
+    try:
+        return _main(argv)
+    except FatalError:
+        return 1
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        return 1
+    except Exception as exc:  # an internal compiler error, never a traceback for users
+        if debug:
+            traceback.print_exc()
+        where = ""
+        tb = traceback.extract_tb(exc.__traceback__)
+        if tb:
+            last = tb[-1]
+            where = f" at {os.path.basename(last.filename)}:{last.lineno}"
+        print(f"croktilec: internal compiler error: {type(exc).__name__}: {exc}{where} "
+              "(rerun with --debug for a traceback)", file=sys.stderr)
+        return 2
+
+
+def _main(argv: List[str]) -> int:
+    try:
+        args = parse_args(argv)
+    except UsageError as exc:
+        print(f"croktilec: error: {exc}", file=sys.stderr)
+        return 1
+    if args.help:
+        print(help_text())
+        return 0
+    if args.version:
+        print(f"croktilec (Croktile) {__version__}")
+        return 0
+    if args.cmake_dir or args.print_toolchains:
+        from . import driver
+        return driver.info_command(args)
+    diag = Diagnostics(werror=args.werror, no_warnings=args.no_warnings)
+    if not args.inputs:
+        print("croktilec: fatal error: no input files", file=sys.stderr)
+        return 1
+    if args.syntax_only or args.dump_ast or args.dump_ir or args.stage_preprocess:
+        return _frontend_only(args, diag)
+    from . import driver
+    return driver.compile_command(args, diag)
+
+
+def read_source(path: str, diag: Diagnostics) -> Optional[str]:
+    try:
+        with open(path, encoding="utf-8") as fh:
+            return fh.read()
+    except FileNotFoundError:
+        diag.error(None, f"{path}: No such file or directory")
+    except IsADirectoryError:
+        diag.error(None, f"{path}: Is a directory")
+    except UnicodeDecodeError:
+        diag.error(None, f"{path}: not a UTF-8 text file")
+    except OSError as exc:
+        diag.error(None, f"{path}: {exc.strerror}")
+    return None
+
+
+def frontend_options(args: ParsedArgs) -> dict:
+    return dict(defines=[_split_define(d) for d in args.defines], undefines=list(args.undefines),
+                include_dirs=list(args.include_dirs))
+
+
+def _frontend_only(args: ParsedArgs, diag: Diagnostics) -> int:
+    from .frontend.pipeline import run_frontend
+    from .frontend import ir
+    outputs = []
+    for path in args.inputs:
+        text = read_source(path, diag)
+        if text is None:
+            continue
+        stop = "preprocess" if args.stage_preprocess else ("parse" if args.dump_ast and not args.dump_ir else "ir")
+        tu = run_frontend(text, path, diag, stop_after=stop, **frontend_options(args))
+        if args.stage_preprocess:
+            outputs.append(tu.preprocessed)
+            continue
+        if args.dump_ast:
+            outputs.extend(fn.dump() for fn in tu.functions)
+        if args.dump_ir and tu.module is not None and not diag.errors:
+            outputs.extend(ir.dump(fn) for fn in tu.module.functions)
+    if diag.errors:
+        return 1
+    if outputs:
+        text = "\n".join(o.rstrip("\n") for o in outputs) + "\n"
+        if args.output and args.output != "-":
+            from .atomic import write_atomic
+            write_atomic(args.output, text)
+        else:
+            sys.stdout.write(text)
+    return 0

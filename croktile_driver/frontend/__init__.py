@@ -1,0 +1,1 @@
+"""The Croktile frontend: preprocess, split, parse, check and lower ``__co__`` code."""

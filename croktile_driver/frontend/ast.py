@@ -1,0 +1,287 @@
+"""AST of tileflow code. Every node carries ``loc``, the user's file, line and column.
+
+Nodes are plain dataclasses; ``children()`` lists the child nodes in source order so
+generic walkers (dumping, the mutation tests' sanity checks) need no per-node code.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field, fields
+from typing import Any, Iterator, List, Optional
+
+from ..diagnostics import Loc
+
+
+@dataclass(eq=False)
+class Node:
+    loc: Loc
+
+    def children(self) -> Iterator["Node"]:
+        for f in fields(self):
+            if f.name == "loc":
+                continue
+            value = getattr(self, f.name)
+            if isinstance(value, Node):
+                yield value
+            elif isinstance(value, list):
+                for item in value:
+                    if isinstance(item, Node):
+                        yield item
+
+    def dump(self, indent: int = 0) -> str:
+        attrs = []
+        for f in fields(self):
+            value = getattr(self, f.name)
+            if f.name == "loc" or isinstance(value, Node) or (
+                    isinstance(value, list) and value and isinstance(value[0], Node)):
+                continue
+            attrs.append(f"{f.name}={value!r}")
+        line = "  " * indent + f"{type(self).__name__} <{self.loc.line}:{self.loc.col}>"
+        if attrs:
+            line += " " + " ".join(attrs)
+        out = [line]
+        for child in self.children():
+            out.append(child.dump(indent + 1))
+        return "\n".join(out)
+
+
+# -- expressions -------------------------------------------------------------
+@dataclass(eq=False)
+class Name(Node):
+    name: str
+
+
+@dataclass(eq=False)
+class IntLit(Node):
+    value: int
+    parenthesized: bool = False  # `(0)` inside `sp [...]` names dimension 0 of sp
+
+
+@dataclass(eq=False)
+class FloatLit(Node):
+    text: str
+
+
+@dataclass(eq=False)
+class BoolLit(Node):
+    value: bool
+
+
+@dataclass(eq=False)
+class Wildcard(Node):
+    """`_` in a chunkat index list: the whole dimension."""
+
+
+@dataclass(eq=False)
+class BinOp(Node):
+    op: str
+    left: Node
+    right: Node
+
+
+@dataclass(eq=False)
+class UnOp(Node):
+    op: str
+    operand: Node
+
+
+@dataclass(eq=False)
+class Ternary(Node):
+    cond: Node
+    then: Node
+    other: Node
+
+
+@dataclass(eq=False)
+class UpperBound(Node):
+    """`#p`: the upper bound of a bounded integer or ituple."""
+    operand: Node
+
+
+@dataclass(eq=False)
+class SizeOf(Node):
+    """`|x|`: the element count of spanned data or an mdspan."""
+    operand: Node
+
+
+@dataclass(eq=False)
+class Member(Node):
+    """`x.span`, `x.data`, `x.chunkat` (the call part is a Call around it)."""
+    base: Node
+    name: str
+
+
+@dataclass(eq=False)
+class Call(Node):
+    """`f(args)` in an expression: `sp(0)`, `x.span(1)`, `x.chunkat(p, _)`."""
+    func: Node
+    args: List[Node]
+
+
+@dataclass(eq=False)
+class SpanLit(Node):
+    """`[a, 3, b.span]`: dimensions, where an mdspan item contributes all of its own."""
+    items: List[Node]
+
+
+@dataclass(eq=False)
+class SpanDerive(Node):
+    """`sp [1, (0)/2, (1)/4]`: a new mdspan whose `(i)` items name dimensions of sp."""
+    base: Node
+    items: List[Node]
+
+
+@dataclass(eq=False)
+class TupleLit(Node):
+    items: List[Node]
+
+
+@dataclass(eq=False)
+class DmaCopy(Node):
+    op: str               # "copy"
+    is_async: bool
+    src: Node
+    dst: Node             # StorageRef, a Name or a chunkat Call
+
+
+@dataclass(eq=False)
+class StorageRef(Node):
+    storage: str
+
+
+# -- types -------------------------------------------------------------------
+@dataclass(eq=False)
+class TypeSpec(Node):
+    """`int`, `bool`, `float`, `void`, `auto`, or a spanned type `s32 [..]`."""
+    kind: str                      # int, bool, float, void, auto, spanned, elem
+    name: str                      # spelling, e.g. "int", "double", "s32"
+    shape: Optional[Node] = None   # SpanLit for spanned types
+    rank: Optional[Node] = None    # `mdspan<N>`: rank only
+
+
+# -- statements --------------------------------------------------------------
+@dataclass(eq=False)
+class Block(Node):
+    stmts: List[Node]
+
+
+@dataclass(eq=False)
+class DataDecl(Node):
+    storage: Optional[str]
+    type: TypeSpec
+    names: List[Name]
+
+
+@dataclass(eq=False)
+class ScalarDecl(Node):
+    type: TypeSpec
+    name: Name
+    init: Optional[Node]
+
+
+@dataclass(eq=False)
+class SpanDef(Node):
+    """`[mdspan[<N>]] name : expr;`"""
+    name: Name
+    rank: Optional[Node]
+    annotated: bool
+    value: Node
+
+
+@dataclass(eq=False)
+class TupleDef(Node):
+    """`ituple name = {..};`"""
+    name: Name
+    value: Node
+
+
+@dataclass(eq=False)
+class Assign(Node):
+    """`name = expr;`: defines `name` when it is new, else assigns it."""
+    name: Name
+    value: Node
+
+
+@dataclass(eq=False)
+class ExprStmt(Node):
+    expr: Node
+
+
+@dataclass(eq=False)
+class CallStmt(Node):
+    func: Name
+    template_args: Optional[List[Node]]
+    args: List[Node]
+
+
+@dataclass(eq=False)
+class WaitStmt(Node):
+    futures: List[Name]
+
+
+@dataclass(eq=False)
+class ReturnStmt(Node):
+    value: Optional[Node]
+
+
+@dataclass(eq=False)
+class ParallelStmt(Node):
+    var: Name
+    count: Node
+    body: Block
+
+
+@dataclass(eq=False)
+class Binding(Node):
+    """One `with` binding: `i in ub`, `{x, y} in ub` or `idx = {x, y} in ub`."""
+    name: Optional[Name]
+    elements: Optional[List[Name]]
+    bounds: Node
+
+
+@dataclass(eq=False)
+class WhereBind(Node):
+    left: Name
+    right: Name
+
+
+@dataclass(eq=False)
+class WithStmt(Node):
+    bindings: List[Binding]
+    wheres: List[WhereBind]
+    body: Block
+
+
+@dataclass(eq=False)
+class ForeachStmt(Node):
+    vars: List[Name]
+    cond: Optional[Node]
+    body: Block
+
+
+@dataclass(eq=False)
+class EmptyStmt(Node):
+    pass
+
+
+@dataclass(eq=False)
+class Param(Node):
+    type: TypeSpec
+    name: Name
+
+
+@dataclass(eq=False)
+class CoFunction(Node):
+    ret: TypeSpec
+    name: Name
+    params: List[Param]
+    body: Block
+    text_range: Any = field(default=None, repr=False)
+
+
+def walk(node: Node) -> Iterator[Node]:
+    """Pre-order walk of a subtree."""
+    stack = [node]
+    while stack:
+        cur = stack.pop()
+        yield cur
+        stack.extend(reversed(list(cur.children())))

@@ -1,0 +1,302 @@
+"""The target-neutral tileflow IR that every code generator reads.
+
+A ``Function`` is host-level statements; ``Parallel`` statements nest launch levels
+(level 1 is the launch, level 2 the threads of one instance). Buffers carry their
+storage class, element type, symbolic shape and live range; DMA moves a box of one
+buffer into a box of another; shapes stay symbolic where the source is, and
+``Check`` statements hold what only a runtime test can prove.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Iterator, List, Optional, Tuple, Union
+
+from ..diagnostics import Loc
+from .symbolic import Sym
+
+ELEM_CTYPES = {
+    "s8": "int8_t", "s16": "int16_t", "s32": "int32_t",
+    "u8": "uint8_t", "u16": "uint16_t", "u32": "uint32_t",
+    "f16": "croktile::f16", "bf16": "croktile::bf16", "f32": "float",
+}
+ELEM_BYTES = {"s8": 1, "u8": 1, "s16": 2, "u16": 2, "f16": 2, "bf16": 2, "s32": 4, "u32": 4, "f32": 4}
+
+
+def _syms(dims: List[Sym]) -> str:
+    return "[" + ", ".join(d.to_c() for d in dims) + "]"
+
+
+@dataclass(eq=False)
+class Buffer:
+    name: str                 # unique identifier within the function
+    elem: str                 # s32, f16, ...
+    storage: str              # global, shared, local
+    shape: List[Sym]
+    level: int                # 0: host level (global data); n: declared inside parallel level n
+    loc: Loc
+    origin: str               # param, decl, dma
+    source_name: str = ""     # the user's name, for messages
+    first_use: int = -1       # statement ids of the live range
+    last_use: int = -1
+
+    @property
+    def elem_bytes(self) -> int:
+        return ELEM_BYTES[self.elem]
+
+    def describe(self) -> str:
+        return f"{self.storage} {self.elem} {_syms(self.shape)} {self.name}"
+
+
+@dataclass(eq=False)
+class Region:
+    """A box in a buffer: per dimension an offset and an extent (row-major buffer)."""
+    buffer: Buffer
+    offsets: List[Sym]
+    extents: List[Sym]
+
+    @property
+    def is_whole(self) -> bool:
+        return all(o.is_const and o.value == 0 for o in self.offsets) and \
+            all(e == d for e, d in zip(self.extents, self.buffer.shape))
+
+    def describe(self) -> str:
+        if self.is_whole:
+            return self.buffer.name
+        return f"{self.buffer.name}{{off={_syms(self.offsets)}, ext={_syms(self.extents)}}}"
+
+
+@dataclass(eq=False)
+class Stmt:
+    loc: Loc
+    sid: int = field(default=-1, init=False)
+
+
+@dataclass(eq=False)
+class Parallel(Stmt):
+    var: str
+    count: Sym
+    level: int
+    body: List[Stmt]
+    buffers: List[Buffer] = field(default_factory=list)
+
+
+@dataclass(eq=False)
+class Loop(Stmt):
+    var: str
+    count: Sym
+    body: List[Stmt]
+
+
+@dataclass(eq=False)
+class If(Stmt):
+    cond: Sym
+    body: List[Stmt]
+
+
+@dataclass(eq=False)
+class ScalarDef(Stmt):
+    name: str
+    ctype: str               # int, bool
+    value: Optional[Sym]
+
+
+@dataclass(eq=False)
+class Assign(Stmt):
+    name: str
+    value: Sym
+
+
+@dataclass(eq=False)
+class Alloc(Stmt):
+    """A buffer comes into scope here (zero-filled when global)."""
+    buffer: Buffer
+
+
+@dataclass(eq=False)
+class Dma(Stmt):
+    src: Region
+    dst: Region
+    is_async: bool
+    future: Optional[str]
+
+
+@dataclass(eq=False)
+class Wait(Stmt):
+    futures: List[str]
+
+
+@dataclass(eq=False)
+class CallArg:
+    kind: str                              # data, int, bool, float
+    region: Optional[Region] = None        # data: pointer to the region's first element
+    value: Optional[Sym] = None            # int / bool
+    text: Optional[str] = None             # float: a literal or a parameter name
+
+
+@dataclass(eq=False)
+class Call(Stmt):
+    func: str
+    template_args: Optional[List[Sym]]
+    args: List[CallArg]
+
+
+@dataclass(eq=False)
+class Return(Stmt):
+    buffer: Optional[Buffer] = None
+    value: Optional[Sym] = None
+
+
+@dataclass(eq=False)
+class Check(Stmt):
+    """A runtime check: ``cond`` must hold, else ``message`` with ``values`` filled in."""
+    cond: Sym
+    message: str                           # with {0}, {1}, ... for values
+    values: List[Sym] = field(default_factory=list)
+
+
+@dataclass(eq=False)
+class Param:
+    name: str
+    kind: str                              # data, int, bool, float
+    loc: Loc
+    elem: Optional[str] = None
+    rank: int = 0
+    buffer: Optional[Buffer] = None
+    ctype: Optional[str] = None            # float parameters: float, double, half, ...
+
+
+@dataclass(eq=False)
+class DimBinding:
+    """A symbolic dimension takes its value from a parameter's shape on entry."""
+    symbol: str
+    param: str
+    dim: int
+
+
+@dataclass(eq=False)
+class Function:
+    name: str
+    loc: Loc
+    params: List[Param]
+    ret_kind: str                          # void, int, bool, data
+    ret_elem: Optional[str]
+    ret_shape: Optional[List[Sym]]
+    bindings: List[DimBinding]
+    body: List[Stmt]
+    buffers: List[Buffer]
+    max_level: int = 0
+
+    def walk(self) -> Iterator[Stmt]:
+        yield from walk(self.body)
+
+
+def walk(stmts: List[Stmt]) -> Iterator[Stmt]:
+    for s in stmts:
+        yield s
+        body = getattr(s, "body", None)
+        if body:
+            yield from walk(body)
+
+
+@dataclass(eq=False)
+class Module:
+    functions: List[Function]
+
+
+def number_and_live_ranges(fn: Function) -> None:
+    """Numbers statements in execution order and computes each buffer's live range."""
+    counter = [0]
+
+    def touch(buf: Buffer, sid: int):
+        if buf.first_use < 0:
+            buf.first_use = sid
+        buf.last_use = max(buf.last_use, sid)
+
+    def visit(stmts: List[Stmt]):
+        for s in stmts:
+            s.sid = counter[0]
+            counter[0] += 1
+            if isinstance(s, Alloc):
+                touch(s.buffer, s.sid)
+            elif isinstance(s, Dma):
+                touch(s.src.buffer, s.sid)
+                touch(s.dst.buffer, s.sid)
+            elif isinstance(s, Call):
+                for a in s.args:
+                    if a.region is not None:
+                        touch(a.region.buffer, s.sid)
+            elif isinstance(s, Return) and s.buffer is not None:
+                touch(s.buffer, s.sid)
+            body = getattr(s, "body", None)
+            if body:
+                start = counter[0]
+                visit(body)
+                if isinstance(s, Loop):
+                    # a buffer used in a loop body lives across all its iterations
+                    for b in fn.buffers:
+                        if start <= b.first_use < counter[0] or start <= b.last_use < counter[0]:
+                            b.first_use = min(b.first_use, s.sid)
+                            b.last_use = max(b.last_use, counter[0] - 1)
+    visit(fn.body)
+
+
+def dump(fn: Function) -> str:
+    """A readable listing of the IR, for --dump-ir."""
+    out = []
+    ps = []
+    for p in fn.params:
+        if p.kind == "data":
+            ps.append(f"{p.elem} {_syms(p.buffer.shape)} {p.name}")
+        else:
+            ps.append(f"{p.ctype or p.kind} {p.name}")
+    ret = fn.ret_kind if fn.ret_kind != "data" else f"{fn.ret_elem} {_syms(fn.ret_shape)}"
+    out.append(f"func {fn.name}({', '.join(ps)}) -> {ret}   // {fn.loc}")
+    for b in fn.bindings:
+        out.append(f"  bind {b.symbol} = {b.param}.shape[{b.dim}]")
+    for b in fn.buffers:
+        out.append(f"  buffer {b.describe()} level={b.level} live=[{b.first_use},{b.last_use}] ({b.origin})")
+
+    def stmt_lines(stmts: List[Stmt], ind: int):
+        pad = "  " * ind
+        for s in stmts:
+            tag = f"{s.sid:3d}" if s.sid >= 0 else "   "
+            if isinstance(s, Parallel):
+                out.append(f"{tag}{pad}parallel {s.var} by {s.count.to_c()}  // level {s.level}")
+                stmt_lines(s.body, ind + 1)
+            elif isinstance(s, Loop):
+                out.append(f"{tag}{pad}for {s.var} in [0, {s.count.to_c()})")
+                stmt_lines(s.body, ind + 1)
+            elif isinstance(s, If):
+                out.append(f"{tag}{pad}if ({s.cond.to_c()})")
+                stmt_lines(s.body, ind + 1)
+            elif isinstance(s, ScalarDef):
+                init = f" = {s.value.to_c()}" if s.value is not None else ""
+                out.append(f"{tag}{pad}{s.ctype} {s.name}{init}")
+            elif isinstance(s, Assign):
+                out.append(f"{tag}{pad}{s.name} = {s.value.to_c()}")
+            elif isinstance(s, Alloc):
+                out.append(f"{tag}{pad}alloc {s.buffer.describe()}")
+            elif isinstance(s, Dma):
+                kind = "dma.copy.async" if s.is_async else "dma.copy"
+                fut = f"{s.future} = " if s.future else ""
+                out.append(f"{tag}{pad}{fut}{kind} {s.src.describe()} => {s.dst.describe()}")
+            elif isinstance(s, Wait):
+                out.append(f"{tag}{pad}wait {', '.join(s.futures)}")
+            elif isinstance(s, Call):
+                targs = "" if s.template_args is None else "<" + ", ".join(t.to_c() for t in s.template_args) + ">"
+                args = []
+                for a in s.args:
+                    if a.kind == "data":
+                        args.append(f"&{a.region.describe()}")
+                    elif a.kind == "float":
+                        args.append(a.text)
+                    else:
+                        args.append(a.value.to_c())
+                out.append(f"{tag}{pad}call {s.func}{targs}({', '.join(args)})")
+            elif isinstance(s, Return):
+                what = s.buffer.name if s.buffer else (s.value.to_c() if s.value is not None else "")
+                out.append(f"{tag}{pad}return {what}")
+            elif isinstance(s, Check):
+                out.append(f"{tag}{pad}check {s.cond.to_c()}  // {s.message}")
+    stmt_lines(fn.body, 1)
+    return "\n".join(out)

@@ -1,0 +1,192 @@
+"""PLY lexer for the tileflow language inside ``__co__`` functions.
+
+The token rules are the token specification. ``#line`` markers left by the
+preprocessor reset the file and line, so every token points into the user's file.
+"""
+from __future__ import annotations
+
+import re
+
+import ply.lex
+
+from ..diagnostics import Loc
+
+KEYWORDS = {
+    "__co__": "CO",
+    "parallel": "PARALLEL", "by": "BY", "with": "WITH", "in": "IN", "where": "WHERE",
+    "foreach": "FOREACH", "if": "IF", "dma": "DMA", "wait": "WAIT", "call": "CALL",
+    "return": "RETURN", "mdspan": "MDSPAN", "ituple": "ITUPLE",
+    "local": "STORAGE", "shared": "STORAGE", "global": "STORAGE",
+    "int": "INT", "bool": "BOOL", "void": "VOID", "auto": "AUTO",
+    "float": "FLOATTYPE", "double": "FLOATTYPE", "half": "FLOATTYPE",
+    "bfp16": "FLOATTYPE", "half8": "FLOATTYPE",
+    "true": "TRUE", "false": "FALSE",
+    "u8": "ELEMTYPE", "u16": "ELEMTYPE", "u32": "ELEMTYPE",
+    "s8": "ELEMTYPE", "s16": "ELEMTYPE", "s32": "ELEMTYPE",
+    "f16": "ELEMTYPE", "bf16": "ELEMTYPE", "f32": "ELEMTYPE",
+    "_": "UNDERSCORE",
+}
+
+tokens = sorted(set(KEYWORDS.values())) + [
+    "ID", "INT_CONST", "FLOAT_CONST",
+    "PLUS", "MINUS", "TIMES", "DIVIDE", "MOD", "LSHIFT", "RSHIFT",
+    "AND", "OR", "XOR", "NOT", "LNOT", "LAND", "LOR",
+    "EQ", "NE", "LT", "GT", "LE", "GE",
+    "EQUALS", "ARROW", "BIND", "HASH", "QUESTION", "COLON",
+    "LPAREN", "RPAREN", "LBRACKET", "RBRACKET", "LBRACE", "RBRACE",
+    "COMMA", "SEMI", "PERIOD",
+]
+
+
+class LexError(Exception):
+    def __init__(self, loc: Loc, msg: str):
+        super().__init__(msg)
+        self.loc = loc
+        self.msg = msg
+
+
+_LINE_MARKER = re.compile(r'[ \t]*\#[ \t]*(?:line)?[ \t]*(\d+)(?:[ \t]+"((?:[^"\\]|\\.)*)")?[^\n]*')
+
+
+class TileflowLexer:
+    """Wraps a PLY lexer and keeps the (file, line, column) of the text it scans."""
+
+    tokens = tokens
+
+    t_ignore = " \t\r\f\v"
+
+    t_BIND = r"<->"
+    t_ARROW = r"=>"
+    t_LSHIFT = r"<<"
+    t_RSHIFT = r">>"
+    t_LAND = r"&&"
+    t_LOR = r"\|\|"
+    t_EQ = r"=="
+    t_NE = r"!="
+    t_LE = r"<="
+    t_GE = r">="
+    t_LT = r"<"
+    t_GT = r">"
+    t_PLUS = r"\+"
+    t_MINUS = r"-"
+    t_TIMES = r"\*"
+    t_DIVIDE = r"/"
+    t_MOD = r"%"
+    t_AND = r"&"
+    t_OR = r"\|"
+    t_XOR = r"\^"
+    t_NOT = r"~"
+    t_LNOT = r"!"
+    t_EQUALS = r"="
+    t_QUESTION = r"\?"
+    t_COLON = r":"
+    t_LPAREN = r"\("
+    t_RPAREN = r"\)"
+    t_LBRACKET = r"\["
+    t_RBRACKET = r"\]"
+    t_LBRACE = r"\{"
+    t_RBRACE = r"\}"
+    t_COMMA = r","
+    t_SEMI = r";"
+
+    def __init__(self, filename: str = "<input>", line: int = 1, col: int = 1):
+        self.filename = filename
+        self.start_line = line
+        self.start_col = col
+        self.lexer = None
+
+    def build(self, **kwargs):
+        self.lexer = ply.lex.lex(module=self, **kwargs)
+        return self
+
+    def input(self, text: str, filename: str, line: int = 1, col: int = 1) -> None:
+        """Scan ``text`` whose first character sits at ``filename:line:col``."""
+        self.filename = filename
+        self.lexer.lineno = line
+        self.lexer.input(text)
+        self._text = text
+        self._line_start = 0
+        self._first_col = col
+        self._first_line_end = text.find("\n")
+        if self._first_line_end < 0:
+            self._first_line_end = len(text)
+
+    def token(self):
+        return self.lexer.token()
+
+    @property
+    def lineno(self) -> int:
+        return self.lexer.lineno if self.lexer is not None else 1
+
+    @property
+    def lexpos(self) -> int:
+        return self.lexer.lexpos if self.lexer is not None else 0
+
+    def __iter__(self):
+        while True:
+            tok = self.token()
+            if tok is None:
+                return
+            yield tok
+
+    # -- positions -----------------------------------------------------------
+    def column(self, lexpos: int) -> int:
+        last_nl = self._text.rfind("\n", 0, lexpos)
+        if last_nl < 0:
+            return self._first_col + lexpos
+        return lexpos - last_nl
+
+    def loc(self, lineno: int, lexpos: int) -> Loc:
+        return Loc(self.filename, lineno, self.column(lexpos))
+
+    # -- rules with code (PLY applies these in definition order) -------------
+    def t_FLOAT_CONST(self, t):
+        r"((\d+\.\d*|\.\d+)([eE][-+]?\d+)?|\d+[eE][-+]?\d+)[fFlL]?"
+        return t
+
+    def t_INT_CONST(self, t):
+        r"(0[xX][0-9a-fA-F]+|0[bB][01]+|\d+)[uUlL]*"
+        text = t.value.rstrip("uUlL")
+        if text[:2] in ("0x", "0X"):
+            t.value = int(text, 16)
+        elif text[:2] in ("0b", "0B"):
+            t.value = int(text, 2)
+        elif len(text) > 1 and text[0] == "0":
+            t.value = int(text, 8)
+        else:
+            t.value = int(text)
+        return t
+
+    def t_PERIOD(self, t):
+        r"\."
+        return t
+
+    def t_ID(self, t):
+        r"[A-Za-z_][A-Za-z0-9_]*"
+        t.type = KEYWORDS.get(t.value, "ID")
+        return t
+
+    def t_HASH(self, t):
+        r"\#"
+        at_line_start = self._text[self._text.rfind("\n", 0, t.lexpos) + 1: t.lexpos].strip() == ""
+        if at_line_start:
+            marker = _LINE_MARKER.match(self._text, t.lexpos - (t.lexpos - self._text.rfind("\n", 0, t.lexpos) - 1))
+            if marker and marker.end() > t.lexpos:
+                # `#line N "file"`: the next line is line N of that file.
+                t.lexer.lineno = int(marker.group(1)) - 1
+                if marker.group(2) is not None:
+                    self.filename = marker.group(2)
+                t.lexer.lexpos = marker.end()
+                return None
+        return t
+
+    def t_comment(self, t):
+        r"/\*(.|\n)*?\*/|//[^\n]*"
+        t.lexer.lineno += t.value.count("\n")
+
+    def t_newline(self, t):
+        r"\n+"
+        t.lexer.lineno += len(t.value)
+
+    def t_error(self, t):
+        raise LexError(self.loc(t.lexer.lineno, t.lexpos), f"stray '{t.value[0]}' in tileflow code")

@@ -1,0 +1,516 @@
+"""PLY grammar for one ``__co__`` function; the ``p_*`` docstrings are the grammar.
+
+Tables are generated once, when the package is built (``python -m
+croktile_driver.frontend.parser --write-tables DIR``), and shipped as
+``_parsetab.py``. At run time the parser only reads them; it never writes tables or
+``parser.out``, so many ``croktilec`` processes can run at once under ninja.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import List, Optional
+
+import ply.yacc
+
+from . import ast as A
+from ..diagnostics import Diagnostics, Loc
+from .lexer import LexError, TileflowLexer, tokens  # noqa: F401  (PLY reads `tokens`)
+
+TABLE_MODULE = "croktile_driver.frontend._parsetab"
+
+_SPELLING = {
+    "PLUS": "+", "MINUS": "-", "TIMES": "*", "DIVIDE": "/", "MOD": "%", "LSHIFT": "<<",
+    "RSHIFT": ">>", "AND": "&", "OR": "|", "XOR": "^", "NOT": "~", "LNOT": "!",
+    "LAND": "&&", "LOR": "||", "EQ": "==", "NE": "!=", "LT": "<", "GT": ">", "LE": "<=",
+    "GE": ">=", "EQUALS": "=", "ARROW": "=>", "BIND": "<->", "HASH": "#", "QUESTION": "?",
+    "COLON": ":", "LPAREN": "(", "RPAREN": ")", "LBRACKET": "[", "RBRACKET": "]",
+    "LBRACE": "{", "RBRACE": "}", "COMMA": ",", "SEMI": ";", "PERIOD": ".",
+    "ID": "identifier", "INT_CONST": "integer constant", "FLOAT_CONST": "floating constant",
+}
+
+
+class ParseError(Exception):
+    pass
+
+
+class _Grammar:
+    """The grammar rules. Kept apart from the driver class so PLY's reflection sees only them."""
+
+    tokens = tokens
+    start = "co_function"
+
+    def __init__(self):
+        self.lex: Optional[TileflowLexer] = None
+        self.diag: Optional[Diagnostics] = None
+        self.last_error_pos = None
+
+    # -- helpers ---------------------------------------------------------------
+    def _loc(self, p, i: int) -> Loc:
+        return self.lex.loc(p.lineno(i), p.lexpos(i))
+
+    def _node_loc(self, p, i: int) -> Loc:
+        value = p[i]
+        if isinstance(value, A.Node):
+            return value.loc
+        return self._loc(p, i)
+
+    # -- top level -------------------------------------------------------------
+    def p_co_function(self, p):
+        """co_function : CO ret_type ID LPAREN param_list_opt RPAREN block"""
+        p[0] = A.CoFunction(self._loc(p, 1), p[2], A.Name(self._loc(p, 3), p[3]), p[5], p[7])
+
+    def p_ret_type_word(self, p):
+        """ret_type : VOID
+                    | INT
+                    | BOOL
+                    | AUTO
+                    | FLOATTYPE"""
+        kind = {"void": "void", "int": "int", "bool": "bool", "auto": "auto"}.get(p[1], "float")
+        p[0] = A.TypeSpec(self._loc(p, 1), kind, p[1])
+
+    def p_ret_type_spanned(self, p):
+        """ret_type : spanned_type"""
+        p[0] = p[1]
+
+    def p_spanned_type(self, p):
+        """spanned_type : ELEMTYPE span_spec"""
+        shape, rank = p[2]
+        p[0] = A.TypeSpec(self._loc(p, 1), "spanned", p[1], shape=shape, rank=rank)
+
+    def p_span_spec_list(self, p):
+        """span_spec : LBRACKET expr_list RBRACKET"""
+        p[0] = (A.SpanLit(self._loc(p, 1), p[2]), None)
+
+    def p_span_spec_rank(self, p):
+        """span_spec : MDSPAN LT INT_CONST GT"""
+        p[0] = (None, A.IntLit(self._loc(p, 3), p[3]))
+
+    def p_span_spec_any(self, p):
+        """span_spec : MDSPAN"""
+        p[0] = (None, None)
+
+    def p_param_list_opt(self, p):
+        """param_list_opt :
+                          | param_list"""
+        p[0] = p[1] if len(p) > 1 else []
+
+    def p_param_list(self, p):
+        """param_list : param
+                      | param_list COMMA param"""
+        p[0] = [p[1]] if len(p) == 2 else p[1] + [p[3]]
+
+    def p_param(self, p):
+        """param : spanned_type ID
+                 | scalar_type ID"""
+        p[0] = A.Param(p[1].loc, p[1], A.Name(self._loc(p, 2), p[2]))
+
+    def p_scalar_type(self, p):
+        """scalar_type : INT
+                       | BOOL
+                       | FLOATTYPE
+                       | ELEMTYPE"""
+        kind = {"int": "int", "bool": "bool"}.get(p[1])
+        if kind is None:
+            kind = "float" if p.slice[1].type == "FLOATTYPE" else "elem"
+        p[0] = A.TypeSpec(self._loc(p, 1), kind, p[1])
+
+    # -- statements ------------------------------------------------------------
+    def p_block(self, p):
+        """block : LBRACE stmt_list RBRACE
+                 | LBRACE RBRACE"""
+        p[0] = A.Block(self._loc(p, 1), p[2] if len(p) == 4 else [])
+
+    def p_stmt_list(self, p):
+        """stmt_list : stmt
+                     | stmt_list stmt"""
+        if len(p) == 2:
+            p[0] = [p[1]] if p[1] is not None else []
+        else:
+            p[0] = p[1] + ([p[2]] if p[2] is not None else [])
+
+    def p_stmt(self, p):
+        """stmt : block
+                | data_decl
+                | scalar_decl
+                | span_def
+                | tuple_def
+                | assign
+                | expr_stmt
+                | call_stmt
+                | wait_stmt
+                | return_stmt
+                | parallel_stmt
+                | with_stmt
+                | foreach_stmt"""
+        p[0] = p[1]
+
+    def p_stmt_empty(self, p):
+        """stmt : SEMI"""
+        p[0] = A.EmptyStmt(self._loc(p, 1))
+
+    def p_stmt_error(self, p):
+        """stmt : error SEMI
+                | error block"""
+        p[0] = None
+
+    def p_data_decl(self, p):
+        """data_decl : ELEMTYPE span_spec id_list SEMI
+                     | STORAGE ELEMTYPE span_spec id_list SEMI"""
+        if len(p) == 5:
+            storage, at, spec, names = None, 1, p[2], p[3]
+        else:
+            storage, at, spec, names = p[1], 2, p[3], p[4]
+        shape, rank = spec
+        ty = A.TypeSpec(self._loc(p, at), "spanned", p[at], shape=shape, rank=rank)
+        p[0] = A.DataDecl(self._loc(p, 1), storage, ty, names)
+
+    def p_scalar_decl(self, p):
+        """scalar_decl : scalar_type ID SEMI
+                       | scalar_type ID EQUALS init SEMI"""
+        init = p[4] if len(p) == 6 else None
+        p[0] = A.ScalarDecl(p[1].loc, p[1], A.Name(self._loc(p, 2), p[2]), init)
+
+    def p_span_def(self, p):
+        """span_def : ID COLON expr SEMI"""
+        p[0] = A.SpanDef(self._loc(p, 1), A.Name(self._loc(p, 1), p[1]), None, False, p[3])
+
+    def p_span_def_annotated(self, p):
+        """span_def : MDSPAN ID COLON expr SEMI
+                    | MDSPAN LT INT_CONST GT ID COLON expr SEMI"""
+        if len(p) == 6:
+            p[0] = A.SpanDef(self._loc(p, 1), A.Name(self._loc(p, 2), p[2]), None, True, p[4])
+        else:
+            p[0] = A.SpanDef(self._loc(p, 1), A.Name(self._loc(p, 5), p[5]),
+                             A.IntLit(self._loc(p, 3), p[3]), True, p[7])
+
+    def p_tuple_def(self, p):
+        """tuple_def : ITUPLE ID EQUALS init SEMI"""
+        p[0] = A.TupleDef(self._loc(p, 1), A.Name(self._loc(p, 2), p[2]), p[4])
+
+    def p_assign(self, p):
+        """assign : ID EQUALS init SEMI"""
+        p[0] = A.Assign(self._loc(p, 1), A.Name(self._loc(p, 1), p[1]), p[3])
+
+    def p_init(self, p):
+        """init : expr
+                | tuple_lit
+                | dma_expr"""
+        p[0] = p[1]
+
+    def p_tuple_lit(self, p):
+        """tuple_lit : LBRACE expr_list RBRACE"""
+        p[0] = A.TupleLit(self._loc(p, 1), p[2])
+
+    def p_dma_expr(self, p):
+        """dma_expr : DMA PERIOD ID dma_async expr ARROW dma_target"""
+        is_async, async_loc = p[4]
+        p[0] = A.DmaCopy(self._loc(p, 1), p[3], is_async, p[5], p[7])
+        p[0].op_loc = self._loc(p, 3)
+        p[0].async_word = async_loc
+
+    def p_dma_async(self, p):
+        """dma_async :
+                     | PERIOD ID"""
+        p[0] = (False, None) if len(p) == 1 else (p[2], self._loc(p, 2))
+
+    def p_dma_target_storage(self, p):
+        """dma_target : STORAGE"""
+        p[0] = A.StorageRef(self._loc(p, 1), p[1])
+
+    def p_dma_target_expr(self, p):
+        """dma_target : expr"""
+        p[0] = p[1]
+
+    def p_expr_stmt(self, p):
+        """expr_stmt : expr SEMI
+                     | dma_expr SEMI"""
+        p[0] = A.ExprStmt(self._node_loc(p, 1), p[1])
+
+    def p_call_stmt(self, p):
+        """call_stmt : CALL ID template_args_opt LPAREN arg_list_opt RPAREN SEMI"""
+        p[0] = A.CallStmt(self._loc(p, 1), A.Name(self._loc(p, 2), p[2]), p[3], p[5])
+
+    def p_template_args_opt(self, p):
+        """template_args_opt :
+                             | LT GT
+                             | LT template_arg_list GT"""
+        if len(p) == 1:
+            p[0] = None
+        elif len(p) == 3:
+            p[0] = []
+        else:
+            p[0] = p[2]
+
+    def p_template_arg_list(self, p):
+        """template_arg_list : shift_expr
+                             | template_arg_list COMMA shift_expr"""
+        p[0] = [p[1]] if len(p) == 2 else p[1] + [p[3]]
+
+    def p_wait_stmt(self, p):
+        """wait_stmt : WAIT id_list SEMI"""
+        p[0] = A.WaitStmt(self._loc(p, 1), p[2])
+
+    def p_return_stmt(self, p):
+        """return_stmt : RETURN SEMI
+                       | RETURN expr SEMI"""
+        p[0] = A.ReturnStmt(self._loc(p, 1), p[2] if len(p) == 4 else None)
+
+    def p_parallel_stmt(self, p):
+        """parallel_stmt : PARALLEL ID BY expr block"""
+        p[0] = A.ParallelStmt(self._loc(p, 1), A.Name(self._loc(p, 2), p[2]), p[4], p[5])
+
+    def p_with_stmt(self, p):
+        """with_stmt : WITH binding_list block
+                     | WITH binding_list WHERE where_list block"""
+        if len(p) == 4:
+            p[0] = A.WithStmt(self._loc(p, 1), p[2], [], p[3])
+        else:
+            p[0] = A.WithStmt(self._loc(p, 1), p[2], p[4], p[5])
+
+    def p_binding_list(self, p):
+        """binding_list : binding
+                        | binding_list COMMA binding"""
+        p[0] = [p[1]] if len(p) == 2 else p[1] + [p[3]]
+
+    def p_binding_name(self, p):
+        """binding : ID IN expr"""
+        p[0] = A.Binding(self._loc(p, 1), A.Name(self._loc(p, 1), p[1]), None, p[3])
+
+    def p_binding_elements(self, p):
+        """binding : LBRACE id_list RBRACE IN expr"""
+        p[0] = A.Binding(self._loc(p, 1), None, p[2], p[5])
+
+    def p_binding_both(self, p):
+        """binding : ID EQUALS LBRACE id_list RBRACE IN expr"""
+        p[0] = A.Binding(self._loc(p, 1), A.Name(self._loc(p, 1), p[1]), p[4], p[7])
+
+    def p_where_list(self, p):
+        """where_list : where_item
+                      | where_list COMMA where_item"""
+        p[0] = [p[1]] if len(p) == 2 else p[1] + [p[3]]
+
+    def p_where_item(self, p):
+        """where_item : ID BIND ID"""
+        p[0] = A.WhereBind(self._loc(p, 2), A.Name(self._loc(p, 1), p[1]), A.Name(self._loc(p, 3), p[3]))
+
+    def p_foreach_stmt(self, p):
+        """foreach_stmt : FOREACH id_list block
+                        | FOREACH id_list IF LPAREN expr RPAREN block"""
+        if len(p) == 4:
+            p[0] = A.ForeachStmt(self._loc(p, 1), p[2], None, p[3])
+        else:
+            p[0] = A.ForeachStmt(self._loc(p, 1), p[2], p[5], p[7])
+
+    def p_id_list(self, p):
+        """id_list : ID
+                   | id_list COMMA ID"""
+        if len(p) == 2:
+            p[0] = [A.Name(self._loc(p, 1), p[1])]
+        else:
+            p[0] = p[1] + [A.Name(self._loc(p, 3), p[3])]
+
+    # -- expressions -----------------------------------------------------------
+    def p_expr_list(self, p):
+        """expr_list : expr
+                     | expr_list COMMA expr"""
+        p[0] = [p[1]] if len(p) == 2 else p[1] + [p[3]]
+
+    def p_arg_list_opt(self, p):
+        """arg_list_opt :
+                        | expr_list"""
+        p[0] = p[1] if len(p) == 2 else []
+
+    def p_expr(self, p):
+        """expr : cond_expr"""
+        p[0] = p[1]
+
+    def p_cond_expr(self, p):
+        """cond_expr : lor_expr
+                     | lor_expr QUESTION expr COLON cond_expr"""
+        p[0] = p[1] if len(p) == 2 else A.Ternary(p[1].loc, p[1], p[3], p[5])
+
+    def p_binary(self, p):
+        """lor_expr : lor_expr LOR land_expr
+                    | land_expr
+           land_expr : land_expr LAND bor_expr
+                     | bor_expr
+           bor_expr : bor_expr OR bxor_expr
+                    | bxor_expr
+           bxor_expr : bxor_expr XOR band_expr
+                     | band_expr
+           band_expr : band_expr AND eq_expr
+                     | eq_expr
+           eq_expr : eq_expr EQ rel_expr
+                   | eq_expr NE rel_expr
+                   | rel_expr
+           rel_expr : rel_expr LT shift_expr
+                    | rel_expr GT shift_expr
+                    | rel_expr LE shift_expr
+                    | rel_expr GE shift_expr
+                    | shift_expr
+           shift_expr : shift_expr LSHIFT add_expr
+                      | shift_expr RSHIFT add_expr
+                      | add_expr
+           add_expr : add_expr PLUS mul_expr
+                    | add_expr MINUS mul_expr
+                    | mul_expr
+           mul_expr : mul_expr TIMES unary_expr
+                    | mul_expr DIVIDE unary_expr
+                    | mul_expr MOD unary_expr
+                    | unary_expr"""
+        if len(p) == 2:
+            p[0] = p[1]
+        else:
+            op_loc = self._loc(p, 2)
+            p[0] = A.BinOp(op_loc, p[2], p[1], p[3])
+
+    def p_unary(self, p):
+        """unary_expr : postfix_expr
+                      | MINUS unary_expr
+                      | PLUS unary_expr
+                      | LNOT unary_expr
+                      | NOT unary_expr
+                      | HASH unary_expr"""
+        if len(p) == 2:
+            p[0] = p[1]
+        elif p[1] == "#":
+            p[0] = A.UpperBound(self._loc(p, 1), p[2])
+        else:
+            p[0] = A.UnOp(self._loc(p, 1), p[1], p[2])
+
+    def p_postfix_member(self, p):
+        """postfix_expr : postfix_expr PERIOD ID"""
+        p[0] = A.Member(self._loc(p, 3), p[1], p[3])
+
+    def p_postfix_call(self, p):
+        """postfix_expr : postfix_expr LPAREN arg_list_opt RPAREN"""
+        p[0] = A.Call(p[1].loc, p[1], p[3])
+
+    def p_postfix_derive(self, p):
+        """postfix_expr : postfix_expr LBRACKET expr_list RBRACKET"""
+        p[0] = A.SpanDerive(self._loc(p, 2), p[1], p[3])
+
+    def p_postfix_primary(self, p):
+        """postfix_expr : primary_expr"""
+        p[0] = p[1]
+
+    def p_primary_id(self, p):
+        """primary_expr : ID"""
+        p[0] = A.Name(self._loc(p, 1), p[1])
+
+    def p_primary_int(self, p):
+        """primary_expr : INT_CONST"""
+        p[0] = A.IntLit(self._loc(p, 1), p[1])
+
+    def p_primary_float(self, p):
+        """primary_expr : FLOAT_CONST"""
+        p[0] = A.FloatLit(self._loc(p, 1), p[1])
+
+    def p_primary_bool(self, p):
+        """primary_expr : TRUE
+                        | FALSE"""
+        p[0] = A.BoolLit(self._loc(p, 1), p[1] == "true")
+
+    def p_primary_wildcard(self, p):
+        """primary_expr : UNDERSCORE"""
+        p[0] = A.Wildcard(self._loc(p, 1))
+
+    def p_primary_paren(self, p):
+        """primary_expr : LPAREN expr RPAREN"""
+        inner = p[2]
+        if isinstance(inner, A.IntLit):
+            inner = A.IntLit(self._loc(p, 1), inner.value, parenthesized=True)
+        p[0] = inner
+
+    def p_primary_span(self, p):
+        """primary_expr : LBRACKET expr_list RBRACKET"""
+        p[0] = A.SpanLit(self._loc(p, 1), p[2])
+
+    def p_primary_sizeof(self, p):
+        """primary_expr : OR postfix_expr OR"""
+        p[0] = A.SizeOf(self._loc(p, 1), p[2])
+
+    # -- errors ----------------------------------------------------------------
+    def p_error(self, tok):
+        if tok is None:
+            self.diag.error(self.end_loc, "expected '}' at end of input")
+            return
+        loc = self.lex.loc(tok.lineno, tok.lexpos)
+        if self.last_error_pos == tok.lexpos:
+            return
+        self.last_error_pos = tok.lexpos
+        shown = tok.value if isinstance(tok.value, str) else str(tok.value)
+        expected = self._expected()
+        if expected and len(expected) <= 3:
+            want = " or ".join(f"'{_SPELLING.get(e, e.lower())}'" for e in expected)
+            self.diag.error(loc, f"expected {want} before '{shown}'")
+        else:
+            self.diag.error(loc, f"syntax error before '{shown}'")
+
+    def _expected(self) -> List[str]:
+        parser = self.parser
+        state = getattr(parser, "statestack", [None])[-1]
+        if state is None:
+            return []
+        acts = parser.action.get(state, {})
+        return sorted(t for t, a in acts.items() if t not in ("error", "$end") and a > 0)
+
+
+class TileflowParser:
+    """Parses the text of one ``__co__`` function into a ``CoFunction``."""
+
+    def __init__(self, diag: Diagnostics):
+        self.grammar = _Grammar()
+        self.grammar.diag = diag
+        self.lexer = TileflowLexer().build()
+        self.grammar.lex = self.lexer
+        self.grammar.parser = _load_tables(self.grammar)
+
+    def parse(self, text: str, filename: str, line: int, col: int, end_loc: Loc) -> Optional[A.CoFunction]:
+        self.lexer.input(text, filename, line, col)
+        self.grammar.last_error_pos = None
+        self.grammar.end_loc = end_loc
+        try:
+            return self.grammar.parser.parse(lexer=self.lexer, tracking=True)
+        except LexError as exc:
+            self.grammar.diag.error(exc.loc, exc.msg)
+            return None
+
+
+_PARSER_CACHE = {}
+
+
+def _load_tables(grammar: _Grammar):
+    """Builds the LALR parser from the shipped tables, never writing any file."""
+    return ply.yacc.yacc(module=grammar, tabmodule=TABLE_MODULE, write_tables=False,
+                         debug=False, errorlog=ply.yacc.NullLogger())
+
+
+def tables_are_current() -> bool:
+    """True when the shipped ``_parsetab`` was generated from this grammar."""
+    try:
+        from . import _parsetab  # type: ignore
+    except ImportError:
+        return False
+    grammar = _Grammar()
+    pinfo = ply.yacc.ParserReflect(grammar, log=ply.yacc.NullLogger())
+    pinfo.get_all()
+    return _parsetab._lr_signature == pinfo.signature()
+
+
+def write_tables(outdir: str) -> None:
+    ply.yacc.yacc(module=_Grammar(), tabmodule="_parsetab", outputdir=outdir,
+                  write_tables=True, debug=False, errorlog=ply.yacc.NullLogger())
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description="Generate the Croktile parser tables.")
+    ap.add_argument("--write-tables", metavar="DIR", required=True)
+    args = ap.parse_args(argv)
+    write_tables(args.write_tables)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

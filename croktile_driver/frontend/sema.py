@@ -1,0 +1,1239 @@
+"""Stage 4-5: check a ``__co__`` function against the spec's rules and build its IR.
+
+One walk does both, as clang's Sema builds its AST while checking: every construct is
+typed, checked and turned into IR in the same place, so the IR can never disagree with
+what was checked. Errors are reported with the construct's location and the walk
+goes on (values that failed become ``VError``, which silences follow-on errors).
+"""
+from __future__ import annotations
+
+from typing import Dict, List, Optional, Set
+
+from . import ast as A
+from . import ir
+from ..diagnostics import Diagnostics, Loc
+from .symbolic import Sym, prove_divisible, prove_equal
+from .values import (Future, Symbol, VBool, VData, VError, VFloat, VFuture, VInt, VMethod,
+                     VSpan, VTuple, Value, VVoid, VWild)
+
+_ARITH = {"+", "-", "*", "/", "%"}
+_BITWISE = {"<<", ">>", "&", "|", "^"}
+_COMPARE = {"==", "!=", "<", ">", "<=", ">="}
+_LOGICAL = {"&&", "||"}
+_SPAN_OPS = {"+", "-", "*", "/", "%"}
+
+
+def _shape_text(dims: List[Sym]) -> str:
+    return "[" + ", ".join(d.to_c() for d in dims) + "]"
+
+
+def _kind_name(v: Value) -> str:
+    return v.kind
+
+
+class _Scope:
+    def __init__(self, parent: Optional["_Scope"]):
+        self.parent = parent
+        self.names: Dict[str, Symbol] = {}
+
+    def lookup(self, name: str) -> Optional[Symbol]:
+        scope = self
+        while scope is not None:
+            if name in scope.names:
+                return scope.names[name]
+            scope = scope.parent
+        return None
+
+
+class FunctionChecker:
+    """Checks one ``__co__`` function and lowers it to an ``ir.Function``."""
+
+    def __init__(self, fn: A.CoFunction, diag: Diagnostics, co_functions: Set[str]):
+        self.fn = fn
+        self.diag = diag
+        self.co_functions = co_functions
+        self.scope = _Scope(None)
+        self.used_names: Set[str] = set()
+        self.buffers: List[ir.Buffer] = []
+        self.level = 0
+        self.max_level = 0
+        self.parallel_stack: List[ir.Parallel] = []
+        self.iterating: Set[str] = set()
+        self.pending: Dict[str, Future] = {}
+        self.futures: List[Future] = []
+        self.check_sink: Optional[List[ir.Stmt]] = None
+        self.host_vars: Set[str] = set()
+        self.mdspans_defined: Dict[str, Loc] = {}
+        self.warned_outside: Set[tuple] = set()
+        self.derive_base: Optional[VSpan] = None
+        self.reassigned = self._reassigned_names(fn)
+        self.dma_counter = 0
+        self.returned = False
+        self.prefix: List[ir.Stmt] = []
+
+    # -- helpers -------------------------------------------------------------
+    def error(self, loc: Loc, msg: str) -> VError:
+        self.diag.error(loc, msg)
+        return VError()
+
+    def unique(self, name: str) -> str:
+        base = name
+        n = 0
+        while name in self.used_names:
+            n += 1
+            name = f"{base}_{n}"
+        self.used_names.add(name)
+        return name
+
+    @staticmethod
+    def _reassigned_names(fn: A.CoFunction) -> Set[str]:
+        counts: Dict[str, int] = {}
+        declared: Set[str] = set()
+        for node in A.walk(fn):
+            if isinstance(node, A.Assign):
+                counts[node.name.name] = counts.get(node.name.name, 0) + 1
+            elif isinstance(node, A.ScalarDecl):
+                declared.add(node.name.name)
+        return {n for n, c in counts.items() if c > 1 or n in declared}
+
+    def declare(self, name: A.Name, sym: Symbol) -> None:
+        prev = self.scope.names.get(name.name)
+        if prev is not None:
+            if prev.kind == "mdspan":
+                self.error(name.loc, f"mdspan '{name.name}' is already defined; an mdspan can be defined only once")
+            else:
+                self.error(name.loc, f"redefinition of '{name.name}'")
+            self.diag.note(prev.loc, "previous definition is here")
+            return
+        if name.name in self.co_functions:
+            self.diag.warning(name.loc, f"'{name.name}' shadows the __co__ function of the same name")
+        self.scope.names[name.name] = sym
+        if self.level == 0:
+            if sym.ir_name:
+                self.host_vars.add(sym.ir_name)
+
+    def push(self) -> None:
+        self.scope = _Scope(self.scope)
+
+    def pop(self) -> None:
+        self.scope = self.scope.parent
+
+    def new_buffer(self, name: str, elem: str, storage: str, shape: List[Sym], loc: Loc,
+                   origin: str, user_name: str) -> ir.Buffer:
+        buf = ir.Buffer(self.unique(name), elem, storage, shape, self.level, loc, origin, user_name)
+        self.buffers.append(buf)
+        if self.parallel_stack:
+            self.parallel_stack[-1].buffers.append(buf)
+        return buf
+
+    def runtime_check(self, loc: Loc, cond: Sym, message: str, values: List[Sym]) -> List[ir.Stmt]:
+        """A check that cannot be proved now; hoisted before the launch when possible."""
+        check = ir.Check(loc, cond, message, values)
+        if self.check_sink is not None and cond.variables() <= self.host_vars:
+            self.check_sink.append(check)
+            return []
+        return [check]
+
+    # -- the function --------------------------------------------------------
+    def run(self) -> Optional[ir.Function]:
+        fn = self.fn
+        params: List[ir.Param] = []
+        bindings: List[ir.DimBinding] = []
+        entry: List[ir.Stmt] = []
+        for p in fn.params:
+            params.append(self.param(p, bindings, entry))
+        ret_kind, ret_elem, ret_shape = self.return_type(fn.ret)
+        self.ret = (ret_kind, ret_elem, ret_shape, fn.ret)
+        body = self.block_stmts(fn.body.stmts)
+        if ret_kind not in ("void", "error") and not self.returned:
+            self.error(fn.body.loc if not fn.body.stmts else fn.name.loc,
+                       f"no 'return' statement in __co__ function '{fn.name.name}' returning a value")
+        for fut in self.pending.values():
+            self.diag.warning(fut.loc, f"asynchronous copy '{fut.user_name}' is never waited")
+        if ret_kind == "auto":
+            ret_kind, ret_elem, ret_shape = getattr(self, "auto_ret", ("void", None, None))
+        irfn = ir.Function(fn.name.name, fn.loc, params, ret_kind, ret_elem, ret_shape, bindings,
+                           entry + body, self.buffers, self.max_level)
+        ir.number_and_live_ranges(irfn)
+        return irfn
+
+    def param(self, p: A.Param, bindings: List[ir.DimBinding], entry: List[ir.Stmt]) -> ir.Param:
+        ty, name = p.type, p.name
+        self.unique(name.name)
+        if ty.kind == "elem":
+            self.error(ty.loc, f"'{ty.name}' is not a scalar type; use 'int', or give the "
+                               f"parameter a shape, e.g. '{ty.name} [N] {name.name}'")
+            self.declare(name, Symbol(name.name, "error", VError(), name.loc, name.name))
+            return ir.Param(name.name, "int", p.loc)
+        if ty.kind in ("int", "bool"):
+            sym = Sym.var(name.name)
+            value = VInt(sym) if ty.kind == "int" else VBool(sym)
+            self.declare(name, Symbol(name.name, ty.kind, value, name.loc, name.name))
+            self.host_vars.add(name.name)
+            return ir.Param(name.name, ty.kind, p.loc)
+        if ty.kind == "float":
+            self.declare(name, Symbol(name.name, "float", VFloat(name.name), name.loc, name.name))
+            return ir.Param(name.name, "float", p.loc, ctype=ty.name)
+        # spanned parameter
+        actual = []
+        if ty.shape is None:
+            rank = ty.rank.value if ty.rank is not None else None
+            if rank is None or rank <= 0:
+                self.error(ty.loc, f"parameter '{name.name}' needs a shape or a rank, e.g. 'mdspan<2>'")
+                rank = max(rank or 1, 1)
+            dims = []
+            for i in range(rank):
+                var = f"{name.name}__dim{i}"
+                bindings.append(ir.DimBinding(var, name.name, i))
+                self.host_vars.add(var)
+                dims.append(Sym.var(var))
+        else:
+            dims = []
+            for i, item in enumerate(ty.shape.items):
+                var = f"{name.name}__dim{i}"
+                bindings.append(ir.DimBinding(var, name.name, i))
+                self.host_vars.add(var)
+                actual_dim = Sym.var(var)
+                actual.append(actual_dim)
+                if isinstance(item, A.Name) and self.scope.lookup(item.name) is None:
+                    # a new symbolic dimension: bound by this parameter's shape
+                    self.unique(item.name)
+                    self.declare(item, Symbol(item.name, "int", VInt(Sym.var(item.name)), item.loc, item.name))
+                    bindings.append(ir.DimBinding(item.name, name.name, i))
+                    self.host_vars.add(item.name)
+                    dims.append(Sym.var(item.name))
+                    continue
+                value = self.expr(item)
+                if isinstance(value, VSpan):
+                    self.error(item.loc, "a parameter shape lists its dimensions one by one")
+                    dims.append(actual_dim)
+                    continue
+                if not isinstance(value, VInt):
+                    if not isinstance(value, VError):
+                        self.error(item.loc, f"dimension of '{name.name}' must be an integer, not {_kind_name(value)}")
+                    dims.append(actual_dim)
+                    continue
+                if value.sym.is_const and value.sym.value <= 0:
+                    self.error(item.loc, f"dimension {i} of '{name.name}' must be positive, not {value.sym.value}")
+                dims.append(value.sym)
+                entry.append(ir.Check(item.loc, actual_dim.op("==", value.sym),
+                                      f"dimension {i} of '{name.name}' is {{0}}, but the declared shape needs {{1}}",
+                                      [actual_dim, value.sym]))
+        buf = ir.Buffer(name.name, ty.name, "global", dims, 0, name.loc, "param", name.name)
+        self.buffers.append(buf)
+        region = ir.Region(buf, [Sym.const(0)] * len(dims), list(dims))
+        self.declare(name, Symbol(name.name, "data", VData(region, ty.name), name.loc, name.name))
+        return ir.Param(name.name, "data", p.loc, elem=ty.name, rank=len(dims), buffer=buf)
+
+    def return_type(self, ty: A.TypeSpec):
+        if ty.kind in ("void", "int", "bool", "auto"):
+            return ty.kind, None, None
+        if ty.kind == "float":
+            self.error(ty.loc, "a __co__ function cannot return a floating-point value")
+            return "error", None, None
+        if ty.shape is None:
+            return "data", ty.name, None  # rank-only: checked at the return
+        dims = self.shape_dims(ty.shape, "the return type")
+        return ("data", ty.name, dims) if dims is not None else ("error", None, None)
+
+    # -- statements ----------------------------------------------------------
+    def block_stmts(self, stmts: List[A.Node]) -> List[ir.Stmt]:
+        out: List[ir.Stmt] = []
+        for s in stmts:
+            if self.level == 0:
+                saved, self.check_sink = self.check_sink, []
+                lowered = self.stmt(s)
+                out.extend(self.check_sink)
+                self.check_sink = saved
+                out.extend(lowered)
+            else:
+                out.extend(self.stmt(s))
+        return out
+
+    def scoped_block(self, block: A.Block) -> List[ir.Stmt]:
+        self.push()
+        try:
+            return self.block_stmts(block.stmts)
+        finally:
+            self.pop()
+
+    def stmt(self, s: A.Node) -> List[ir.Stmt]:
+        method = getattr(self, "stmt_" + type(s).__name__, None)
+        if method is None:
+            self.error(s.loc, "this construct is not allowed as a statement in tileflow code")
+            return []
+        saved, self.prefix = self.prefix, []
+        try:
+            out = method(s)
+            return self.prefix + out
+        finally:
+            self.prefix = saved
+
+    def stmt_Block(self, s: A.Block) -> List[ir.Stmt]:
+        return self.scoped_block(s)
+
+    def stmt_EmptyStmt(self, s) -> List[ir.Stmt]:
+        return []
+
+    def stmt_DataDecl(self, s: A.DataDecl) -> List[ir.Stmt]:
+        storage = s.storage or "global"
+        if s.type.shape is None:
+            self.error(s.type.loc, "data declared in a __co__ function needs a shape, e.g. 's32 [4, 8] x'")
+            return []
+        dims = self.shape_dims(s.type.shape, "data")
+        if self.level == 0 and storage in ("local", "shared"):
+            self.error(s.loc, f"'{storage}' data can only be declared inside a 'parallel' block")
+            return []
+        if self.level > 0 and storage == "global":
+            what = "'global' data" if s.storage else "data without a storage qualifier (global by default)"
+            self.error(s.loc, f"{what} must be declared outside 'parallel'; use 'local' or 'shared' inside")
+            return []
+        if dims is None:
+            return []
+        out = []
+        for name in s.names:
+            buf = self.new_buffer(name.name, s.type.name, storage, dims, name.loc, "decl", name.name)
+            region = ir.Region(buf, [Sym.const(0)] * len(dims), list(dims))
+            self.declare(name, Symbol(name.name, "data", VData(region, s.type.name), name.loc, buf.name))
+            out.append(ir.Alloc(name.loc, buf))
+        return out
+
+    def shape_dims(self, lit: A.SpanLit, what: str) -> Optional[List[Sym]]:
+        value = self.expr(lit)
+        if isinstance(value, VError):
+            return None
+        if not isinstance(value, VSpan):
+            self.error(lit.loc, f"the shape of {what} must be an mdspan")
+            return None
+        ok = True
+        for i, d in enumerate(value.dims):
+            if d.is_const and d.value <= 0:
+                self.error(lit.loc, f"dimension {i} of {what} must be positive, not {d.value}")
+                ok = False
+        return value.dims if ok else None
+
+    def stmt_ScalarDecl(self, s: A.ScalarDecl) -> List[ir.Stmt]:
+        ty = s.type
+        if ty.kind == "elem":
+            self.error(ty.loc, f"'{ty.name}' is not a scalar type; use 'int' for integers, "
+                               f"or give data a shape, e.g. '{ty.name} [4] {s.name.name}'")
+            self.declare(s.name, Symbol(s.name.name, "error", VError(), s.name.loc))
+            return []
+        if ty.kind == "float":
+            self.error(ty.loc, "floating-point variables are not allowed in tileflow code; "
+                               "floating-point values may only be passed to calls")
+            self.declare(s.name, Symbol(s.name.name, "error", VError(), s.name.loc))
+            return []
+        init_value: Optional[Value] = None
+        if s.init is not None:
+            init_value = self.init_value(s.init, s.name)
+            if isinstance(init_value, VError):
+                init_value = None
+            elif ty.kind == "int" and not isinstance(init_value, (VInt, VBool)):
+                self.error(s.init.loc, f"cannot initialise 'int {s.name.name}' with {_kind_name(init_value)}")
+                init_value = None
+            elif ty.kind == "bool" and not isinstance(init_value, (VInt, VBool)):
+                self.error(s.init.loc, f"cannot initialise 'bool {s.name.name}' with {_kind_name(init_value)}")
+                init_value = None
+        return self.define_scalar(s.name, ty.kind, init_value)
+
+    def define_scalar(self, name: A.Name, kind: str, init: Optional[Value]) -> List[ir.Stmt]:
+        ir_name = self.unique(name.name)
+        init_sym = init.sym if init is not None else None
+        if kind == "bool" and init_sym is not None:
+            init_sym = init_sym.op("!=", 0)
+        if name.name in self.reassigned or init_sym is None:
+            sym = Sym.var(ir_name)
+        else:
+            sym = init_sym
+        value = VInt(sym) if kind == "int" else VBool(sym)
+        self.declare(name, Symbol(name.name, kind, value, name.loc, ir_name))
+        return [ir.ScalarDef(name.loc, ir_name, kind, init_sym if init_sym is not None else Sym.const(0))]
+
+    def stmt_SpanDef(self, s: A.SpanDef) -> List[ir.Stmt]:
+        prev = self.mdspans_defined.get(s.name.name)
+        if prev is not None:
+            self.error(s.name.loc, f"mdspan '{s.name.name}' is already defined; an mdspan can be defined only once")
+            self.diag.note(prev, "previous definition is here")
+            return []
+        existing = self.scope.lookup(s.name.name)
+        if existing is not None and not s.annotated and existing.kind != "mdspan":
+            pass  # shadowing an outer name with a new mdspan is fine
+        value = self.expr(s.value)
+        if isinstance(value, VInt):
+            value = VSpan([value.sym])
+        if isinstance(value, VTuple):
+            value = VSpan(list(value.items))
+        if not isinstance(value, VSpan):
+            if not isinstance(value, VError):
+                self.error(s.value.loc, f"an mdspan definition needs an mdspan value, not {_kind_name(value)}")
+            value = VError()
+        elif s.rank is not None and s.rank.value != len(value.dims):
+            self.error(s.rank.loc, f"mdspan<{s.rank.value}> '{s.name.name}' is given {len(value.dims)} dimensions")
+        self.mdspans_defined[s.name.name] = s.name.loc
+        self.declare(s.name, Symbol(s.name.name, "mdspan", value, s.name.loc))
+        return []
+
+    def stmt_TupleDef(self, s: A.TupleDef) -> List[ir.Stmt]:
+        value = self.init_value(s.value, s.name)
+        if isinstance(value, VInt):
+            value = VTuple([value.sym])
+        if not isinstance(value, (VTuple, VError)):
+            value = self.error(s.value.loc, f"an ituple needs a value like '{{a, b}}', not {_kind_name(value)}")
+        elif isinstance(value, VTuple):
+            value = VTuple(value.items)  # a copy is never bounded
+        self.declare(s.name, Symbol(s.name.name, "ituple", value, s.name.loc))
+        return []
+
+    def init_value(self, node: A.Node, name: A.Name) -> Value:
+        if isinstance(node, A.DmaCopy):
+            return self.error(node.loc, f"'dma.copy' initialises a future: write '{name.name} = dma.copy ...;'")
+        return self.expr(node)
+
+    def stmt_Assign(self, s: A.Assign) -> List[ir.Stmt]:
+        name = s.name
+        existing = self.scope.lookup(name.name)
+        if isinstance(s.value, A.DmaCopy):
+            if existing is not None and existing.kind == "future" and name.name in self.scope.names:
+                self.error(name.loc, f"future '{name.name}' is already defined")
+                self.diag.note(existing.loc, "previous definition is here")
+                return []
+            return self.dma(s.value, name)
+        if existing is None:
+            value = self.expr(s.value)
+            if isinstance(value, VError):
+                self.declare(name, Symbol(name.name, "error", value, name.loc))
+                return []
+            if isinstance(value, (VInt, VBool)):
+                return self.define_scalar(name, "int" if isinstance(value, VInt) else "bool", value)
+            if isinstance(value, VTuple):
+                self.declare(name, Symbol(name.name, "ituple", VTuple(value.items), name.loc))
+                return []
+            if isinstance(value, VSpan):
+                self.mdspans_defined[name.name] = name.loc
+                self.declare(name, Symbol(name.name, "mdspan", value, name.loc))
+                return []
+            if isinstance(value, VFloat):
+                self.error(s.value.loc, "floating-point variables are not allowed in tileflow code; "
+                                        "floating-point values may only be passed to calls")
+                return []
+            self.error(s.value.loc, f"cannot define '{name.name}' from {_kind_name(value)}")
+            return []
+        value = self.expr(s.value)
+        if existing.kind == "mdspan":
+            self.error(name.loc, f"mdspan '{name.name}' cannot be assigned; an mdspan is defined only once")
+            return []
+        if existing.kind in ("int", "bool"):
+            if isinstance(value, VError):
+                return []
+            if not isinstance(value, (VInt, VBool)):
+                if isinstance(value, VFloat):
+                    self.error(s.value.loc, "floating-point values may only be passed to calls")
+                else:
+                    self.error(s.value.loc, f"cannot assign {_kind_name(value)} to '{existing.kind} {name.name}'")
+                return []
+            if not existing.ir_name or existing.ir_name not in self.used_names:
+                self.error(name.loc, f"cannot assign to '{name.name}'")
+                return []
+            if self.level > 0 and existing.ir_name in self.host_vars:
+                self.error(name.loc, f"'{name.name}' is host-level data; it cannot be assigned inside 'parallel'")
+                return []
+            return [ir.Assign(s.loc, existing.ir_name, value.sym)]
+        if existing.kind == "error":
+            return []
+        if existing.kind == "ituple":
+            if isinstance(value, VTuple) and len(value.items) == len(existing.value.items):
+                self.error(name.loc, f"ituple '{name.name}' cannot be assigned; define a new one")
+            else:
+                self.error(name.loc, f"ituple '{name.name}' cannot be assigned")
+            return []
+        what = {"bounded": "bounded variable", "future": "future", "data": "spanned data",
+                "float": "floating-point parameter"}.get(existing.kind, existing.kind)
+        self.error(name.loc, f"cannot assign to {what} '{name.name}'")
+        return []
+
+    def stmt_ExprStmt(self, s: A.ExprStmt) -> List[ir.Stmt]:
+        e = s.expr
+        if isinstance(e, A.DmaCopy):
+            return self.dma(e, None)
+        if isinstance(e, A.Call) and isinstance(e.func, A.Name):
+            fname = e.func.name
+            if fname in self.co_functions:
+                self.error(e.loc, f"a __co__ function cannot call another __co__ function ('{fname}')")
+                return []
+            if self.scope.lookup(fname) is None:
+                self.error(e.loc, f"calling '{fname}' from tileflow code needs the 'call' keyword: "
+                                  f"'call {fname}(...);'")
+                return []
+        value = self.expr(e)
+        if not isinstance(value, VError):
+            self.diag.warning(e.loc, "statement has no effect")
+        return []
+
+    def stmt_CallStmt(self, s: A.CallStmt) -> List[ir.Stmt]:
+        fname = s.func.name
+        if fname in self.co_functions:
+            self.error(s.func.loc, f"a __co__ function cannot call another __co__ function ('{fname}')")
+            return []
+        if self.level == 0:
+            self.error(s.loc, f"device function '{fname}' can only be called inside 'parallel': "
+                              "outside of it, tileflow code runs on the host")
+            # keep checking the arguments
+        targs: Optional[List[Sym]] = None
+        if s.template_args is not None:
+            targs = []
+            for i, t in enumerate(s.template_args):
+                value = self.expr(t)
+                if isinstance(value, VError):
+                    continue
+                if not isinstance(value, (VInt, VBool)):
+                    self.error(t.loc, f"template argument {i + 1} of '{fname}' must be an integer constant, "
+                                      f"not {_kind_name(value)}")
+                    continue
+                if not value.sym.is_const:
+                    runtime = sorted(value.sym.variables())
+                    why = f" ('{self.user_name(runtime[0])}' is a runtime value)" if runtime else ""
+                    self.error(t.loc, f"template argument {i + 1} of '{fname}' is not a compile-time constant{why}")
+                    continue
+                targs.append(value.sym)
+        args: List[ir.CallArg] = []
+        for a in s.args:
+            arg = self.call_arg(a, fname)
+            if arg is not None:
+                args.append(arg)
+        if self.level == 0 or len(args) != len(s.args) or (targs is not None and len(targs) != len(s.template_args)):
+            return []
+        return [ir.Call(s.loc, fname, targs, args)]
+
+    def user_name(self, ir_name: str) -> str:
+        return ir_name.split("__dim")[0] if "__dim" in ir_name else ir_name
+
+    def call_arg(self, node: A.Node, fname: str) -> Optional[ir.CallArg]:
+        if isinstance(node, A.FloatLit):
+            return ir.CallArg("float", text=node.text)
+        value = self.expr(node)
+        if isinstance(value, VError):
+            return None
+        if isinstance(value, VFloat):
+            return ir.CallArg("float", text=value.text)
+        if isinstance(value, VInt):
+            return ir.CallArg("int", value=value.sym)
+        if isinstance(value, VBool):
+            return ir.CallArg("bool", value=value.sym)
+        if isinstance(value, VFuture):
+            value = self.future_data(value.future, node.loc)
+            if value is None:
+                return None
+        if isinstance(value, VData):
+            if value.is_chunk:
+                self.error(node.loc, "a chunk cannot be passed to a device function; "
+                                     "copy it with 'dma.copy' first and pass the copy")
+                return None
+            if not self.check_readable(value, node.loc):
+                return None
+            return ir.CallArg("data", region=value.region)
+        if isinstance(value, VSpan):
+            self.error(node.loc, "an mdspan cannot be passed to a device function; pass its dimensions "
+                                 "(e.g. 'x.span(0)') or its size '|x|'")
+        elif isinstance(value, VTuple):
+            self.error(node.loc, "an ituple cannot be passed to a device function; ituples exist only in tileflow code")
+        else:
+            self.error(node.loc, f"{_kind_name(value)} cannot be passed to a device function")
+        return None
+
+    def check_readable(self, value: VData, loc: Loc) -> bool:
+        """An async copy's destination may not be read before its `wait`."""
+        for fut in self.pending.values():
+            if fut.region.buffer is value.region.buffer:
+                self.error(loc, f"'{fut.user_name}' is read before 'wait {fut.user_name}': the asynchronous "
+                                f"copy into it may not have finished")
+                return False
+        return True
+
+    def stmt_WaitStmt(self, s: A.WaitStmt) -> List[ir.Stmt]:
+        names = []
+        for n in s.futures:
+            sym = self.scope.lookup(n.name)
+            if sym is None:
+                self.error(n.loc, f"'{n.name}' was not declared in this scope")
+                continue
+            if sym.kind == "error":
+                continue
+            if sym.kind != "future":
+                self.error(n.loc, f"'wait' needs a future of 'dma.copy.async', but '{n.name}' is {sym.kind}")
+                continue
+            fut = sym.value.future
+            if not fut.is_async:
+                self.error(n.loc, f"cannot wait on '{n.name}': it comes from a synchronous 'dma.copy' "
+                                  "(only 'dma.copy.async' gives a future to wait on)")
+                continue
+            self.pending.pop(fut.name, None)
+            names.append(fut.name)
+        return [ir.Wait(s.loc, names)] if names else []
+
+    def stmt_ReturnStmt(self, s: A.ReturnStmt) -> List[ir.Stmt]:
+        if self.level > 0:
+            self.error(s.loc, "'return' inside 'parallel'; a __co__ function returns from its host-level code")
+            return []
+        self.returned = True
+        kind, elem, shape, spec = self.ret
+        if s.value is None:
+            if kind not in ("void", "error", "auto"):
+                self.error(s.loc, "'return' with no value in a __co__ function returning a value")
+            return [ir.Return(s.loc)]
+        value = self.expr(s.value)
+        if isinstance(value, VError) or kind == "error":
+            return []
+        if kind == "void":
+            self.error(s.value.loc, "'return' with a value in a __co__ function returning 'void'")
+            return []
+        if kind == "auto":
+            if isinstance(value, VData):
+                self.auto_ret = ("data", value.elem, list(value.region.extents))
+                kind, elem, shape = self.auto_ret
+            elif isinstance(value, (VInt, VBool)):
+                self.auto_ret = ("int" if isinstance(value, VInt) else "bool", None, None)
+                return [ir.Return(s.loc, value=value.sym)]
+            else:
+                self.error(s.value.loc, f"cannot return {_kind_name(value)} from a __co__ function")
+                return []
+        if kind in ("int", "bool"):
+            if not isinstance(value, (VInt, VBool)):
+                self.error(s.value.loc, f"returning {_kind_name(value)} from a function returning '{kind}'")
+                return []
+            return [ir.Return(s.loc, value=value.sym)]
+        if isinstance(value, VFuture):
+            value = self.future_data(value.future, s.value.loc)
+            if value is None:
+                return []
+        if not isinstance(value, VData):
+            self.error(s.value.loc, f"returning {_kind_name(value)} from a function returning spanned data")
+            return []
+        buf = value.region.buffer
+        if value.is_chunk or buf.storage != "global":
+            self.error(s.value.loc, "only whole global data (declared outside 'parallel') can be returned")
+            return []
+        if value.elem != elem:
+            self.error(s.value.loc, f"returning '{value.elem}' data from a function returning '{elem}' data")
+            return []
+        out: List[ir.Stmt] = []
+        if shape is None:
+            if spec.rank is not None and spec.rank.value != len(buf.shape):
+                self.error(s.value.loc, f"returning data of rank {len(buf.shape)} from a function returning "
+                                        f"'mdspan<{spec.rank.value}>'")
+                return []
+            self.ret = (kind, elem, list(buf.shape), spec)
+        else:
+            out += self.shape_match(s.value.loc, buf.shape, shape, "returned data", "the declared return type")
+        return out + [ir.Return(s.loc, buffer=buf)]
+
+    def shape_match(self, loc: Loc, have: List[Sym], want: List[Sym], what: str, against: str) -> List[ir.Stmt]:
+        """Equal shapes: an error when provably different, a runtime check when unknown."""
+        if len(have) != len(want):
+            self.error(loc, f"{what} has shape {_shape_text(have)}, but {against} has shape {_shape_text(want)} "
+                            f"(rank {len(have)} vs {len(want)})")
+            return []
+        checks: List[ir.Stmt] = []
+        for i, (h, w) in enumerate(zip(have, want)):
+            same = prove_equal(h, w)
+            if same is False:
+                self.error(loc, f"{what} has shape {_shape_text(have)}, but {against} has shape {_shape_text(want)}")
+                return []
+            if same is None:
+                checks += self.runtime_check(loc, h.op("==", w),
+                                             f"dimension {i} of {what} is {{0}}, but {against} needs {{1}}", [h, w])
+        return checks
+
+    # -- parallel, with, foreach ----------------------------------------------
+    def stmt_ParallelStmt(self, s: A.ParallelStmt) -> List[ir.Stmt]:
+        count = self.expr(s.count)
+        count_sym = Sym.const(1)
+        if isinstance(count, VInt):
+            count_sym = count.sym
+            if count_sym.is_const and count_sym.value <= 0:
+                self.error(s.count.loc, f"'parallel' needs a positive count, not {count_sym.value}")
+        elif not isinstance(count, VError):
+            self.error(s.count.loc, f"'parallel ... by' needs an integer count, not {_kind_name(count)}")
+        var = self.unique(s.var.name)
+        node = ir.Parallel(s.loc, var, count_sym, self.level + 1, [])
+        checks: List[ir.Stmt] = []
+        if not count_sym.is_const and self.level == 0 and self.check_sink is not None:
+            checks = self.runtime_check(s.count.loc, count_sym.op(">", 0),
+                                        "'parallel' count is {0}; it must be positive", [count_sym])
+        self.level += 1
+        self.max_level = max(self.max_level, self.level)
+        self.parallel_stack.append(node)
+        self.push()
+        self.declare(s.var, Symbol(s.var.name, "bounded", VInt(Sym.var(var), count_sym, "parallel"),
+                                   s.var.loc, var, [var], "parallel"))
+        pending_before = dict(self.pending)
+        try:
+            node.body = self.block_stmts(s.body.stmts)
+        finally:
+            self.pop()
+            self.parallel_stack.pop()
+            self.level -= 1
+        for key, fut in list(self.pending.items()):
+            if key not in pending_before:
+                self.diag.warning(fut.loc, f"asynchronous copy '{fut.user_name}' is never waited")
+                self.pending.pop(key)
+        return checks + [node]
+
+    def stmt_WithStmt(self, s: A.WithStmt) -> List[ir.Stmt]:
+        self.push()
+        out: List[ir.Stmt] = []
+        try:
+            by_name: Dict[str, Symbol] = {}
+            for b in s.bindings:
+                out += self.binding(b, by_name)
+            for w in s.wheres:
+                out += self.where(w, by_name)
+            out += self.block_stmts(s.body.stmts)
+        finally:
+            self.pop()
+        return out
+
+    def binding(self, b: A.Binding, by_name: Dict[str, Symbol]) -> List[ir.Stmt]:
+        bounds_value = self.expr(b.bounds)
+        if isinstance(bounds_value, VInt):
+            bounds = [bounds_value.sym]
+        elif isinstance(bounds_value, VSpan):
+            bounds = list(bounds_value.dims)
+        elif isinstance(bounds_value, VTuple):
+            bounds = list(bounds_value.items)
+        else:
+            if not isinstance(bounds_value, VError):
+                self.error(b.bounds.loc, f"'with ... in' needs an mdspan of bounds, not {_kind_name(bounds_value)}")
+            bounds = None
+        for i, ub in enumerate(bounds or []):
+            if ub.is_const and ub.value <= 0:
+                self.error(b.bounds.loc, f"bound {i} of 'with' must be positive, not {ub.value}")
+        if bounds is not None and b.elements is not None and len(b.elements) != len(bounds):
+            self.error(b.loc, f"{len(b.elements)} names are bound to {len(bounds)} bounds")
+            bounds = None
+        if bounds is None:
+            for n in ([b.name] if b.name else []) + (b.elements or []):
+                self.declare(n, Symbol(n.name, "error", VError(), n.loc))
+            return []
+        base = b.name.name if b.name else "idx"
+        atoms = []
+        for i in range(len(bounds)):
+            el_name = b.elements[i].name if b.elements else f"{base}__{i}"
+            atoms.append(self.unique(el_name))
+        if b.elements:
+            for el, atom, ub in zip(b.elements, atoms, bounds):
+                sym = Symbol(el.name, "bounded", VInt(Sym.var(atom), ub, "with"), el.loc, atom, [atom], "with")
+                self.declare(el, sym)
+                by_name[el.name] = sym
+        if b.name:
+            value = VTuple([Sym.var(a) for a in atoms], list(bounds), "with")
+            sym = Symbol(b.name.name, "bounded", value, b.name.loc, b.name.name, atoms, "with")
+            self.declare(b.name, sym)
+            by_name[b.name.name] = sym
+        return []
+
+    def where(self, w: A.WhereBind, by_name: Dict[str, Symbol]) -> List[ir.Stmt]:
+        left = by_name.get(w.left.name)
+        right = by_name.get(w.right.name)
+        for side, sym in ((w.left, left), (w.right, right)):
+            if sym is None:
+                self.error(side.loc, f"'{side.name}' in 'where' must be a bounded variable of this 'with'")
+                return []
+            if len(sym.atoms) != 1:
+                self.error(side.loc, f"'{side.name}' in 'where' must be a single bounded integer")
+                return []
+        if left.atoms == right.atoms:
+            return []
+        lb, rb = left.value.bound, right.value.bound
+        out: List[ir.Stmt] = []
+        same = prove_equal(lb, rb)
+        if same is False:
+            self.error(w.loc, f"'{w.left.name} <-> {w.right.name}' binds variables of different bounds "
+                              f"({lb.to_c()} and {rb.to_c()})")
+            return []
+        if same is None:
+            out += self.runtime_check(w.loc, lb.op("==", rb),
+                                      f"'{w.left.name} <-> {w.right.name}': bounds {{0}} and {{1}} differ", [lb, rb])
+        # the left name now refers to the right one's index variable
+        old, atom = left.atoms[0], right.atoms[0]
+        left.atoms = [atom]
+        left.ir_name = atom
+        left.value = VInt(Sym.var(atom), right.value.bound, "with")
+        swap = {old: Sym.var(atom)}
+        for sym in by_name.values():
+            if isinstance(sym.value, VTuple):
+                sym.value = VTuple([it.substitute(swap) for it in sym.value.items], sym.value.bounds, "with")
+                sym.atoms = [atom if a == old else a for a in sym.atoms]
+        return out
+
+    def stmt_ForeachStmt(self, s: A.ForeachStmt) -> List[ir.Stmt]:
+        loops: List[tuple] = []
+        seen: Set[str] = set()
+        for n in s.vars:
+            sym = self.scope.lookup(n.name)
+            if sym is None:
+                self.error(n.loc, f"'{n.name}' was not declared in this scope")
+                continue
+            if sym.kind == "error":
+                continue
+            if sym.kind != "bounded":
+                self.error(n.loc, f"'foreach' needs a bounded variable from 'with ... in', but '{n.name}' is "
+                                  f"{'an ' if sym.kind[0] in 'aeiou' else 'a '}{sym.kind}")
+                continue
+            if sym.origin == "parallel":
+                self.error(n.loc, f"'{n.name}' is bound by 'parallel'; its instances already run in parallel "
+                                  "and it cannot be iterated by 'foreach'")
+                continue
+            bounds = [sym.value.bound] if isinstance(sym.value, VInt) else sym.value.bounds
+            for atom, ub in zip(sym.atoms, bounds):
+                if atom in self.iterating:
+                    self.error(n.loc, f"'{n.name}' is already iterated by an enclosing 'foreach'")
+                    continue
+                if atom in seen:
+                    continue
+                seen.add(atom)
+                loops.append((atom, ub))
+        cond_sym = None
+        if s.cond is not None:
+            cond = self.expr(s.cond)
+            if isinstance(cond, (VInt, VBool)):
+                cond_sym = cond.sym.op("!=", 0) if isinstance(cond, VInt) else cond.sym
+            elif isinstance(cond, VFloat):
+                self.error(s.cond.loc, "floating-point values may only be passed to calls")
+            elif not isinstance(cond, VError):
+                self.error(s.cond.loc, f"the 'foreach ... if' condition must be a boolean, not {_kind_name(cond)}")
+        for atom, _ in loops:
+            self.iterating.add(atom)
+        try:
+            body = self.scoped_block(s.body)
+        finally:
+            for atom, _ in loops:
+                self.iterating.discard(atom)
+        for atom, ub in reversed(loops):
+            body = [ir.Loop(s.loc, atom, ub, body)]
+        if cond_sym is not None:
+            if cond_sym.is_const and cond_sym.value == 0:
+                self.diag.warning(s.cond.loc, "the 'foreach' condition is always false")
+            body = [ir.If(s.loc, cond_sym, body)]
+        return body
+
+    # -- DMA -------------------------------------------------------------------
+    def dma(self, node: A.DmaCopy, future_name: Optional[A.Name]) -> List[ir.Stmt]:
+        if node.op != "copy":
+            self.error(node.op_loc, f"unknown DMA operation 'dma.{node.op}'; expected 'dma.copy'")
+            return self._declare_failed_future(future_name)
+        if node.is_async not in (False, "async"):
+            self.error(node.async_word, f"unknown DMA modifier '.{node.is_async}'; expected '.async'")
+            return self._declare_failed_future(future_name)
+        is_async = node.is_async == "async"
+        src = self.expr(node.src)
+        if isinstance(src, VFuture):
+            src = self.future_data(src.future, node.src.loc)
+        if src is None or isinstance(src, VError):
+            return self._declare_failed_future(future_name)
+        if not isinstance(src, VData):
+            self.error(node.src.loc, f"the source of 'dma.copy' must be spanned data, not {_kind_name(src)}")
+            return self._declare_failed_future(future_name)
+        if not self.check_readable(src, node.src.loc):
+            return self._declare_failed_future(future_name)
+        out: List[ir.Stmt] = []
+        extents = list(src.region.extents)
+        if isinstance(node.dst, A.StorageRef):
+            storage = node.dst.storage
+            if self.level == 0 and storage in ("local", "shared"):
+                self.error(node.dst.loc, f"a copy into '{storage}' memory must be inside 'parallel'")
+                return self._declare_failed_future(future_name)
+            if self.level > 0 and storage == "global":
+                self.error(node.dst.loc, "a copy into new 'global' data must be outside 'parallel'")
+                return self._declare_failed_future(future_name)
+            self.dma_counter += 1
+            base = f"{future_name.name}_buf" if future_name else f"dma{self.dma_counter}_buf"
+            buf = self.new_buffer(base, src.elem, storage, extents, node.dst.loc, "dma",
+                                  future_name.name if future_name else "")
+            dst = VData(ir.Region(buf, [Sym.const(0)] * len(extents), extents), src.elem)
+            out.append(ir.Alloc(node.dst.loc, buf))
+        else:
+            dst = self.expr(node.dst)
+            if isinstance(dst, VFuture):
+                dst = self.future_data(dst.future, node.dst.loc)
+            if dst is None or isinstance(dst, VError):
+                return self._declare_failed_future(future_name)
+            if not isinstance(dst, VData):
+                self.error(node.dst.loc, f"the destination of 'dma.copy' must be spanned data or a storage "
+                                         f"class ('local', 'shared', 'global'), not {_kind_name(dst)}")
+                return self._declare_failed_future(future_name)
+            if dst.elem != src.elem:
+                self.error(node.loc, f"'dma.copy' does not convert: source is '{src.elem}' data, "
+                                     f"destination is '{dst.elem}' data")
+                return self._declare_failed_future(future_name)
+            if not self.check_readable(dst, node.dst.loc):
+                return self._declare_failed_future(future_name)
+            before = self.diag.errors
+            out += self.shape_match(node.loc, extents, list(dst.region.extents),
+                                    "the copied chunk", "the destination")
+            if self.diag.errors != before:
+                return self._declare_failed_future(future_name)
+        fut_ir_name = None
+        if future_name is not None:
+            fut_ir_name = self.unique(future_name.name)
+            fut = Future(fut_ir_name, future_name.name, dst.region, src.elem, is_async, future_name.loc)
+            self.declare(future_name, Symbol(future_name.name, "future", VFuture(fut), future_name.loc, fut_ir_name))
+            if is_async:
+                self.pending[fut_ir_name] = fut
+        elif is_async:
+            self.diag.warning(node.loc, "the future of this 'dma.copy.async' is discarded, so it can never be "
+                                        "waited; assign it, e.g. 'f = dma.copy.async ...;'")
+        out.append(ir.Dma(node.loc, src.region, dst.region, is_async, fut_ir_name))
+        return out
+
+    def _declare_failed_future(self, name: Optional[A.Name]) -> List[ir.Stmt]:
+        if name is not None and self.scope.lookup(name.name) is None:
+            self.declare(name, Symbol(name.name, "error", VError(), name.loc))
+        return []
+
+    def future_data(self, fut: Future, loc: Loc) -> Optional[VData]:
+        if fut.name in self.pending:
+            self.error(loc, f"'{fut.user_name}.data' is read before 'wait {fut.user_name}': the asynchronous "
+                            "copy may not have finished")
+            return None
+        return VData(fut.region, fut.elem, fut)
+
+    # -- expressions -----------------------------------------------------------
+    def expr(self, e: A.Node) -> Value:
+        method = getattr(self, "expr_" + type(e).__name__, None)
+        if method is None:
+            return self.error(e.loc, "this construct is not an expression")
+        return method(e)
+
+    def expr_IntLit(self, e: A.IntLit) -> Value:
+        if e.parenthesized and self.derive_base is not None:
+            dims = self.derive_base.dims
+            if not 0 <= e.value < len(dims):
+                return self.error(e.loc, f"'({e.value})' names dimension {e.value}, but the mdspan has "
+                                         f"{len(dims)} dimensions")
+            return VInt(dims[e.value])
+        return VInt(Sym.const(e.value))
+
+    def expr_FloatLit(self, e: A.FloatLit) -> Value:
+        return VFloat(e.text)
+
+    def expr_BoolLit(self, e: A.BoolLit) -> Value:
+        return VBool(Sym.const(int(e.value)))
+
+    def expr_Wildcard(self, e: A.Wildcard) -> Value:
+        return VWild()
+
+    def expr_StorageRef(self, e: A.StorageRef) -> Value:
+        return self.error(e.loc, f"'{e.storage}' can only be the destination of 'dma.copy'")
+
+    def expr_DmaCopy(self, e: A.DmaCopy) -> Value:
+        return self.error(e.loc, "'dma.copy' is a statement: write 'f = dma.copy ...;' or 'dma.copy ...;'")
+
+    def expr_TupleLit(self, e: A.TupleLit) -> Value:
+        items = []
+        for it in e.items:
+            v = self.expr(it)
+            if isinstance(v, VError):
+                return v
+            if not isinstance(v, VInt):
+                return self.error(it.loc, f"an ituple holds integers, not {_kind_name(v)}")
+            items.append(v.sym)
+        return VTuple(items)
+
+    def expr_Name(self, e: A.Name) -> Value:
+        sym = self.scope.lookup(e.name)
+        if sym is None:
+            if e.name in self.co_functions:
+                return self.error(e.loc, f"'{e.name}' is a __co__ function; it cannot be used in tileflow code")
+            return self.error(e.loc, f"'{e.name}' was not declared in this scope")
+        if sym.kind == "bounded" and sym.origin == "with":
+            return self.bounded_value(sym, e)
+        return sym.value
+
+    def bounded_value(self, sym: Symbol, e: A.Name) -> Value:
+        """A `with` variable outside a `foreach` over it is 0 (its first value)."""
+        outside = [a for a in sym.atoms if a not in self.iterating]
+        if not outside:
+            return sym.value
+        key = (e.name, e.loc.line, e.loc.col)
+        if key not in self.warned_outside:
+            self.warned_outside.add(key)
+            self.diag.warning(e.loc, f"'{e.name}' is used outside a 'foreach' over it; its value is 0 here")
+        zero = {a: Sym.const(0) for a in outside}
+        v = sym.value
+        if isinstance(v, VInt):
+            return VInt(v.sym.substitute(zero), v.bound, v.origin)
+        return VTuple([it.substitute(zero) for it in v.items], v.bounds, v.origin)
+
+    def expr_UnOp(self, e: A.UnOp) -> Value:
+        v = self.expr(e.operand)
+        if isinstance(v, VError):
+            return v
+        if isinstance(v, VFloat):
+            return self.error(e.loc, "floating-point arithmetic is not allowed in tileflow code; "
+                                     "floating-point values may only be passed to calls")
+        if isinstance(v, VTuple) and len(v.items) == 1:
+            v = VInt(v.items[0])
+        if not isinstance(v, (VInt, VBool)):
+            return self.error(e.loc, f"invalid operand to unary '{e.op}' (have {_kind_name(v)})")
+        if e.op == "-":
+            return VInt(-v.sym)
+        if e.op == "+":
+            return VInt(v.sym)
+        if e.op == "!":
+            return VBool(v.sym.op("==", 0))
+        return VInt(v.sym.op("~"))
+
+    def expr_BinOp(self, e: A.BinOp) -> Value:
+        left = self.expr(e.left)
+        right = self.expr(e.right)
+        if isinstance(left, VError) or isinstance(right, VError):
+            return VError()
+        if isinstance(left, VFloat) or isinstance(right, VFloat):
+            return self.error(e.loc, "floating-point arithmetic is not allowed in tileflow code; "
+                                     "floating-point values may only be passed to calls")
+        # a one-element (bounded) ituple behaves as its integer
+        if isinstance(left, VTuple) and len(left.items) == 1 and isinstance(right, (VInt, VBool)):
+            left = VInt(left.items[0])
+        if isinstance(right, VTuple) and len(right.items) == 1 and isinstance(left, (VInt, VBool)):
+            right = VInt(right.items[0])
+        if isinstance(left, VSpan) and e.op in _SPAN_OPS:
+            return self.span_op(e, left, right)
+        if isinstance(left, VTuple) and isinstance(right, (VInt, VTuple)) and e.op in _SPAN_OPS:
+            result = self.span_op(e, VSpan(left.items), right)
+            return VTuple(result.dims) if isinstance(result, VSpan) else result
+        if not isinstance(left, (VInt, VBool)) or not isinstance(right, (VInt, VBool)):
+            return self.error(e.loc, f"invalid operands to binary '{e.op}' (have {_kind_name(left)} "
+                                     f"and {_kind_name(right)})")
+        a, b = left.sym, right.sym
+        if e.op in ("/", "%") and b.is_const and b.value == 0:
+            return self.error(e.loc, "division by zero")
+        if e.op == "+":
+            return VInt(a + b)
+        if e.op == "-":
+            return VInt(a - b)
+        if e.op == "*":
+            return VInt(a * b)
+        if e.op in ("/", "%") or e.op in _BITWISE:
+            return VInt(a.op(e.op, b))
+        if e.op in _COMPARE:
+            return VBool(a.op(e.op, b))
+        return VBool(a.op(e.op, b))
+
+    def span_op(self, e: A.BinOp, left: VSpan, right: Value) -> Value:
+        if isinstance(right, (VInt, VBool)):
+            rhs = [right.sym] * len(left.dims)
+        elif isinstance(right, (VTuple, VSpan)):
+            rhs = list(right.items) if isinstance(right, VTuple) else list(right.dims)
+            if len(rhs) != len(left.dims):
+                return self.error(e.loc, f"'{e.op}' between an mdspan of rank {len(left.dims)} and "
+                                         f"{_kind_name(right)} of {len(rhs)} elements")
+        else:
+            return self.error(e.loc, f"invalid operands to binary '{e.op}' (have mdspan and {_kind_name(right)})")
+        dims = []
+        for a, b in zip(left.dims, rhs):
+            if e.op in ("/", "%") and b.is_const and b.value == 0:
+                return self.error(e.loc, "division by zero")
+            if e.op == "+":
+                dims.append(a + b)
+            elif e.op == "-":
+                dims.append(a - b)
+            elif e.op == "*":
+                dims.append(a * b)
+            else:
+                dims.append(a.op(e.op, b))
+        return VSpan(dims)
+
+    def expr_Ternary(self, e: A.Ternary) -> Value:
+        c, a, b = self.expr(e.cond), self.expr(e.then), self.expr(e.other)
+        if any(isinstance(v, VError) for v in (c, a, b)):
+            return VError()
+        if any(isinstance(v, VFloat) for v in (c, a, b)):
+            return self.error(e.loc, "floating-point values may only be passed to calls")
+        if not all(isinstance(v, (VInt, VBool)) for v in (c, a, b)):
+            return self.error(e.loc, "'?:' works on integers and booleans only")
+        result = c.sym.op("?:", a.sym, b.sym)
+        return VBool(result) if isinstance(a, VBool) and isinstance(b, VBool) else VInt(result)
+
+    def expr_UpperBound(self, e: A.UpperBound) -> Value:
+        if not isinstance(e.operand, A.Name):
+            return self.error(e.loc, "'#' needs the name of a bounded integer or ituple")
+        sym = self.scope.lookup(e.operand.name)
+        if sym is None:
+            return self.error(e.operand.loc, f"'{e.operand.name}' was not declared in this scope")
+        if sym.kind == "error":
+            return VError()
+        if sym.kind != "bounded":
+            return self.error(e.loc, f"'#{e.operand.name}': '{e.operand.name}' is not bounded; '#' gives the upper "
+                                     "bound of a variable from 'parallel ... by' or 'with ... in'")
+        if isinstance(sym.value, VInt):
+            return VInt(sym.value.bound)
+        bounds = sym.value.bounds
+        return VInt(bounds[0]) if len(bounds) == 1 else VSpan(list(bounds))
+
+    def expr_SizeOf(self, e: A.SizeOf) -> Value:
+        v = self.expr(e.operand)
+        if isinstance(v, VError):
+            return v
+        if isinstance(v, VFuture):
+            dims = v.future.region.extents
+        elif isinstance(v, VData):
+            dims = v.region.extents
+        elif isinstance(v, VSpan):
+            dims = v.dims
+        else:
+            return self.error(e.loc, f"'|...|' gives the element count of spanned data or an mdspan, "
+                                     f"not of {_kind_name(v)}")
+        total = Sym.const(1)
+        for d in dims:
+            total = total * d
+        return VInt(total)
+
+    def expr_Member(self, e: A.Member) -> Value:
+        base = self.expr(e.base)
+        if isinstance(base, VError):
+            return base
+        if isinstance(base, VFuture):
+            if e.name == "data":
+                data = self.future_data(base.future, e.loc)
+                return data if data is not None else VError()
+            if e.name == "span":
+                return VSpan(list(base.future.region.extents))
+            return self.error(e.loc, f"a future has members 'data' and 'span', not '{e.name}'")
+        if isinstance(base, VData):
+            if e.name == "span":
+                return VSpan(list(base.region.extents))
+            if e.name == "data":
+                return base
+            if e.name == "chunkat":
+                return VMethod(base, "chunkat")
+            return self.error(e.loc, f"spanned data has members 'span', 'data' and 'chunkat', not '{e.name}'")
+        return self.error(e.loc, f"{_kind_name(base)} has no member '{e.name}'")
+
+    def expr_Call(self, e: A.Call) -> Value:
+        if isinstance(e.func, A.Name):
+            name = e.func.name
+            sym = self.scope.lookup(name)
+            if sym is None:
+                if name in self.co_functions:
+                    return self.error(e.loc, f"a __co__ function cannot call another __co__ function ('{name}')")
+                return self.error(e.loc, f"'{name}' was not declared in this scope; device functions are "
+                                         f"called with 'call {name}(...);' inside 'parallel'")
+            base = self.expr(e.func)
+        elif isinstance(e.func, A.Member) and e.func.name == "span":
+            base = self.expr(e.func)
+        else:
+            base = self.expr(e.func)
+        if isinstance(base, VError):
+            return base
+        if isinstance(base, VMethod) and base.name == "chunkat":
+            return self.chunkat(e, base.base)
+        if isinstance(base, (VSpan, VTuple)):
+            items = base.dims if isinstance(base, VSpan) else base.items
+            if len(e.args) != 1:
+                return self.error(e.loc, "a dimension is selected with one index, e.g. 'sp(0)'")
+            idx = self.expr(e.args[0])
+            if isinstance(idx, VError):
+                return idx
+            if not isinstance(idx, VInt) or not idx.sym.is_const:
+                return self.error(e.args[0].loc, "the dimension index must be an integer constant")
+            i = idx.sym.value
+            if not 0 <= i < len(items):
+                return self.error(e.args[0].loc, f"dimension index {i} is out of range for rank {len(items)}")
+            return VInt(items[i])
+        return self.error(e.loc, f"{_kind_name(base)} cannot be called")
+
+    def chunkat(self, e: A.Call, base: VData) -> Value:
+        region = base.region
+        rank = len(region.extents)
+        parts = []  # (index sym or None for '_', bound sym, loc, label)
+        for arg in e.args:
+            v = self.expr(arg)
+            if isinstance(v, VError):
+                return v
+            label = arg.name if isinstance(arg, A.Name) else "index"
+            if isinstance(v, VWild):
+                parts.append((None, None, arg.loc, "_"))
+            elif isinstance(v, VInt) and v.bound is not None:
+                parts.append((v.sym, v.bound, arg.loc, label))
+            elif isinstance(v, VTuple) and v.bounds is not None:
+                for item, ub in zip(v.items, v.bounds):
+                    parts.append((item, ub, arg.loc, label))
+            elif isinstance(v, (VInt, VTuple)):
+                return self.error(arg.loc, f"chunkat index '{label}' is not bounded; bind it with "
+                                           "'parallel ... by' or 'with ... in', or use '_'")
+            else:
+                return self.error(arg.loc, f"chunkat indices are bounded integers, bounded ituples or '_', "
+                                           f"not {_kind_name(v)}")
+        if len(parts) != rank:
+            what = self._data_name(e)
+            if len(parts) > rank:
+                return self.error(e.loc, f"chunkat has {len(parts)} indices, but {what} has only {rank} dimensions")
+            return self.error(e.loc, f"chunkat has {len(parts)} indices for the {rank} dimensions of {what}; "
+                                     "cover every dimension (use '_' for a whole one)")
+        offsets, extents = [], []
+        for i, (idx, ub, loc, label) in enumerate(parts):
+            dim = region.extents[i]
+            if idx is None:
+                offsets.append(region.offsets[i])
+                extents.append(dim)
+                continue
+            divisible = prove_divisible(dim, ub)
+            if divisible is False:
+                return self.error(loc, f"dimension {i} of {self._data_name(e)} ({dim.to_c()}) is not divisible "
+                                       f"by the bound of '{label}' ({ub.to_c()})")
+            if divisible is None:
+                extra = self.runtime_check(loc, dim.op("%", ub).op("==", 0),
+                                           f"dimension {i} ({{0}}) is not divisible by the bound of '{label}' ({{1}})",
+                                           [dim, ub])
+                self._pending_checks(extra)
+            extent = dim.floordiv(ub)
+            extents.append(extent)
+            offsets.append(region.offsets[i] + idx * extent)
+        return VData(ir.Region(region.buffer, offsets, extents), base.elem, base.future)
+
+    def _pending_checks(self, checks: List[ir.Stmt]) -> None:
+        """Checks that could not be hoisted run just before the statement that needs them."""
+        self.prefix.extend(checks)
+
+    def _data_name(self, e: A.Call) -> str:
+        node = e.func.base if isinstance(e.func, A.Member) else e.func
+        return f"'{node.name}'" if isinstance(node, A.Name) else "the data"
+
+    def expr_SpanLit(self, e: A.SpanLit) -> Value:
+        dims: List[Sym] = []
+        for it in e.items:
+            v = self.expr(it)
+            if isinstance(v, VError):
+                return v
+            if isinstance(v, VInt):
+                dims.append(v.sym)
+            elif isinstance(v, VSpan):
+                dims.extend(v.dims)
+            elif isinstance(v, VBool):
+                return self.error(it.loc, "a dimension must be an integer, not a boolean")
+            elif isinstance(v, VFloat):
+                return self.error(it.loc, "a dimension must be an integer; floating-point values may only "
+                                          "be passed to calls")
+            else:
+                return self.error(it.loc, f"a dimension must be an integer or an mdspan, not {_kind_name(v)}")
+        return VSpan(dims)
+
+    def expr_SpanDerive(self, e: A.SpanDerive) -> Value:
+        base = self.expr(e.base)
+        if isinstance(base, VError):
+            return base
+        if not isinstance(base, VSpan):
+            return self.error(e.loc, f"'[...]' after {_kind_name(base)}: only an mdspan can derive a new one "
+                                     "(as in 'sp [1, (0)/2]')")
+        saved, self.derive_base = self.derive_base, base
+        try:
+            return self.expr_SpanLit(A.SpanLit(e.loc, e.items))
+        finally:
+            self.derive_base = saved
+
+
+def check_function(fn: A.CoFunction, diag: Diagnostics, co_functions: Set[str]) -> Optional[ir.Function]:
+    before = diag.errors
+    result = FunctionChecker(fn, diag, co_functions).run()
+    return result if diag.errors == before else None

@@ -1,0 +1,202 @@
+"""Stage 2: find ``__co__`` functions and ``__cok__ { }`` blocks in the C++ text.
+
+The scanner respects string, character and raw-string literals, comments,
+preprocessor lines and nested braces; everything that is not tileflow code is
+host or device C++ and is copied through unchanged.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import List, Optional, Tuple
+
+from ..diagnostics import Diagnostics, Loc
+
+_LINE_MARKER = re.compile(r'[ \t]*#[ \t]*(?:line)?[ \t]*(\d+)(?:[ \t]+"((?:[^"\\]|\\.)*)")?')
+_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+@dataclass
+class Segment:
+    kind: str           # "host", "co", "co_decl", "cok"
+    text: str           # for "cok": the block's inside, without the braces
+    loc: Loc            # where `text` starts in the user's file
+    end_loc: Loc        # where it ends
+    name: Optional[str] = None  # the function name of "co" / "co_decl"
+
+
+class LineMap:
+    """Maps offsets of the preprocessed text to the user's file, line and column."""
+
+    def __init__(self, text: str, filename: str):
+        self.starts: List[int] = [0]
+        self.origin: List[Tuple[str, int]] = []
+        pos = 0
+        for m in re.finditer(r"\n", text):
+            self.starts.append(m.end())
+        cur_file, cur_line = filename, 1
+        for i, start in enumerate(self.starts):
+            end = self.starts[i + 1] if i + 1 < len(self.starts) else len(text)
+            line = text[start:end]
+            self.origin.append((cur_file, cur_line))
+            marker = _LINE_MARKER.match(line) if line.lstrip().startswith("#") else None
+            if marker:
+                cur_line = int(marker.group(1))
+                if marker.group(2) is not None:
+                    cur_file = marker.group(2)
+            else:
+                cur_line += 1
+        del pos
+
+    def loc(self, offset: int) -> Loc:
+        import bisect
+        i = bisect.bisect_right(self.starts, offset) - 1
+        file, line = self.origin[i]
+        return Loc(file, line, offset - self.starts[i] + 1)
+
+
+class _Scanner:
+    """Walks C++ text, skipping literals, comments and preprocessor lines."""
+
+    def __init__(self, text: str):
+        self.text = text
+
+    def skip_literal_or_comment(self, i: int) -> int:
+        """If a literal/comment/directive starts at i, returns the offset after it, else i."""
+        t = self.text
+        c = t[i]
+        if c == "/" and t.startswith("//", i):
+            j = t.find("\n", i)
+            return len(t) if j < 0 else j
+        if c == "/" and t.startswith("/*", i):
+            j = t.find("*/", i + 2)
+            return len(t) if j < 0 else j + 2
+        if c == "#" and t[t.rfind("\n", 0, i) + 1:i].strip() == "":
+            j = i
+            while True:
+                j = t.find("\n", j)
+                if j < 0:
+                    return len(t)
+                if t[j - 1] == "\\":
+                    j += 1
+                    continue
+                return j
+        if c == "R" and t.startswith('R"', i) and (i == 0 or not (t[i - 1].isalnum() or t[i - 1] == "_")):
+            open_paren = t.find("(", i + 2)
+            if open_paren >= 0 and open_paren - i - 2 <= 16:
+                delim = t[i + 2:open_paren]
+                end = t.find(")" + delim + '"', open_paren)
+                return len(t) if end < 0 else end + len(delim) + 2
+        if c in "\"'":
+            if c == "'" and i > 0 and t[i - 1].isalnum() and i + 1 < len(t) and t[i + 1].isalnum():
+                return i + 1  # digit separator, e.g. 1'000
+            j = i + 1
+            while j < len(t) and t[j] != c:
+                if t[j] == "\\":
+                    j += 1
+                elif t[j] == "\n":
+                    break
+                j += 1
+            return min(j + 1, len(t))
+        return i
+
+    def find_matching_brace(self, open_pos: int) -> int:
+        """Offset of the `}` matching the `{` at open_pos, or -1."""
+        t = self.text
+        depth = 0
+        i = open_pos
+        while i < len(t):
+            j = self.skip_literal_or_comment(i)
+            if j != i:
+                i = j
+                continue
+            c = t[i]
+            if c == "{":
+                depth += 1
+            elif c == "}":
+                depth -= 1
+                if depth == 0:
+                    return i
+            i += 1
+        return -1
+
+    def next_code_char(self, i: int, chars: str) -> int:
+        """Offset of the first of `chars` at or after i in code, or -1."""
+        t = self.text
+        while i < len(t):
+            j = self.skip_literal_or_comment(i)
+            if j != i:
+                i = j
+                continue
+            if t[i] in chars:
+                return i
+            i += 1
+        return -1
+
+
+def split(text: str, filename: str, diag: Diagnostics) -> List[Segment]:
+    """Cuts preprocessed text into host, ``__co__`` and ``__cok__`` segments."""
+    lines = LineMap(text, filename)
+    scan = _Scanner(text)
+    segments: List[Segment] = []
+    host_start = 0
+    i = 0
+    n = len(text)
+
+    def flush_host(end: int) -> None:
+        if end > host_start:
+            segments.append(Segment("host", text[host_start:end], lines.loc(host_start), lines.loc(end)))
+
+    while i < n:
+        j = scan.skip_literal_or_comment(i)
+        if j != i:
+            i = j
+            continue
+        c = text[i]
+        if not (c.isalpha() or c == "_"):
+            i += 1
+            continue
+        m = _IDENT.match(text, i)
+        word = m.group(0)
+        if word not in ("__co__", "__cok__") or (i > 0 and (text[i - 1].isalnum() or text[i - 1] == "_")):
+            i = m.end()
+            continue
+        if word == "__cok__":
+            brace = scan.next_code_char(m.end(), "{;")
+            if brace < 0 or text[brace] != "{" or text[m.end():brace].strip():
+                diag.error(lines.loc(i), "expected '{' after '__cok__'")
+                i = m.end()
+                continue
+            close = scan.find_matching_brace(brace)
+            if close < 0:
+                diag.error(lines.loc(brace), "unterminated '__cok__' block: missing '}'")
+                return segments
+            flush_host(i)
+            segments.append(Segment("cok", text[brace + 1:close], lines.loc(brace + 1), lines.loc(close)))
+            i = host_start = close + 1
+            continue
+        # a __co__ function definition (or a prototype ending in ';')
+        brace = scan.next_code_char(m.end(), "{;")
+        name_m = None
+        paren = scan.next_code_char(m.end(), "(")
+        if paren >= 0:
+            before = text[m.end():paren].rstrip()
+            name_m = re.search(r"([A-Za-z_][A-Za-z0-9_]*)$", before)
+        name = name_m.group(1) if name_m else None
+        if brace < 0:
+            diag.error(lines.loc(i), "expected a function body after '__co__' declaration")
+            return segments
+        if text[brace] == ";":
+            flush_host(i)
+            segments.append(Segment("co_decl", text[i:brace + 1], lines.loc(i), lines.loc(brace), name))
+            i = host_start = brace + 1
+            continue
+        close = scan.find_matching_brace(brace)
+        if close < 0:
+            diag.error(lines.loc(brace), "unterminated '__co__' function: missing '}'")
+            return segments
+        flush_host(i)
+        segments.append(Segment("co", text[i:close + 1], lines.loc(i), lines.loc(close), name))
+        i = host_start = close + 1
+    flush_host(n)
+    return segments

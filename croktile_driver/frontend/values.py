@@ -1,0 +1,113 @@
+"""What a tileflow expression evaluates to during checking.
+
+Each class is one kind of value the language has: scalars, mdspans, ituples
+(bounded or not), spanned data (a whole buffer or a chunk of one) and DMA futures.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import List, Optional
+
+from . import ir
+from .symbolic import Sym
+
+
+class Value:
+    kind = "value"
+
+
+@dataclass
+class VError(Value):
+    """A value whose error has been reported; it silences follow-on errors."""
+    kind = "error"
+
+
+@dataclass
+class VInt(Value):
+    sym: Sym
+    bound: Optional[Sym] = None      # set for bounded integers
+    origin: str = ""                  # "parallel" / "with" for bounded ones
+    kind = "int"
+
+
+@dataclass
+class VBool(Value):
+    sym: Sym
+    kind = "bool"
+
+
+@dataclass
+class VFloat(Value):
+    text: str
+    kind = "float"
+
+
+@dataclass
+class VSpan(Value):
+    dims: List[Sym]
+    kind = "mdspan"
+
+
+@dataclass
+class VTuple(Value):
+    items: List[Sym]
+    bounds: Optional[List[Sym]] = None
+    origin: str = ""
+    kind = "ituple"
+
+
+@dataclass
+class Future:
+    name: str                         # IR name
+    user_name: str
+    region: ir.Region
+    elem: str
+    is_async: bool
+    loc: object
+
+
+@dataclass
+class VData(Value):
+    region: ir.Region
+    elem: str
+    future: Optional[Future] = None   # set when reached through `f.data`
+    kind = "spanned data"
+
+    @property
+    def is_chunk(self) -> bool:
+        return not self.region.is_whole
+
+
+@dataclass
+class VFuture(Value):
+    future: Future
+    kind = "future"
+
+
+@dataclass
+class VMethod(Value):
+    """`x.chunkat` / `x.span` before their argument list."""
+    base: Value
+    name: str
+    kind = "member function"
+
+
+@dataclass
+class VWild(Value):
+    kind = "'_'"
+
+
+@dataclass
+class VVoid(Value):
+    kind = "void"
+
+
+@dataclass
+class Symbol:
+    name: str
+    kind: str                         # int, bool, float, mdspan, ituple, bounded, data, future
+    value: Value
+    loc: object
+    ir_name: str = ""
+    atoms: List[str] = field(default_factory=list)   # bounded: the index variables
+    origin: str = ""                  # bounded: parallel / with

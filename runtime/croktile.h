@@ -1,0 +1,433 @@
+// croktile.h - host runtime shared by Croktile host programs and generated code.
+//
+// Header-only, standard headers only, C++17. It must compile cleanly with
+// g++/clang++ (-Wall -Wextra -Wpedantic) and as host code under nvcc, because
+// generated CUDA/Cute sources include it next to user host code.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <initializer_list>
+#include <limits>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+#include <utility>
+
+// f16/bf16 and spanned_view element access may be used from device code when
+// the header is compiled by nvcc; elsewhere the annotation must vanish.
+#if defined(__CUDACC__)
+#define CROKTILE_HOST_DEVICE __host__ __device__
+#else
+#define CROKTILE_HOST_DEVICE
+#endif
+
+namespace croktile {
+
+// ---------------------------------------------------------------------------
+// Errors
+// ---------------------------------------------------------------------------
+
+// Separate type so callers can tell Croktile shape/usage failures apart, while
+// `catch (const std::runtime_error&)` still works.
+class runtime_error : public std::runtime_error {
+public:
+  using std::runtime_error::runtime_error;
+};
+
+// ---------------------------------------------------------------------------
+// Element types (names match the DSL's fundamental types)
+// ---------------------------------------------------------------------------
+
+using s8 = std::int8_t;
+using s16 = std::int16_t;
+using s32 = std::int32_t;
+using s64 = std::int64_t;
+using u8 = std::uint8_t;
+using u16 = std::uint16_t;
+using u32 = std::uint32_t;
+using u64 = std::uint64_t;
+using f32 = float;
+using f64 = double;
+
+static_assert(sizeof(float) == 4 && std::numeric_limits<float>::is_iec559,
+              "croktile needs IEEE-754 binary32 float");
+
+namespace detail {
+
+// memcpy is the only portable bit cast before C++20; device code has an
+// intrinsic for it.
+CROKTILE_HOST_DEVICE inline std::uint32_t float_bits(float f) {
+#if defined(__CUDA_ARCH__)
+  return __float_as_uint(f);
+#else
+  std::uint32_t u;
+  std::memcpy(&u, &f, sizeof u);
+  return u;
+#endif
+}
+
+CROKTILE_HOST_DEVICE inline float bits_float(std::uint32_t u) {
+#if defined(__CUDA_ARCH__)
+  return __uint_as_float(u);
+#else
+  float f;
+  std::memcpy(&f, &u, sizeof f);
+  return f;
+#endif
+}
+
+// binary32 -> binary16, round to nearest, ties to even.
+CROKTILE_HOST_DEVICE inline std::uint16_t float_to_f16_bits(float f) {
+  const std::uint32_t x = float_bits(f);
+  const std::uint32_t sign = (x >> 16) & 0x8000u;
+  const std::uint32_t a = x & 0x7fffffffu;
+  if (a >= 0x7f800000u) {
+    if (a > 0x7f800000u)  // NaN: keep the top payload bits, force quiet so it stays NaN
+      return static_cast<std::uint16_t>(sign | 0x7e00u | ((a >> 13) & 0x3ffu));
+    return static_cast<std::uint16_t>(sign | 0x7c00u);
+  }
+  // 65520 is the midpoint between 65504 (max f16) and 2^16; it ties to the
+  // even neighbour, which is infinity.
+  if (a >= 0x477ff000u) return static_cast<std::uint16_t>(sign | 0x7c00u);
+  if (a < 0x38800000u) {  // below 2^-14: f16 subnormal or zero
+    // Below 2^-25 everything rounds to zero; exactly 2^-25 ties to even (zero).
+    if (a <= 0x33000000u) return static_cast<std::uint16_t>(sign);
+    const std::uint32_t e = a >> 23;
+    const std::uint32_t m = (a & 0x7fffffu) | 0x800000u;
+    const std::uint32_t shift = 126u - e;  // 14..24
+    std::uint32_t h = m >> shift;
+    const std::uint32_t rem = m & ((1u << shift) - 1u);
+    const std::uint32_t half = 1u << (shift - 1u);
+    if (rem > half || (rem == half && (h & 1u))) ++h;  // may carry into the smallest normal: correct
+    return static_cast<std::uint16_t>(sign | h);
+  }
+  // Normal: rebias exponent (127 -> 15) and drop 13 mantissa bits.
+  std::uint32_t h = (a - 0x38000000u) >> 13;
+  const std::uint32_t rem = a & 0x1fffu;
+  if (rem > 0x1000u || (rem == 0x1000u && (h & 1u))) ++h;  // carry into exponent is correct
+  return static_cast<std::uint16_t>(sign | h);
+}
+
+// binary16 -> binary32 is exact.
+CROKTILE_HOST_DEVICE inline float f16_bits_to_float(std::uint16_t h) {
+  const std::uint32_t sign = static_cast<std::uint32_t>(h & 0x8000u) << 16;
+  const std::uint32_t e = (h >> 10) & 0x1fu;
+  std::uint32_t m = h & 0x3ffu;
+  if (e == 0x1fu) return bits_float(sign | 0x7f800000u | (m << 13));
+  if (e == 0) {
+    if (m == 0) return bits_float(sign);
+    // Subnormal f16 is a normal f32: normalise the mantissa.
+    std::uint32_t fe = 113;  // biased f32 exponent of 2^-14
+    while ((m & 0x400u) == 0) {
+      m <<= 1;
+      --fe;
+    }
+    return bits_float(sign | (fe << 23) | ((m & 0x3ffu) << 13));
+  }
+  return bits_float(sign | ((e + 112u) << 23) | (m << 13));
+}
+
+// binary32 -> bfloat16, round to nearest, ties to even. bf16 shares f32's
+// exponent range, so subnormals and overflow fall out of the rounding add.
+CROKTILE_HOST_DEVICE inline std::uint16_t float_to_bf16_bits(float f) {
+  const std::uint32_t x = float_bits(f);
+  if ((x & 0x7fffffffu) > 0x7f800000u)  // NaN: truncation could yield inf, so force quiet
+    return static_cast<std::uint16_t>((x >> 16) | 0x40u);
+  return static_cast<std::uint16_t>((x + 0x7fffu + ((x >> 16) & 1u)) >> 16);
+}
+
+CROKTILE_HOST_DEVICE inline float bf16_bits_to_float(std::uint16_t b) {
+  return bits_float(static_cast<std::uint32_t>(b) << 16);
+}
+
+struct from_bits_t {};
+
+}  // namespace detail
+
+// Storage types for half precision. Arithmetic and comparison go through the
+// implicit conversion to float; no operator overloads are declared on purpose,
+// because together with the implicit float constructor they would make mixed
+// expressions like `h + 1.0f` ambiguous.
+// Default constructor is trivial so arrays of them can live in CUDA shared
+// memory and value-initialisation yields +0.0.
+struct f16 {
+  std::uint16_t bits;
+
+  f16() = default;
+  CROKTILE_HOST_DEVICE f16(float f) : bits(detail::float_to_f16_bits(f)) {}
+  CROKTILE_HOST_DEVICE constexpr f16(detail::from_bits_t, std::uint16_t b) : bits(b) {}
+
+  CROKTILE_HOST_DEVICE static constexpr f16 from_bits(std::uint16_t b) {
+    return f16(detail::from_bits_t{}, b);
+  }
+  CROKTILE_HOST_DEVICE operator float() const { return detail::f16_bits_to_float(bits); }
+
+  CROKTILE_HOST_DEVICE f16& operator+=(float v) { return *this = f16(float(*this) + v); }
+  CROKTILE_HOST_DEVICE f16& operator-=(float v) { return *this = f16(float(*this) - v); }
+  CROKTILE_HOST_DEVICE f16& operator*=(float v) { return *this = f16(float(*this) * v); }
+  CROKTILE_HOST_DEVICE f16& operator/=(float v) { return *this = f16(float(*this) / v); }
+};
+
+struct bf16 {
+  std::uint16_t bits;
+
+  bf16() = default;
+  CROKTILE_HOST_DEVICE bf16(float f) : bits(detail::float_to_bf16_bits(f)) {}
+  CROKTILE_HOST_DEVICE constexpr bf16(detail::from_bits_t, std::uint16_t b) : bits(b) {}
+
+  CROKTILE_HOST_DEVICE static constexpr bf16 from_bits(std::uint16_t b) {
+    return bf16(detail::from_bits_t{}, b);
+  }
+  CROKTILE_HOST_DEVICE operator float() const { return detail::bf16_bits_to_float(bits); }
+
+  CROKTILE_HOST_DEVICE bf16& operator+=(float v) { return *this = bf16(float(*this) + v); }
+  CROKTILE_HOST_DEVICE bf16& operator-=(float v) { return *this = bf16(float(*this) - v); }
+  CROKTILE_HOST_DEVICE bf16& operator*=(float v) { return *this = bf16(float(*this) * v); }
+  CROKTILE_HOST_DEVICE bf16& operator/=(float v) { return *this = bf16(float(*this) / v); }
+};
+
+// Layout is relied on when buffers are handed to device kernels as raw 16-bit data.
+static_assert(sizeof(f16) == 2 && sizeof(bf16) == 2, "f16/bf16 must be 2 bytes");
+static_assert(std::is_trivially_copyable<f16>::value && std::is_trivially_copyable<bf16>::value,
+              "f16/bf16 must be trivially copyable");
+static_assert(std::is_trivially_default_constructible<f16>::value &&
+                  std::is_trivially_default_constructible<bf16>::value,
+              "f16/bf16 must be trivially default constructible");
+
+// ---------------------------------------------------------------------------
+// Spanned data
+// ---------------------------------------------------------------------------
+
+template <typename T, std::size_t Rank>
+class spanned_view;
+
+namespace detail {
+
+// std::array's accessors are host-only constexpr functions, which nvcc warns
+// about in device code (without --expt-relaxed-constexpr); read the storage
+// directly there. std::array<size_t, N> is a standard-layout wrapper of
+// size_t[N], which the static_assert below pins down.
+template <std::size_t Rank>
+CROKTILE_HOST_DEVICE inline std::size_t extent(const std::array<std::size_t, Rank>& s,
+                                               std::size_t d) {
+#if defined(__CUDA_ARCH__)
+  return reinterpret_cast<const std::size_t*>(&s)[d];
+#else
+  return s[d];
+#endif
+}
+static_assert(sizeof(std::array<std::size_t, 3>) == 3 * sizeof(std::size_t) &&
+                  std::is_standard_layout<std::array<std::size_t, 3>>::value,
+              "unexpected std::array layout");
+
+template <std::size_t Rank>
+CROKTILE_HOST_DEVICE inline std::size_t product(const std::array<std::size_t, Rank>& s,
+                                                std::size_t from = 0) {
+  std::size_t n = 1;
+  for (std::size_t d = from; d < Rank; ++d) n *= extent(s, d);
+  return n;
+}
+
+// Shape with the leading dimension removed, i.e. the shape of `x[i]`.
+template <std::size_t Rank>
+CROKTILE_HOST_DEVICE inline std::array<std::size_t, Rank - 1> tail(
+    const std::array<std::size_t, Rank>& s) {
+  std::array<std::size_t, Rank - 1> t{};
+#if defined(__CUDA_ARCH__)
+  std::size_t* out = reinterpret_cast<std::size_t*>(&t);
+#else
+  std::size_t* out = t.data();
+#endif
+  for (std::size_t d = 1; d < Rank; ++d) out[d - 1] = extent(s, d);
+  return t;
+}
+
+// Result of x[i]: an element reference at rank 1, a view of the sub-array otherwise.
+template <typename T, std::size_t Rank>
+using subscript_t =
+    typename std::conditional<Rank == 1, T&, spanned_view<T, Rank - 1>>::type;
+
+// Allocation size with overflow check: a wrapped-around size would silently
+// allocate a tiny buffer that the caller then indexes out of bounds.
+template <std::size_t Rank>
+inline std::size_t checked_count(const std::array<std::size_t, Rank>& s) {
+  std::size_t n = 1;
+  for (std::size_t d : s) {
+    if (d != 0 && n > std::numeric_limits<std::size_t>::max() / d)
+      throw croktile::runtime_error("croktile: spanned_data shape is too large");
+    n *= d;
+  }
+  return n;
+}
+
+template <typename D>
+inline std::size_t to_dim(D d) {
+  static_assert(std::is_integral<D>::value, "croktile: dimensions must be integers");
+  if constexpr (std::is_signed<D>::value) {
+    if (d < 0)
+      throw croktile::runtime_error("croktile: negative dimension " + std::to_string(d));
+  }
+  return static_cast<std::size_t>(d);
+}
+
+}  // namespace detail
+
+// Non-owning, row-major view: shape()[0] is the most significant (slowest)
+// dimension, as for a C array a[shape[0]][shape[1]]... Constness is shallow
+// (like std::span): a const view still grants write access to the elements;
+// use spanned_view<const T, Rank> for read-only access.
+template <typename T, std::size_t Rank>
+class spanned_view {
+  static_assert(Rank >= 1, "croktile: spanned_view needs rank >= 1");
+
+public:
+  using element_type = T;
+  using value_type = typename std::remove_cv<T>::type;
+  using shape_type = std::array<std::size_t, Rank>;
+
+  CROKTILE_HOST_DEVICE constexpr spanned_view() : data_(nullptr), shape_{} {}
+  CROKTILE_HOST_DEVICE spanned_view(T* data, const shape_type& shape)
+      : data_(data), shape_(shape) {}
+
+  // spanned_view<T> -> spanned_view<const T>, never the reverse.
+  template <typename U,
+            typename = typename std::enable_if<!std::is_same<U, T>::value &&
+                                               std::is_convertible<U (*)[], T (*)[]>::value>::type>
+  CROKTILE_HOST_DEVICE spanned_view(const spanned_view<U, Rank>& other)
+      : data_(other.data_), shape_(other.shape_) {}
+
+  CROKTILE_HOST_DEVICE static constexpr std::size_t rank() { return Rank; }
+  CROKTILE_HOST_DEVICE const shape_type& shape() const { return shape_; }
+  // shape(d) rather than shape()[d] in device code: std::array's operator[] is host-only there.
+  CROKTILE_HOST_DEVICE std::size_t shape(std::size_t d) const { return detail::extent(shape_, d); }
+  CROKTILE_HOST_DEVICE T* data() const { return data_; }
+  CROKTILE_HOST_DEVICE std::size_t element_count() const { return detail::product(shape_); }
+  CROKTILE_HOST_DEVICE std::size_t size() const { return element_count(); }
+  CROKTILE_HOST_DEVICE bool empty() const { return element_count() == 0; }
+
+  // Flat iteration over all elements in row-major order (std::fill, std::equal...).
+  CROKTILE_HOST_DEVICE T* begin() const { return data_; }
+  CROKTILE_HOST_DEVICE T* end() const { return data_ + element_count(); }
+
+  // Unchecked, like C array indexing; x[i][j][k] walks down one rank per [].
+  CROKTILE_HOST_DEVICE detail::subscript_t<T, Rank> operator[](std::size_t i) const {
+    if constexpr (Rank == 1) {
+      return data_[i];
+    } else {
+      return spanned_view<T, Rank - 1>(data_ + i * detail::product(shape_, 1),
+                                       detail::tail(shape_));
+    }
+  }
+
+private:
+  template <typename, std::size_t>
+  friend class spanned_view;
+
+  T* data_;
+  shape_type shape_;
+};
+
+// Owning, zero-initialised, row-major buffer; the return type of __co__
+// functions. Move-only: tensors can be large and an implicit deep copy in
+// host code is almost always unintended. Use clone() for an explicit copy.
+// A moved-from object is empty (null data, all-zero shape).
+template <typename T, std::size_t Rank>
+class spanned_data {
+  static_assert(Rank >= 1, "croktile: spanned_data needs rank >= 1");
+  static_assert(!std::is_const<T>::value, "croktile: spanned_data owns mutable storage");
+
+public:
+  using element_type = T;
+  using value_type = T;
+  using shape_type = std::array<std::size_t, Rank>;
+
+  spanned_data() : shape_{} {}
+  explicit spanned_data(const shape_type& shape)
+      // new T[n]() value-initialises: zero for arithmetic types and f16/bf16.
+      : data_(new T[detail::checked_count(shape)]()), shape_(shape) {}
+
+  spanned_data(spanned_data&& other) noexcept
+      : data_(std::move(other.data_)), shape_(other.shape_) {
+    other.shape_ = shape_type{};
+  }
+  spanned_data& operator=(spanned_data&& other) noexcept {
+    if (this != &other) {
+      data_ = std::move(other.data_);
+      shape_ = other.shape_;
+      other.shape_ = shape_type{};
+    }
+    return *this;
+  }
+  spanned_data(const spanned_data&) = delete;
+  spanned_data& operator=(const spanned_data&) = delete;
+
+  spanned_data clone() const {
+    spanned_data copy(shape_);
+    const std::size_t n = element_count();
+    for (std::size_t i = 0; i < n; ++i) copy.data_[i] = data_[i];
+    return copy;
+  }
+
+  static constexpr std::size_t rank() { return Rank; }
+  const shape_type& shape() const { return shape_; }
+  std::size_t shape(std::size_t d) const { return shape_[d]; }
+  T* data() { return data_.get(); }
+  const T* data() const { return data_.get(); }
+  std::size_t element_count() const { return detail::product(shape_); }
+  std::size_t size() const { return element_count(); }
+  bool empty() const { return element_count() == 0; }
+
+  T* begin() { return data(); }
+  T* end() { return data() + element_count(); }
+  const T* begin() const { return data(); }
+  const T* end() const { return data() + element_count(); }
+
+  spanned_view<T, Rank> view() { return spanned_view<T, Rank>(data(), shape_); }
+  spanned_view<const T, Rank> view() const { return spanned_view<const T, Rank>(data(), shape_); }
+
+  // Lets a result be passed straight to another __co__ function taking a view.
+  operator spanned_view<T, Rank>() { return view(); }
+  operator spanned_view<const T, Rank>() const { return view(); }
+
+  detail::subscript_t<T, Rank> operator[](std::size_t i) { return view()[i]; }
+  detail::subscript_t<const T, Rank> operator[](std::size_t i) const { return view()[i]; }
+
+private:
+  std::unique_ptr<T[]> data_;
+  shape_type shape_;
+};
+
+// Attach a shape to caller-owned memory (no copy). The most significant
+// dimension comes first: {6, 17, 128} matches `T a[6][17][128]`.
+template <std::size_t Rank, typename T>
+spanned_view<T, Rank> make_spanview(T* ptr, std::initializer_list<std::size_t> init) {
+  if (init.size() != Rank)
+    throw croktile::runtime_error("croktile::make_spanview: rank is " + std::to_string(Rank) +
+                                  " but " + std::to_string(init.size()) +
+                                  " dimensions were given");
+  std::array<std::size_t, Rank> shape{};
+  std::size_t d = 0;
+  for (std::size_t v : init) shape[d++] = v;
+  // A null pointer with a non-empty shape can only fault later, far from the cause.
+  if (ptr == nullptr && detail::product(shape) != 0)
+    throw croktile::runtime_error("croktile::make_spanview: null data pointer");
+  return spanned_view<T, Rank>(ptr, shape);
+}
+
+// Allocate a zero-initialised owning buffer: make_spandata<f32>(6, 17, 128).
+// Negative dimensions throw croktile::runtime_error.
+template <typename T, typename... Dims>
+spanned_data<T, sizeof...(Dims)> make_spandata(Dims... dims) {
+  static_assert(sizeof...(Dims) >= 1, "croktile::make_spandata: give at least one dimension");
+  return spanned_data<T, sizeof...(Dims)>(
+      std::array<std::size_t, sizeof...(Dims)>{{detail::to_dim(dims)...}});
+}
+
+}  // namespace croktile
+
+// The specification spells the namespace both ways.
+namespace choreo = croktile;
