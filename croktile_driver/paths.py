@@ -1,0 +1,25 @@
+"""Where the data files are: inside the installed wheel, or at the top of a checkout."""
+from __future__ import annotations
+
+import os
+
+_PKG = os.path.dirname(os.path.abspath(__file__))
+
+
+def data_dir() -> str:
+    installed = os.path.join(_PKG, "data")
+    if os.path.isdir(installed):
+        return installed
+    return os.path.dirname(_PKG)  # a source checkout: runtime/, cmake/ sit beside the package
+
+
+def runtime_dir() -> str:
+    return os.path.join(data_dir(), "runtime")
+
+
+def cmake_dir() -> str:
+    return os.path.join(data_dir(), "cmake")
+
+
+def toolchains_file() -> str:
+    return os.path.join(data_dir(), "toolchains.yaml")

@@ -1,0 +1,14 @@
+"""One module per target: code generation plus the compile and link jobs."""
+from __future__ import annotations
+
+from .base import ToolChain
+
+
+def toolchain_for(target: str) -> type:
+    if target == "cpu":
+        from .cpu import CpuToolChain
+        return CpuToolChain
+    raise KeyError(target)
+
+
+__all__ = ["ToolChain", "toolchain_for"]

@@ -1,0 +1,72 @@
+"""What every target's toolchain provides, and the C++ emission they share."""
+from __future__ import annotations
+
+import os
+from typing import Dict, List
+
+from ..frontend import ir
+from ..frontend.pipeline import TranslationUnit
+from ..frontend.symbolic import Sym
+
+
+def c_string(text: str) -> str:
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
+
+
+def line_directive(loc) -> str:
+    return f"#line {loc.line} {c_string(loc.file)}"
+
+
+def sym_c(s: Sym) -> str:
+    return s.to_c()
+
+
+def elem_ctype(elem: str) -> str:
+    return ir.ELEM_CTYPES[elem]
+
+
+def signature(fn: ir.Function) -> str:
+    """The C++ declaration host code calls: spanned views in, owning data out."""
+    params = []
+    for p in fn.params:
+        if p.kind == "data":
+            params.append(f"croktile::spanned_view<{elem_ctype(p.elem)}, {p.rank}> {p.name}")
+        elif p.kind == "float":
+            params.append(f"{p.ctype} {p.name}")
+        else:
+            params.append(f"{p.kind} {p.name}")
+    if fn.ret_kind == "data":
+        ret = f"croktile::spanned_data<{elem_ctype(fn.ret_elem)}, {len(fn.ret_shape)}>"
+    else:
+        ret = fn.ret_kind
+    return f"{ret} {fn.name}({', '.join(params)})"
+
+
+def check_stmt(check: ir.Check, indent: str) -> str:
+    where = c_string(f"{check.loc.file}:{check.loc.line}:{check.loc.col}")
+    values = ", ".join(f"(long long)({sym_c(v)})" for v in check.values)
+    return (f"{indent}if (!({sym_c(check.cond)})) croktile::detail::check_failed("
+            f"{where}, {c_string(check.message)}, {{{values}}});")
+
+
+class ToolChain:
+    """Target knowledge lives in subclasses; the driver only asks these questions."""
+
+    target = ""
+    source_suffix = ".cpp"      # suffix of the generated host source
+
+    def __init__(self, profile: Dict, options):
+        self.profile = profile
+        self.options = options
+
+    def generate(self, tu: TranslationUnit, diag) -> Dict[str, str]:
+        """Returns generated files: suffix -> text (the host source under source_suffix)."""
+        raise NotImplementedError
+
+    def runtime_include_dir(self) -> str:
+        from ..paths import runtime_dir
+        return runtime_dir()
+
+    def compiler(self) -> List[str]:
+        env = os.environ.get("CXX")
+        return [env] if env and self.profile.get("honour_env_cxx", True) else [self.profile.get("cxx", "c++")]
