@@ -494,7 +494,8 @@ def tables_are_current() -> bool:
     except ImportError:
         return False
     grammar = _Grammar()
-    pinfo = ply.yacc.ParserReflect(grammar, log=ply.yacc.NullLogger())
+    pdict = {name: getattr(grammar, name) for name in dir(grammar)}
+    pinfo = ply.yacc.ParserReflect(pdict, log=ply.yacc.NullLogger())
     pinfo.get_all()
     return _parsetab._lr_signature == pinfo.signature()
 
