@@ -5,15 +5,44 @@ import os
 import tempfile
 
 
+class OutputError(OSError):
+    """An output cannot be written (a user error: a missing or read-only directory)."""
+
+
+def is_special(path: str) -> bool:
+    """An existing output that is not a regular file (/dev/null, a FIFO, /dev/stdout): it is
+    written through, never replaced by a rename (which would put a file in its place)."""
+    return os.path.exists(path) and not os.path.isfile(path)
+
+
 def write_atomic(path: str, data, mode: int = 0o644) -> None:
+    payload = data.encode() if isinstance(data, str) else data
+    if is_special(path):
+        try:
+            with open(path, "wb") as fh:
+                fh.write(payload)
+        except OSError as exc:
+            raise OutputError(exc.errno, f"cannot write '{path}': {exc.strerror}") from None
+        return
     directory = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(prefix=".croktile-", dir=directory)
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=".croktile-", dir=directory)
+    except OSError as exc:
+        raise OutputError(exc.errno, f"cannot write '{path}': {exc.strerror}") from None
     try:
         with os.fdopen(fd, "wb") as fh:
-            fh.write(data.encode() if isinstance(data, str) else data)
-        os.chmod(tmp, mode)
+            fh.write(payload)
+        os.chmod(tmp, mode & ~_umask())
         os.replace(tmp, path)
-    except BaseException:
+    except BaseException as exc:
         if os.path.exists(tmp):
             os.unlink(tmp)
+        if isinstance(exc, OSError) and not isinstance(exc, OutputError):
+            raise OutputError(exc.errno, f"cannot write '{path}': {exc.strerror}") from None
         raise
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask

@@ -11,6 +11,7 @@ import traceback
 from typing import List, Optional
 
 from . import __version__
+from .atomic import OutputError
 from .diagnostics import Diagnostics, FatalError
 from .options import ParsedArgs, UsageError, help_text, parse_args
 
@@ -28,6 +29,9 @@ def main(argv: Optional[List[str]] = None) -> int:
     try:
         return _main(argv)
     except FatalError:
+        return 1
+    except OutputError as exc:  # a missing or read-only output directory: the user's error
+        print(f"croktilec: error: {exc.strerror}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         return 130
@@ -65,7 +69,21 @@ def _main(argv: List[str]) -> int:
     if not args.inputs:
         print("croktilec: fatal error: no input files", file=sys.stderr)
         return 1
+    if args.output and args.output != "-" and os.path.isfile(args.output):
+        for path in args.inputs:   # -o main.co.cpp would replace the source with the result
+            if os.path.isfile(path) and os.path.samefile(path, args.output):
+                print(f"croktilec: fatal error: input file '{path}' is the same as output file", file=sys.stderr)
+                return 1
     if args.syntax_only or args.dump_ast or args.dump_ir or args.stage_preprocess:
+        if args.target is not None or args.profile is not None or args.toolchain_file is not None:
+            # a bad -t/--profile is an error at every stage, as it is for a full build
+            from .profiles import ProfileError, load_profiles, select_profile
+            try:
+                select_profile(load_profiles([args.toolchain_file] if args.toolchain_file else []),
+                               args.target, args.profile)
+            except ProfileError as exc:
+                print(f"croktilec: error: {exc}", file=sys.stderr)
+                return 1
         return _frontend_only(args, diag)
     from . import driver
     return driver.compile_command(args, diag)
@@ -86,9 +104,30 @@ def read_source(path: str, diag: Diagnostics) -> Optional[str]:
     return None
 
 
+def macro_flags(args: ParsedArgs) -> List[str]:
+    """-D and -U as given, in command-line order (``-UX -DX`` defines X, as in gcc)."""
+    order = [(dest, value) for dest, value in getattr(args, "order", ()) if dest in ("defines", "undefines")]
+    if not order:
+        order = [("defines", d) for d in args.defines] + [("undefines", u) for u in args.undefines]
+    return [("-D" if dest == "defines" else "-U") + str(value) for dest, value in order]
+
+
 def frontend_options(args: ParsedArgs) -> dict:
-    return dict(defines=[_split_define(d) for d in args.defines], undefines=list(args.undefines),
-                include_dirs=list(args.include_dirs))
+    # the frontend applies its defines, then its undefines: hand it the net effect of the flags
+    defines: dict = {}
+    undefines: List[str] = []
+    for flag in macro_flags(args):
+        if flag.startswith("-D"):
+            name, value = _split_define(flag[2:])
+            defines.pop(name, None)
+            defines[name] = value
+            if name in undefines:
+                undefines.remove(name)
+        else:
+            defines.pop(flag[2:], None)
+            if flag[2:] not in undefines:
+                undefines.append(flag[2:])
+    return dict(defines=list(defines.items()), undefines=undefines, include_dirs=list(args.include_dirs))
 
 
 def _frontend_only(args: ParsedArgs, diag: Diagnostics) -> int:

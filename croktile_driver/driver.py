@@ -16,8 +16,8 @@ import tempfile
 from dataclasses import dataclass, field
 from typing import List, Optional
 
-from .atomic import write_atomic
-from .cli import CO_SUFFIXES, frontend_options, read_source
+from .atomic import is_special, write_atomic
+from .cli import CO_SUFFIXES, frontend_options, macro_flags, read_source
 from .diagnostics import Diagnostics
 from .options import ParsedArgs
 from .profiles import ProfileError, load_profiles, select_profile
@@ -34,6 +34,8 @@ class Job:
     output: str = ""
     depfile: Optional[str] = None
     dep_source: Optional[str] = None  # the .co.cpp to name in place of the generated file
+    tmp_dep: Optional[str] = None     # the depfile the compiler writes (in the work dir)
+    dep_targets: List[str] = field(default_factory=list)
 
 
 @dataclass
@@ -63,7 +65,7 @@ def info_command(args: ParsedArgs) -> int:
     try:
         profiles = load_profiles([args.toolchain_file] if args.toolchain_file else [])
     except ProfileError as exc:
-        print(f"croktilec: {exc}", file=sys.stderr)
+        print(f"croktilec: error: {exc}", file=sys.stderr)
         return 1
     for name, prof in sorted(profiles["profiles"].items()):
         cxx = prof.get("cxx", "c++")
@@ -122,10 +124,7 @@ def _compile_flags(args: ParsedArgs, toolchain) -> List[str]:
         flags.append("-Werror")
     for d in args.include_dirs:
         flags.append(f"-I{d}")
-    for d in args.defines:
-        flags.append(f"-D{d}")
-    for u in args.undefines:
-        flags.append(f"-U{u}")
+    flags.extend(macro_flags(args))
     flags.append(f"-I{toolchain.runtime_include_dir()}")
     flags.extend(args.xcompiler)
     return flags
@@ -140,11 +139,23 @@ def _run(args: ParsedArgs, diag: Diagnostics, toolchain, workdir: str) -> int:
     generated: List[tuple] = []   # (final path or None, temp path, text)
     jobs: List[Job] = []
     want_dep = args.dep_md or args.dep_mmd
+    used_stems: set = set()
+
+    def temp_stem(stem: str) -> str:
+        # a/x.co.cpp and b/x.cpp must not share temporaries (x.gen.cpp, x.o, x.d)
+        name, n = stem, 1
+        while name in used_stems:
+            n += 1
+            name = f"{stem}-{n}"
+        used_stems.add(name)
+        return name
+
     for path in args.inputs:
         if path.endswith(OBJ_SUFFIXES):
             objects.append(path)
             continue
         stem = _stem(path)
+        tstem = temp_stem(stem)
         source = path
         if _is_co(path):
             text = read_source(path, diag)
@@ -154,9 +165,11 @@ def _run(args: ParsedArgs, diag: Diagnostics, toolchain, workdir: str) -> int:
             if args.stage_source:
                 gen_path = args.output or (stem + gen_suffix)
             else:
-                gen_path = os.path.join(temp_dir, stem + gen_suffix)
+                gen_path = os.path.join(temp_dir, tstem + gen_suffix)
             jobs.append(Job(["croktilec", "-S", "-t", toolchain.target, "--profile", toolchain.profile["name"]]
-                            + [f"-D{d}" for d in args.defines] + [f"-U{u}" for u in args.undefines]
+                            + (["--toolchain-file", args.toolchain_file] if args.toolchain_file else [])
+                            + (["-w"] if args.no_warnings else []) + (["-Werror"] if args.werror else [])
+                            + macro_flags(args)
                             + [f"-I{d}" for d in args.include_dirs] + ["-o", gen_path, path],
                             "transpile", path, gen_path))
             source = gen_path
@@ -167,18 +180,29 @@ def _run(args: ParsedArgs, diag: Diagnostics, toolchain, workdir: str) -> int:
         if stop := args.stage_compile:
             obj = args.output or (stem + ".o")
         else:
-            obj = os.path.join(temp_dir, stem + ".o")
+            obj = os.path.join(temp_dir, tstem + ".o")
         del stop
-        compile_argv = [*cxx, *flags, "-c", source, "-o", obj]
+        compile_argv = [*cxx, *flags]
+        if source != path:
+            # the generated source lives elsewhere: #include "x.h" must still find the x.h
+            # that sits beside the .co.cpp, as it would for the compiler's own input
+            compile_argv += ["-iquote", os.path.dirname(path) or "."]
+        compile_argv += ["-c", source, "-o", obj]
         job = Job(compile_argv, "compile", source, obj)
         if want_dep:
-            depfile = args.dep_file or (os.path.splitext(args.output or obj)[0] + ".d") if args.stage_compile \
-                else (args.dep_file or os.path.splitext(args.output or "a.out")[0] + ".d")
-            tmp_dep = os.path.join(workdir, stem + ".d")
+            if args.stage_compile:
+                depfile = args.dep_file or os.path.splitext(obj)[0] + ".d"
+                targets = list(args.dep_target) or [obj]
+            else:   # one depfile for the executable, listing what every source read
+                out = args.output or "a.out"
+                depfile = args.dep_file or os.path.splitext(out)[0] + ".d"
+                targets = list(args.dep_target) or [out]
+            tmp_dep = os.path.join(workdir, tstem + ".d")
             job.argv += ["-MMD" if args.dep_mmd else "-MD", "-MF", tmp_dep]
             job.depfile = depfile
             job.dep_source = path
             job.tmp_dep = tmp_dep
+            job.dep_targets = targets
         jobs.append(job)
         objects.append(obj)
     if not args.stage_source and not args.stage_compile:
@@ -196,6 +220,19 @@ def _run(args: ParsedArgs, diag: Diagnostics, toolchain, workdir: str) -> int:
         return 0
 
     staged: List[tuple] = []   # (temp path, final path)
+    try:
+        rc = _run_jobs(jobs, args, diag, toolchain, workdir, staged)
+        if rc == 0:
+            for tmp, final in staged:
+                os.replace(tmp, final)
+            staged = []
+    finally:
+        _discard(staged)   # a failure, an exception or ^C: no output, no temporaries
+    return rc
+
+
+def _run_jobs(jobs: List[Job], args: ParsedArgs, diag: Diagnostics, toolchain, workdir: str, staged) -> int:
+    dep_rules: dict = {}   # depfile -> [(targets, deps)]
     for job in jobs:
         if args.verbose:
             print(" ".join(shlex.quote(a) for a in job.argv), file=sys.stderr)
@@ -206,31 +243,42 @@ def _run(args: ParsedArgs, diag: Diagnostics, toolchain, workdir: str) -> int:
             continue
         final = job.output
         is_final = (job.kind == "link") or (job.kind == "compile" and args.stage_compile)
-        if is_final:
-            tmp_out = os.path.join(os.path.dirname(os.path.abspath(final)) or ".",
-                                   f".croktile-{os.getpid()}-{os.path.basename(final)}")
-            argv = [tmp_out if a == final and i == job.argv.index("-o") + 1 else a
-                    for i, a in enumerate(job.argv)]
+        if is_final and is_special(final):   # -o /dev/null: the compiler writes it directly
+            argv = job.argv
+        elif is_final:
+            out_dir = os.path.dirname(os.path.abspath(final))
+            if not os.path.isdir(out_dir):
+                print(f"croktilec: error: cannot write '{final}': No such file or directory", file=sys.stderr)
+                return 1
+            tmp_out = os.path.join(out_dir, f".croktile-{os.getpid()}-{os.path.basename(final)}")
+            o_index = len(job.argv) - 1 - job.argv[::-1].index("-o")
+            argv = list(job.argv)
+            argv[o_index + 1] = tmp_out
+            staged.append((tmp_out, final))   # removed again unless every job succeeds
         else:
-            tmp_out, argv = final, job.argv
+            argv = job.argv
         try:
             rc = subprocess.call(argv)
-        except FileNotFoundError:
-            print(f"croktilec: error: cannot run '{argv[0]}': not found (profile '{toolchain.profile['name']}')",
-                  file=sys.stderr)
-            _discard(staged)
+        except OSError as exc:
+            print(f"croktilec: error: cannot run '{argv[0]}': {exc.strerror} "
+                  f"(profile '{toolchain.profile['name']}')", file=sys.stderr)
             return 1
         if rc != 0:
-            if is_final and os.path.exists(tmp_out):
-                os.unlink(tmp_out)
-            _discard(staged)
             return 1
-        if is_final:
-            staged.append((tmp_out, final))
         if job.depfile:
-            _write_depfile(job, args, staged, workdir)
-    for tmp, final in staged:
-        os.replace(tmp, final)
+            _collect_deps(job, dep_rules)
+    for depfile, rules in dep_rules.items():
+        text = "".join(_format_rule(t, d) for t, d in rules).encode("utf-8", "surrogateescape")
+        if is_special(depfile):
+            write_atomic(depfile, text)
+            continue
+        tmp = os.path.join(os.path.dirname(os.path.abspath(depfile)),
+                           f".croktile-{os.getpid()}-{os.path.basename(depfile)}")
+        staged.append((tmp, depfile))
+        if not os.path.isdir(os.path.dirname(tmp)):
+            print(f"croktilec: error: cannot write '{depfile}': No such file or directory", file=sys.stderr)
+            return 1
+        write_atomic(tmp, text)
     return 0
 
 
@@ -256,7 +304,14 @@ def _transpile(job: Job, args: ParsedArgs, diag: Diagnostics, toolchain, workdir
     main_suffix = toolchain.source_suffix
     for suffix, content in files.items():
         path = job.output if suffix == main_suffix else job.output[: -len(main_suffix)] + suffix
-        if args.stage_source:
+        if args.stage_source and path == "-":
+            sys.stdout.write(content)
+        elif args.stage_source and is_special(path):
+            write_atomic(path, content)
+        elif args.stage_source:
+            if not os.path.isdir(os.path.dirname(os.path.abspath(path))):
+                print(f"croktilec: error: cannot write '{path}': No such file or directory", file=sys.stderr)
+                return 1
             tmp = os.path.join(os.path.dirname(os.path.abspath(path)), f".croktile-{os.getpid()}-{os.path.basename(path)}")
             write_atomic(tmp, content)
             staged.append((tmp, path))
@@ -265,22 +320,59 @@ def _transpile(job: Job, args: ParsedArgs, diag: Diagnostics, toolchain, workdir
     return 0
 
 
-def _write_depfile(job: Job, args: ParsedArgs, staged, workdir: str) -> None:
-    """Rewrites the compiler's depfile so it names the .co.cpp and our output."""
+def _make_words(text: str) -> List[str]:
+    """The words of a make rule as gcc writes it: '\\ ' is a space, '$$' a dollar."""
+    words, cur, i = [], [], 0
+    while i < len(text):
+        ch = text[i]
+        if ch == "\\" and i + 1 < len(text) and text[i + 1] in " #\t":
+            cur.append(text[i + 1])
+            i += 2
+            continue
+        if ch == "\\" and text[i + 1: i + 2] == "\n":
+            i += 2
+            ch = " "
+        elif ch == "$" and text[i + 1: i + 2] == "$":
+            cur.append("$")
+            i += 2
+            continue
+        else:
+            i += 1
+        if ch.isspace():
+            if cur:
+                words.append("".join(cur))
+                cur = []
+        else:
+            cur.append(ch)
+    if cur:
+        words.append("".join(cur))
+    return words
+
+
+def _make_escape(path: str) -> str:
+    return path.replace("$", "$$").replace("#", "\\#").replace(" ", "\\ ")
+
+
+def _collect_deps(job: Job, dep_rules: dict) -> None:
+    """Reads the compiler's depfile; the .co.cpp takes the place of the generated file."""
     try:
-        with open(job.tmp_dep, encoding="utf-8") as fh:
-            raw = fh.read()
+        with open(job.tmp_dep, encoding="utf-8", errors="surrogateescape") as fh:
+            words = _make_words(fh.read())
     except OSError:
-        return
-    body = raw.replace("\\\n", " ")
-    _, _, deps_text = body.partition(": ")
-    deps = deps_text.split()
+        words = []
+    # the first rule: "target: dep dep ..." (the target word ends with ':')
+    colon = next((i for i, w in enumerate(words) if w.endswith(":")), None)
+    deps = words[colon + 1:] if colon is not None else []
     gen = os.path.abspath(job.source)
-    deps = [d for d in deps if os.path.abspath(d) != gen]
-    deps.insert(0, job.dep_source)
-    targets = args.dep_target or [args.output or job.output]
-    lines = [" ".join(targets) + ": \\"]
-    lines += [f"  {d} \\" for d in deps[:-1]] + [f"  {deps[-1]}"]
-    tmp = job.depfile + f".croktile-{os.getpid()}"
-    write_atomic(tmp, "\n".join(lines) + "\n")
-    staged.append((tmp, job.depfile))
+    deps = [job.dep_source] + [d for d in deps if os.path.abspath(d) != gen]
+    rules = dep_rules.setdefault(job.depfile, [])
+    if rules and rules[-1][0] == job.dep_targets:   # one executable: one rule for all sources
+        rules[-1][1].extend(d for d in deps if d not in rules[-1][1])
+    else:
+        rules.append((job.dep_targets, list(dict.fromkeys(deps))))
+
+
+def _format_rule(targets: List[str], deps: List[str]) -> str:
+    lines = [" ".join(_make_escape(t) for t in targets) + ":"]
+    lines += [f"  {_make_escape(d)}" for d in deps]
+    return " \\\n".join(lines) + "\n"

@@ -72,12 +72,14 @@ class UsageError(Exception):
 class ParsedArgs:
     values: Dict[str, object] = field(default_factory=dict)
     inputs: List[str] = field(default_factory=list)
+    # every option as (dest, value) in command-line order: -D and -U act in the order given
+    order: List[Tuple[str, object]] = field(default_factory=list)
 
     def get(self, dest: str, default=None):
         return self.values.get(dest, default)
 
     def __getattr__(self, dest: str):
-        if dest in ("values", "inputs"):
+        if dest in ("values", "inputs", "order"):
             raise AttributeError(dest)
         spec = _BY_DEST.get(dest)
         if spec is None:
@@ -152,6 +154,7 @@ def parse_args(argv: List[str]) -> ParsedArgs:
                 args.values.setdefault(opt.dest, []).append(value)
             else:
                 args.values[opt.dest] = value
+            args.order.append((opt.dest, value))
             break
         else:
             raise UsageError(f"unrecognized command-line option '{arg}'")

@@ -11,8 +11,9 @@ from croktile_driver.frontend import parser
 INSTALLED = "site-packages" in croktile_driver.__file__ or "dist-packages" in croktile_driver.__file__
 
 ELE = """
+#define ROWS 6
 __device__ void kernel(int *a, int *b, int *c, int n) { for (int i = 0; i < n; ++i) c[i] = a[i] + b[i]; }
-__co__ s32 [6, 16] add(s32 [6, 16] lhs, s32 [6, 16] rhs) {
+__co__ s32 [ROWS, 16] add(s32 [ROWS, 16] lhs, s32 [6, 16] rhs) {
   s32 [lhs.span] out;
   parallel p by 6 {
     a = dma.copy lhs.chunkat(p, _) => local;
@@ -41,16 +42,21 @@ def _tree_listing(root):
 
 
 def test_a_run_writes_no_tables(tmp_path):
+    """Also with macros, i.e. with pcpp (which bundles a PLY of its own) in the process."""
+    import pcpp
     src = tmp_path / "add.co.cpp"
     src.write_text(ELE)
     pkg = os.path.dirname(croktile_driver.__file__)
+    pcpp_dir = os.path.dirname(pcpp.__file__)
     before = _tree_listing(pkg)
+    pcpp_before = _tree_listing(pcpp_dir)
     cwd_before = set(os.listdir(tmp_path))
     env = dict(os.environ, PYTHONPATH=os.path.dirname(pkg))
     rc = subprocess.call([sys.executable, "-m", "croktile_driver", "-fsyntax-only", str(src)], cwd=tmp_path, env=env)
     assert rc == 0
     assert set(os.listdir(tmp_path)) == cwd_before
     assert _tree_listing(pkg) == before
+    assert _tree_listing(pcpp_dir) == pcpp_before
     assert not any(n in ("parser.out", "parsetab.py") for n in os.listdir(tmp_path))
 
 

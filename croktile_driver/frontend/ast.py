@@ -28,19 +28,22 @@ class Node:
                         yield item
 
     def dump(self, indent: int = 0) -> str:
-        attrs = []
-        for f in fields(self):
-            value = getattr(self, f.name)
-            if f.name == "loc" or isinstance(value, Node) or (
-                    isinstance(value, list) and value and isinstance(value[0], Node)):
-                continue
-            attrs.append(f"{f.name}={value!r}")
-        line = "  " * indent + f"{type(self).__name__} <{self.loc.line}:{self.loc.col}>"
-        if attrs:
-            line += " " + " ".join(attrs)
-        out = [line]
-        for child in self.children():
-            out.append(child.dump(indent + 1))
+        out = []
+        stack = [(self, indent)]  # iterative: deeply nested expressions must not overflow
+        while stack:
+            node, depth = stack.pop()
+            attrs = []
+            for f in fields(node):
+                value = getattr(node, f.name)
+                if f.name == "loc" or isinstance(value, Node) or (
+                        isinstance(value, list) and value and isinstance(value[0], Node)):
+                    continue
+                attrs.append(f"{f.name}={value!r}")
+            line = "  " * depth + f"{type(node).__name__} <{node.loc.line}:{node.loc.col}>"
+            if attrs:
+                line += " " + " ".join(attrs)
+            out.append(line)
+            stack.extend(reversed([(child, depth + 1) for child in node.children()]))
         return "\n".join(out)
 
 

@@ -94,6 +94,8 @@ class TileflowLexer:
         self.start_line = line
         self.start_col = col
         self.lexer = None
+        self.on_error = None  # called with a LexError instead of raising it, when set
+        self.colmap = None    # (file, line, col) -> col, set after macro expansion
 
     def build(self, **kwargs):
         self.lexer = ply.lex.lex(module=self, **kwargs)
@@ -110,9 +112,34 @@ class TileflowLexer:
         self._first_line_end = text.find("\n")
         if self._first_line_end < 0:
             self._first_line_end = len(text)
+        self._pushback = []
+        self.prev_token = None   # the token before `last_token` (for "expected ';'" after it)
+        self.last_token = None
 
     def token(self):
-        return self.lexer.token()
+        if self._pushback:
+            tok = self._pushback.pop()
+        else:
+            tok = self.lexer.token()
+            if tok is not None:
+                tok.endlexpos = self.lexer.lexpos
+        self.prev_token, self.last_token = self.last_token, tok
+        return tok
+
+    def push_back(self, tok) -> None:
+        """Makes ``tok`` the next token again (the parser inserted one before it)."""
+        self._pushback.append(tok)
+
+    def spelling(self, tok) -> str:
+        """The token as written in the source."""
+        end = getattr(tok, "endlexpos", None)
+        if end is not None and not getattr(tok, "virtual", False):
+            return self._text[tok.lexpos:end]
+        return tok.value if isinstance(tok.value, str) else str(tok.value)
+
+    def end_loc(self, tok) -> Loc:
+        """The position just after ``tok``."""
+        return self.loc(tok.lineno, getattr(tok, "endlexpos", tok.lexpos))
 
     @property
     def lineno(self) -> int:
@@ -137,7 +164,10 @@ class TileflowLexer:
         return lexpos - last_nl
 
     def loc(self, lineno: int, lexpos: int) -> Loc:
-        return Loc(self.filename, lineno, self.column(lexpos))
+        col = self.column(lexpos)
+        if self.colmap is not None:  # columns of macro-expanded lines -> the user's columns
+            col = self.colmap(self.filename, lineno, col)
+        return Loc(self.filename, lineno, col)
 
     # -- rules with code (PLY applies these in definition order) -------------
     def t_FLOAT_CONST(self, t):
@@ -152,7 +182,12 @@ class TileflowLexer:
         elif text[:2] in ("0b", "0B"):
             t.value = int(text, 2)
         elif len(text) > 1 and text[0] == "0":
-            t.value = int(text, 8)
+            bad = next((ch for ch in text if ch in "89"), None)
+            if bad is not None:
+                self._report(t, f"invalid digit '{bad}' in octal constant")
+                t.value = 0
+            else:
+                t.value = int(text, 8)
         else:
             t.value = int(text)
         return t
@@ -188,5 +223,15 @@ class TileflowLexer:
         r"\n+"
         t.lexer.lineno += len(t.value)
 
+    def _report(self, t, msg: str) -> None:
+        err = LexError(self.loc(t.lexer.lineno, t.lexpos), msg)
+        if self.on_error is None:
+            raise err
+        self.on_error(err)
+
     def t_error(self, t):
-        raise LexError(self.loc(t.lexer.lineno, t.lexpos), f"stray '{t.value[0]}' in tileflow code")
+        err = LexError(self.loc(t.lexer.lineno, t.lexpos), f"stray '{t.value[0]}' in tileflow code")
+        if self.on_error is None:
+            raise err
+        self.on_error(err)  # reported; skip the character and go on, as gcc does
+        t.lexer.skip(1)

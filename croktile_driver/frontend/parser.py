@@ -11,6 +11,7 @@ import argparse
 import sys
 from typing import List, Optional
 
+import ply.lex
 import ply.yacc
 
 from . import ast as A
@@ -29,6 +30,8 @@ _SPELLING = {
     "ID": "identifier", "INT_CONST": "integer constant", "FLOAT_CONST": "floating constant",
 }
 
+_WORDS = {"ID", "INT_CONST", "FLOAT_CONST"}  # named, not quoted: "expected identifier before ..."
+
 
 class ParseError(Exception):
     pass
@@ -44,6 +47,7 @@ class _Grammar:
         self.lex: Optional[TileflowLexer] = None
         self.diag: Optional[Diagnostics] = None
         self.last_error_pos = None
+        self.cascade_line = None
 
     # -- helpers ---------------------------------------------------------------
     def _loc(self, p, i: int) -> Loc:
@@ -153,6 +157,7 @@ class _Grammar:
         """stmt : error SEMI
                 | error block"""
         p[0] = None
+        self.parser.errok()  # resynchronised at a statement boundary: report the next error
 
     def p_data_decl(self, p):
         """data_decl : ELEMTYPE span_spec id_list SEMI
@@ -435,26 +440,86 @@ class _Grammar:
     def p_error(self, tok):
         if tok is None:
             self.diag.error(self.end_loc, "expected '}' at end of input")
-            return
-        loc = self.lex.loc(tok.lineno, tok.lexpos)
-        if self.last_error_pos == tok.lexpos:
-            return
+            return None
+        if self.last_error_pos == tok.lexpos or getattr(tok, "virtual", False):
+            return None
+        where = (self.lex.filename, tok.lineno)
+        if where == self.cascade_line:
+            return None  # panic-mode recovery of an error on this line: follow-on noise
         self.last_error_pos = tok.lexpos
-        shown = tok.value if isinstance(tok.value, str) else str(tok.value)
+        loc = self.lex.loc(tok.lineno, tok.lexpos)
+        shown = self.lex.spelling(tok)
+        acceptable = self._acceptable()
+        prev = self.lex.prev_token
+        if "SEMI" in acceptable and prev is not None and prev is not tok:
+            # gcc-style: the ';' is missing right after the previous token; insert it and
+            # go on, so the rest of the function is parsed (and checked for errors) as usual
+            self.diag.error(self.lex.end_loc(prev), f"expected ';' before '{shown}'")
+            self.cascade_line = None
+            return self._insert_token(tok, prev, "SEMI", ";")
+        self.cascade_line = where
         expected = self._expected()
         if expected and len(expected) <= 3:
-            want = " or ".join(f"'{_SPELLING.get(e, e.lower())}'" for e in expected)
+            want = " or ".join(_SPELLING[e] if e in _WORDS else f"'{_SPELLING.get(e, e.lower())}'"
+                               for e in expected)
             self.diag.error(loc, f"expected {want} before '{shown}'")
+        elif {"ID", "INT_CONST"} <= acceptable:
+            self.diag.error(loc, f"expected expression before '{shown}'")
+        elif "LBRACE" in acceptable:
+            self.diag.error(loc, f"expected '{{' before '{shown}'")
+        elif "RPAREN" in acceptable:
+            self.diag.error(loc, f"expected ')' before '{shown}'")
+        elif "RBRACKET" in acceptable:
+            self.diag.error(loc, f"expected ']' before '{shown}'")
         else:
             self.diag.error(loc, f"syntax error before '{shown}'")
+        return None
+
+    def _insert_token(self, tok, prev, type_: str, value: str):
+        """Error recovery by insertion: ``type_`` becomes the lookahead, ``tok`` follows it."""
+        virt = ply.lex.LexToken()
+        virt.type, virt.value = type_, value
+        virt.lineno, virt.lexpos = prev.lineno, getattr(prev, "endlexpos", prev.lexpos)
+        virt.endlexpos = virt.lexpos
+        virt.virtual = True
+        self.lex.push_back(tok)
+        self.lex.last_token = virt
+        self.parser.errok()
+        return virt
+
+    def _acceptable(self) -> set:
+        """Tokens that the parser, in its current state, would really shift.
+
+        LALR tables reduce on lookaheads that can fail later (states are shared between
+        contexts), so each candidate is checked by running the reductions on a copy of
+        the state stack until the token is shifted or rejected.
+        """
+        stack = list(getattr(self.parser, "statestack", None) or [])
+        if not stack:
+            return set()
+        row = self.parser.action.get(stack[-1], {})
+        return {t for t in row if t not in ("error", "$end") and self._shifts(stack, t)}
+
+    def _shifts(self, stack: list, tok: str) -> bool:
+        stack = list(stack)
+        action, goto, prods = self.parser.action, self.parser.goto, self.parser.productions
+        for _ in range(1000):
+            act = action.get(stack[-1], {}).get(tok)
+            if act is None:
+                return False
+            if act >= 0:
+                return True
+            prod = prods[-act]
+            if prod.len:
+                del stack[-prod.len:]
+            nxt = goto.get(stack[-1], {}).get(prod.name)
+            if nxt is None:
+                return False
+            stack.append(nxt)
+        return False
 
     def _expected(self) -> List[str]:
-        parser = self.parser
-        state = getattr(parser, "statestack", [None])[-1]
-        if state is None:
-            return []
-        acts = parser.action.get(state, {})
-        return sorted(t for t, a in acts.items() if t not in ("error", "$end") and a > 0)
+        return sorted(self._acceptable())
 
 
 class TileflowParser:
@@ -464,12 +529,19 @@ class TileflowParser:
         self.grammar = _Grammar()
         self.grammar.diag = diag
         self.lexer = TileflowLexer().build()
+        self.lexer.on_error = self._lex_error
         self.grammar.lex = self.lexer
         self.grammar.parser = _load_tables(self.grammar)
+
+    def _lex_error(self, exc: LexError) -> None:
+        self.grammar.diag.error(exc.loc, exc.msg)
+        # syntax errors the dropped character causes on its line are follow-on noise
+        self.grammar.cascade_line = (exc.loc.file, exc.loc.line)
 
     def parse(self, text: str, filename: str, line: int, col: int, end_loc: Loc) -> Optional[A.CoFunction]:
         self.lexer.input(text, filename, line, col)
         self.grammar.last_error_pos = None
+        self.grammar.cascade_line = None
         self.grammar.end_loc = end_loc
         try:
             return self.grammar.parser.parse(lexer=self.lexer, tracking=True)

@@ -4,7 +4,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import List, Optional, Tuple
 
-from ..diagnostics import Diagnostics
+from ..diagnostics import Diagnostics, Loc
 from . import ast as A
 from . import ir
 from .preprocess import preprocess
@@ -29,35 +29,52 @@ def run_frontend(text: str, filename: str, diag: Diagnostics, *,
     tu = TranslationUnit(filename, pre, [])
     if diag.errors or stop_after == "preprocess":
         return tu
-    tu.segments = split(pre, filename, diag)
-    if diag.errors or stop_after == "split":
+    colmap = None
+    if pre != f'#line 1 "{filename}"\n' + text:
+        from .preprocess import ColumnMap
+        colmap = ColumnMap(text, pre, filename) or None
+    tu.segments = split(pre, filename, diag, colmap)
+    if stop_after == "split":
         return tu
+    # after a splitter error (a stray '}', an unterminated function) the functions it did
+    # find are still parsed and checked: their errors usually show the cause
     co_segments = [s for s in tu.segments if s.kind == "co"]
+    check = stop_after != "parse"
+    # every __co__ name (definitions and prototypes) is known before the first check, so
+    # a call to a later one is caught; each function is then parsed and checked in turn,
+    # so diagnostics come out in source order
+    names = {s.name for s in tu.segments if s.kind in ("co", "co_decl") and s.name}
+    seen = {}
+    lowered = []
     if co_segments:
         from .parser import TileflowParser  # the tables load only when there is tileflow code
         parser = TileflowParser(diag)
+        parser.lexer.colmap = colmap
+        if check:
+            from .sema import check_function
         for seg in co_segments:
             before = diag.errors
-            fn = parser.parse(seg.text, seg.loc.file, seg.loc.line, seg.loc.col, seg.end_loc)
-            if fn is not None:
-                fn.parsed_cleanly = diag.errors == before
-                tu.functions.append(fn)
-    if stop_after == "parse":
+            end = seg.end_loc
+            if colmap is not None:  # only reported ("expected '}' at end of input"): the user's column
+                end = Loc(end.file, end.line, colmap(end.file, end.line, end.col))
+            fn = parser.parse(seg.text, seg.loc.file, seg.loc.line, seg.loc.col, end)
+            if fn is None:
+                continue
+            fn.parsed_cleanly = diag.errors == before
+            tu.functions.append(fn)
+            if not check:
+                continue
+            names.add(fn.name.name)
+            if fn.name.name in seen:
+                diag.error(fn.name.loc, f"redefinition of __co__ function '{fn.name.name}'")
+                diag.note(seen[fn.name.name], "previous definition is here")
+            seen[fn.name.name] = fn.name.loc
+            if not fn.parsed_cleanly:
+                continue  # its syntax errors are reported; checking a partial tree only adds noise
+            result = check_function(fn, diag, names)
+            if result is not None:
+                lowered.append(result)
+    if not check:
         return tu
-    from .sema import check_function
-    names = {f.name.name for f in tu.functions}
-    seen = {}
-    for fn in tu.functions:
-        if fn.name.name in seen:
-            diag.error(fn.name.loc, f"redefinition of __co__ function '{fn.name.name}'")
-            diag.note(seen[fn.name.name], "previous definition is here")
-        seen[fn.name.name] = fn.name.loc
-    lowered = []
-    for fn in tu.functions:
-        if not fn.parsed_cleanly:
-            continue  # its syntax errors are reported; checking a partial tree only adds noise
-        result = check_function(fn, diag, names)
-        if result is not None:
-            lowered.append(result)
     tu.module = ir.Module(lowered)
     return tu

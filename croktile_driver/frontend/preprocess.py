@@ -9,6 +9,7 @@ position pointing into the user's file.
 from __future__ import annotations
 
 import io
+import os
 import re
 from typing import Iterable, List, Optional, Tuple
 
@@ -19,22 +20,86 @@ from ..diagnostics import Diagnostics, Loc
 _ACTIVE_DIRECTIVE = re.compile(r"^[ \t]*#[ \t]*(?!include\b|pragma\b|line\b|\d)\w", re.M)
 
 
-def needs_preprocessing(text: str, defines: Iterable, undefines: Iterable) -> bool:
+# pcpp's messages, reworded as gcc words them
+_PCPP_MESSAGES = [
+    (re.compile(r"Unterminated\s*(#\s*\w+)"), lambda m: f"unterminated {m[1].replace(' ', '')}"),
+    (re.compile(r"Macro (\w+) requires (\d+) arguments but was passed (\d+)"),
+     lambda m: f'macro "{m[1]}" passed {m[3]} arguments, but takes just {m[2]}'),
+    (re.compile(r"Macro (\w+) must have at least (\d+) arguments?"),
+     lambda m: f'macro "{m[1]}" requires at least {m[2]} arguments'),
+    (re.compile(r"Could not evaluate expression due to .*\(passed to evaluator: '(.*)'\)", re.S),
+     lambda m: f"invalid expression in #if: '{m[1].strip()}'"),
+    (re.compile(r"Empty expression"), lambda m: "#if with no expression"),
+    (re.compile(r"Misplaced (#\w+)"), lambda m: f"{m[1]} without #if"),
+    (re.compile(r"Missing '\)' in macro arguments"), lambda m: "unterminated argument list invoking macro"),
+]
+_MACRO_NAMED = re.compile(r'macro "(\w+)"')
+_EMPTY_CONDITION = re.compile(r"^[ \t]*(#)[ \t]*(if|elif)[ \t]*(?://[^\n]*|/\*[^\n]*?\*/[ \t]*)?$", re.M)
+
+
+def _gcc_message(msg: str) -> str:
+    msg = msg.strip()
+    for pattern, words in _PCPP_MESSAGES:
+        m = pattern.match(msg)
+        if m:
+            return words(m)
+    return msg.splitlines()[0] if msg else "preprocessing error"
+
+
+_INCLUDE = re.compile(r'^[ \t]*#[ \t]*include[ \t]*([<"])([^>"\n]+)[>"]', re.M)
+
+
+def _finds_an_include(text: str, filename: Optional[str], include_dirs: Iterable) -> bool:
+    """True when an ``#include`` names a header we can read: its macros apply to __co__ code."""
+    here = os.path.dirname(os.path.abspath(filename)) if filename else None
+    for m in _INCLUDE.finditer(text):
+        dirs = ([here] if m[1] == '"' and here else []) + list(include_dirs)
+        if any(os.path.isfile(os.path.join(d, m[2])) for d in dirs):
+            return True
+    return False
+
+
+def needs_preprocessing(text: str, defines: Iterable, undefines: Iterable,
+                        filename: Optional[str] = None, include_dirs: Iterable = ()) -> bool:
     return bool(list(defines) or list(undefines) or _ACTIVE_DIRECTIVE.search(text)
-                or "__LINE__" in text or "__FILE__" in text)
+                or "__LINE__" in text or "__FILE__" in text
+                or _finds_an_include(text, filename, include_dirs))
 
 
 def preprocess(text: str, filename: str, diag: Diagnostics,
                defines: List[Tuple[str, Optional[str]]] = (),
                undefines: List[str] = (), include_dirs: List[str] = ()) -> str:
     """Returns the preprocessed text, starting with a ``#line 1 "file"`` marker."""
-    if not needs_preprocessing(text, defines, undefines):
+    if not needs_preprocessing(text, defines, undefines, filename, include_dirs):
         return f'#line 1 "{filename}"\n' + text
+    empty = list(_EMPTY_CONDITION.finditer(text))
+    for m in empty:  # pcpp fails on these with an IndexError; gcc: "#if with no expression"
+        diag.error(Loc(filename, text.count("\n", 0, m.start()) + 1, m.start(1) - m.start() + 1),
+                   f"#{m[2]} with no expression")
+    if empty:
+        return f'#line 1 "{filename}"\n' + text
+    # pcpp loads its bundled PLY as `ply` unless PLY is imported already; import
+    # the pinned PLY first so the tileflow lexer and parser never get pcpp's copy,
+    # which writes lextab.py files at run time.
+    import ply.lex  # noqa: F401
+    import ply.yacc  # noqa: F401
     import pcpp  # imported lazily: most files need no macro expansion
 
     class _Preprocessor(pcpp.Preprocessor):
         def on_error(self, file, line, msg):
-            diag.error(Loc(file or filename, line or 1, 1), msg)
+            if not line or file in (None, "unknown"):  # pcpp knows no position: its last directive
+                last = getattr(self, "lastdirective", None)
+                file, line = (last.source, last.lineno) if last is not None else (filename, 1)
+            file = file or filename
+            msg = _gcc_message(msg)
+            col = 1
+            named = _MACRO_NAMED.match(msg)
+            if named and file == filename:  # point at the macro's use, not the line start
+                lines = text.splitlines()
+                if 1 <= line <= len(lines):
+                    use = re.search(r"\b%s\s*\(" % re.escape(named[1]), lines[line - 1])
+                    col = use.start() + 1 if use else 1
+            diag.error(Loc(file, line, col), msg)
 
         def on_include_not_found(self, is_malformed, is_system_include, curdir, includepath):
             raise pcpp.OutputDirective(pcpp.Action.IgnoreAndPassThrough)
@@ -65,6 +130,9 @@ def preprocess(text: str, filename: str, diag: Diagnostics,
     pp = _Preprocessor()
     pp.passthru_includes = re.compile(r".*")
     pp.line_directive = "#line"
+    # #line markers name the file as the user gave it (pcpp writes absolute paths and
+    # shortens those under the cwd), so messages match gcc's and the source map
+    pp.rewrite_paths = [("^" + re.escape(os.path.abspath(filename)) + "$", filename.replace("\\", "\\\\"))]
     pp.compress = 0
     for d in include_dirs:
         pp.add_path(d)
@@ -79,3 +147,50 @@ def preprocess(text: str, filename: str, diag: Diagnostics,
     if not result.startswith("#line"):
         result = f'#line 1 "{filename}"\n' + result
     return result
+
+
+class ColumnMap:
+    """Maps columns of preprocessed lines back to the user's lines.
+
+    Macro expansion changes the length of a line, so a column in the preprocessed text
+    is not a column in the user's file. Lines that differ are aligned character by
+    character; a position inside an expansion maps to the start of the macro
+    invocation, as gcc points at the macro name.
+    """
+
+    _MARKER = re.compile(r"[ \t]*#[ \t]*(?:line[ \t]+)?\d")
+
+    def __init__(self, original: str, preprocessed: str, filename: str):
+        from .splitter import LineMap
+        self.filename = filename
+        orig_lines = original.splitlines()
+        self._pairs = {}
+        self._ops = {}
+        lines = LineMap(preprocessed, filename)
+        for idx, start in enumerate(lines.starts):
+            end = lines.starts[idx + 1] if idx + 1 < len(lines.starts) else len(preprocessed)
+            text = preprocessed[start:end].rstrip("\r\n")
+            file, line = lines.origin[idx]
+            if file != filename or not 1 <= line <= len(orig_lines) or self._MARKER.match(text):
+                continue
+            if text != orig_lines[line - 1]:
+                self._pairs[line] = (text, orig_lines[line - 1])
+
+    def __bool__(self) -> bool:
+        return bool(self._pairs)
+
+    def __call__(self, file: str, line: int, col: int) -> int:
+        pair = self._pairs.get(line) if file == self.filename else None
+        if pair is None:
+            return col
+        expanded, original = pair
+        ops = self._ops.get(line)
+        if ops is None:
+            import difflib
+            ops = difflib.SequenceMatcher(None, expanded, original, autojunk=False).get_opcodes()
+            self._ops[line] = ops
+        i = col - 1
+        for tag, i1, i2, j1, j2 in ops:
+            if i1 <= i < i2:
+                return (j1 + (i - i1) if tag == "equal" else j1) + 1
+        return len(original) + 1 if i >= len(expanded) else col

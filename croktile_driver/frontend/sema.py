@@ -21,6 +21,7 @@ _BITWISE = {"<<", ">>", "&", "|", "^"}
 _COMPARE = {"==", "!=", "<", ">", "<=", ">="}
 _LOGICAL = {"&&", "||"}
 _SPAN_OPS = {"+", "-", "*", "/", "%"}
+MAX_RANK = 64  # far beyond any real tensor; keeps `mdspan<1000000000>` from running for ages
 
 
 def _shape_text(dims: List[Sym]) -> str:
@@ -29,6 +30,22 @@ def _shape_text(dims: List[Sym]) -> str:
 
 def _kind_name(v: Value) -> str:
     return v.kind
+
+
+def _start_loc(node: A.Node) -> Loc:
+    """Where an expression starts: `a` in `a.chunkat(p, _)` (a Member's own loc is its name)."""
+    while True:
+        if isinstance(node, A.Call):
+            node = node.func
+        elif isinstance(node, (A.Member, A.SpanDerive)):
+            node = node.base
+        elif isinstance(node, (A.BinOp, A.Ternary)):
+            nxt = node.left if isinstance(node, A.BinOp) else node.cond
+            if (nxt.loc.line, nxt.loc.col) > (node.loc.line, node.loc.col):
+                return node.loc
+            node = nxt
+        else:
+            return node.loc
 
 
 class _Scope:
@@ -130,7 +147,9 @@ class FunctionChecker:
         """A check that cannot be proved now; hoisted before the launch when possible."""
         check = ir.Check(loc, cond, message, values)
         if self.check_sink is not None and cond.variables() <= self.host_vars:
-            self.check_sink.append(check)
+            if not any(isinstance(c, ir.Check) and c.cond == cond and c.message == message
+                       for c in self.check_sink):
+                self.check_sink.append(check)
             return []
         return [check]
 
@@ -181,6 +200,9 @@ class FunctionChecker:
             if rank is None or rank <= 0:
                 self.error(ty.loc, f"parameter '{name.name}' needs a shape or a rank, e.g. 'mdspan<2>'")
                 rank = max(rank or 1, 1)
+            elif rank > MAX_RANK:
+                self.error(ty.rank.loc, f"rank {rank} of parameter '{name.name}' is too large (at most {MAX_RANK})")
+                rank = 1
             dims = []
             for i in range(rank):
                 var = f"{name.name}__dim{i}"
@@ -266,6 +288,9 @@ class FunctionChecker:
         try:
             out = method(s)
             return self.prefix + out
+        except RecursionError:  # thousands of nested operators: a diagnostic, not a crash
+            self.error(s.loc, "statement too complex: its expressions are nested too deeply")
+            return []
         finally:
             self.prefix = saved
 
@@ -462,12 +487,13 @@ class FunctionChecker:
                 self.error(e.loc, f"a __co__ function cannot call another __co__ function ('{fname}')")
                 return []
             if self.scope.lookup(fname) is None:
-                self.error(e.loc, f"calling '{fname}' from tileflow code needs the 'call' keyword: "
+                where = " inside 'parallel'" if self.level == 0 else ""
+                self.error(e.loc, f"calling '{fname}' from tileflow code needs the 'call' keyword{where}: "
                                   f"'call {fname}(...);'")
                 return []
         value = self.expr(e)
         if not isinstance(value, VError):
-            self.diag.warning(e.loc, "statement has no effect")
+            self.diag.warning(_start_loc(e), "statement has no effect")
         return []
 
     def stmt_CallStmt(self, s: A.CallStmt) -> List[ir.Stmt]:
@@ -524,28 +550,29 @@ class FunctionChecker:
             value = self.future_data(value.future, node.loc)
             if value is None:
                 return None
+        at = _start_loc(node)
         if isinstance(value, VData):
             if value.is_chunk:
-                self.error(node.loc, "a chunk cannot be passed to a device function; "
-                                     "copy it with 'dma.copy' first and pass the copy")
+                self.error(at, "a chunk cannot be passed to a device function; "
+                               "copy it with 'dma.copy' first and pass the copy")
                 return None
-            if not self.check_readable(value, node.loc):
+            if not self.check_readable(value, at):
                 return None
             return ir.CallArg("data", region=value.region)
         if isinstance(value, VSpan):
-            self.error(node.loc, "an mdspan cannot be passed to a device function; pass its dimensions "
-                                 "(e.g. 'x.span(0)') or its size '|x|'")
+            self.error(at, "an mdspan cannot be passed to a device function; pass its dimensions "
+                           "(e.g. 'x.span(0)') or its size '|x|'")
         elif isinstance(value, VTuple):
-            self.error(node.loc, "an ituple cannot be passed to a device function; ituples exist only in tileflow code")
+            self.error(at, "an ituple cannot be passed to a device function; ituples exist only in tileflow code")
         else:
-            self.error(node.loc, f"{_kind_name(value)} cannot be passed to a device function")
+            self.error(at, f"{_kind_name(value)} cannot be passed to a device function")
         return None
 
-    def check_readable(self, value: VData, loc: Loc) -> bool:
-        """An async copy's destination may not be read before its `wait`."""
+    def check_readable(self, value: VData, loc: Loc, access: str = "read") -> bool:
+        """An async copy's destination may not be read (or written) before its `wait`."""
         for fut in self.pending.values():
             if fut.region.buffer is value.region.buffer:
-                self.error(loc, f"'{fut.user_name}' is read before 'wait {fut.user_name}': the asynchronous "
+                self.error(loc, f"'{fut.user_name}' is {access} before 'wait {fut.user_name}': the asynchronous "
                                 f"copy into it may not have finished")
                 return False
         return True
@@ -560,7 +587,10 @@ class FunctionChecker:
             if sym.kind == "error":
                 continue
             if sym.kind != "future":
-                self.error(n.loc, f"'wait' needs a future of 'dma.copy.async', but '{n.name}' is {sym.kind}")
+                what = {"bounded": "a bounded variable", "data": "spanned data", "int": "an int",
+                        "bool": "a bool", "mdspan": "an mdspan", "ituple": "an ituple",
+                        "float": "a floating-point value"}.get(sym.kind, sym.kind)
+                self.error(n.loc, f"'wait' needs a future of 'dma.copy.async', but '{n.name}' is {what}")
                 continue
             fut = sym.value.future
             if not fut.is_async:
@@ -744,7 +774,11 @@ class FunctionChecker:
                 return []
         if left.atoms == right.atoms:
             return []
-        lb, rb = left.value.bound, right.value.bound
+
+        def bound_of(sym: Symbol) -> Sym:  # `i in [4]` binds a one-element ituple
+            return sym.value.bound if isinstance(sym.value, VInt) else sym.value.bounds[0]
+
+        lb, rb = bound_of(left), bound_of(right)
         out: List[ir.Stmt] = []
         same = prove_equal(lb, rb)
         if same is False:
@@ -758,7 +792,10 @@ class FunctionChecker:
         old, atom = left.atoms[0], right.atoms[0]
         left.atoms = [atom]
         left.ir_name = atom
-        left.value = VInt(Sym.var(atom), right.value.bound, "with")
+        if isinstance(left.value, VInt):
+            left.value = VInt(Sym.var(atom), rb, "with")
+        else:
+            left.value = VTuple([Sym.var(atom)], [rb], "with")
         swap = {old: Sym.var(atom)}
         for sym in by_name.values():
             if isinstance(sym.value, VTuple):
@@ -834,7 +871,7 @@ class FunctionChecker:
         if not isinstance(src, VData):
             self.error(node.src.loc, f"the source of 'dma.copy' must be spanned data, not {_kind_name(src)}")
             return self._declare_failed_future(future_name)
-        if not self.check_readable(src, node.src.loc):
+        if not self.check_readable(src, _start_loc(node.src)):
             return self._declare_failed_future(future_name)
         out: List[ir.Stmt] = []
         extents = list(src.region.extents)
@@ -862,14 +899,15 @@ class FunctionChecker:
                 self.error(node.dst.loc, f"the destination of 'dma.copy' must be spanned data or a storage "
                                          f"class ('local', 'shared', 'global'), not {_kind_name(dst)}")
                 return self._declare_failed_future(future_name)
+            dst_at = _start_loc(node.dst)
             if dst.elem != src.elem:
-                self.error(node.loc, f"'dma.copy' does not convert: source is '{src.elem}' data, "
-                                     f"destination is '{dst.elem}' data")
+                self.error(dst_at, f"'dma.copy' does not convert: source is '{src.elem}' data, "
+                                   f"destination is '{dst.elem}' data")
                 return self._declare_failed_future(future_name)
-            if not self.check_readable(dst, node.dst.loc):
+            if not self.check_readable(dst, dst_at, "written"):
                 return self._declare_failed_future(future_name)
             before = self.diag.errors
-            out += self.shape_match(node.loc, extents, list(dst.region.extents),
+            out += self.shape_match(dst_at, extents, list(dst.region.extents),
                                     "the copied chunk", "the destination")
             if self.diag.errors != before:
                 return self._declare_failed_future(future_name)
@@ -1008,6 +1046,8 @@ class FunctionChecker:
         a, b = left.sym, right.sym
         if e.op in ("/", "%") and b.is_const and b.value == 0:
             return self.error(e.loc, "division by zero")
+        if e.op in ("<<", ">>") and b.is_const and not 0 <= b.value < 32:
+            return self.error(e.loc, f"shift count {b.value} is out of range for 'int' (0 to 31)")
         if e.op == "+":
             return VInt(a + b)
         if e.op == "-":
@@ -1169,7 +1209,8 @@ class FunctionChecker:
             what = self._data_name(e)
             if len(parts) > rank:
                 return self.error(e.loc, f"chunkat has {len(parts)} indices, but {what} has only {rank} dimensions")
-            return self.error(e.loc, f"chunkat has {len(parts)} indices for the {rank} dimensions of {what}; "
+            indices = "index" if len(parts) == 1 else "indices"
+            return self.error(e.loc, f"chunkat has {len(parts)} {indices} for the {rank} dimensions of {what}; "
                                      "cover every dimension (use '_' for a whole one)")
         offsets, extents = [], []
         for i, (idx, ub, loc, label) in enumerate(parts):
@@ -1184,7 +1225,8 @@ class FunctionChecker:
                                        f"by the bound of '{label}' ({ub.to_c()})")
             if divisible is None:
                 extra = self.runtime_check(loc, dim.op("%", ub).op("==", 0),
-                                           f"dimension {i} ({{0}}) is not divisible by the bound of '{label}' ({{1}})",
+                                           f"dimension {i} of {self._data_name(e)} ({{0}}) is not divisible "
+                                           f"by the bound of '{label}' ({{1}})",
                                            [dim, ub])
                 self._pending_checks(extra)
             extent = dim.floordiv(ub)

@@ -14,6 +14,9 @@ from ..diagnostics import Diagnostics, Loc
 
 _LINE_MARKER = re.compile(r'[ \t]*#[ \t]*(?:line)?[ \t]*(\d+)(?:[ \t]+"((?:[^"\\]|\\.)*)")?')
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+# conditional blocks the preprocessor passed through (unknown macros) may hold braces that
+# only balance per branch
+_CONDITIONAL = re.compile(r"^[ \t]*#[ \t]*(?:if|ifdef|ifndef|elif|else)\b", re.M)
 
 
 @dataclass
@@ -134,9 +137,16 @@ class _Scanner:
         return -1
 
 
-def split(text: str, filename: str, diag: Diagnostics) -> List[Segment]:
-    """Cuts preprocessed text into host, ``__co__`` and ``__cok__`` segments."""
+def split(text: str, filename: str, diag: Diagnostics, colmap=None) -> List[Segment]:
+    """Cuts preprocessed text into host, ``__co__`` and ``__cok__`` segments.
+
+    Segment locations are positions in ``text``; ``colmap`` (see preprocess.ColumnMap)
+    turns a position into the user's column for messages.
+    """
     lines = LineMap(text, filename)
+
+    def user_loc(loc: Loc) -> Loc:
+        return Loc(loc.file, loc.line, colmap(loc.file, loc.line, loc.col)) if colmap else loc
     scan = _Scanner(text)
     segments: List[Segment] = []
     host_start = 0
@@ -147,6 +157,13 @@ def split(text: str, filename: str, diag: Diagnostics) -> List[Segment]:
         if end > host_start:
             segments.append(Segment("host", text[host_start:end], lines.loc(host_start), lines.loc(end)))
 
+    # Host C++ is the target compiler's to check, but a '}' that closes nothing at file
+    # scope is always wrong, and its usual cause is an extra '}' that ended a __co__
+    # function early (the rest of its body then lands in host code).
+    check_braces = not _CONDITIONAL.search(text)
+    host_depth = 0
+    last_co: Optional[Segment] = None
+
     while i < n:
         j = scan.skip_literal_or_comment(i)
         if j != i:
@@ -154,9 +171,19 @@ def split(text: str, filename: str, diag: Diagnostics) -> List[Segment]:
             continue
         c = text[i]
         if not (c.isalpha() or c == "_"):
+            if check_braces and c in "{}":
+                host_depth += 1 if c == "{" else -1
+                if host_depth < 0:
+                    diag.error(user_loc(lines.loc(i)), "extraneous closing brace ('}')")
+                    if last_co is not None:
+                        diag.note(user_loc(last_co.end_loc), f"the __co__ function '{last_co.name}' ends here")
+                    host_depth = 0
             i += 1
             continue
         m = _IDENT.match(text, i)
+        if m is None:  # a non-ASCII letter: not the start of `__co__`
+            i += 1
+            continue
         word = m.group(0)
         if word not in ("__co__", "__cok__") or (i > 0 and (text[i - 1].isalnum() or text[i - 1] == "_")):
             i = m.end()
@@ -164,12 +191,12 @@ def split(text: str, filename: str, diag: Diagnostics) -> List[Segment]:
         if word == "__cok__":
             brace = scan.next_code_char(m.end(), "{;")
             if brace < 0 or text[brace] != "{" or text[m.end():brace].strip():
-                diag.error(lines.loc(i), "expected '{' after '__cok__'")
+                diag.error(user_loc(lines.loc(i)), "expected '{' after '__cok__'")
                 i = m.end()
                 continue
             close = scan.find_matching_brace(brace)
             if close < 0:
-                diag.error(lines.loc(brace), "unterminated '__cok__' block: missing '}'")
+                diag.error(user_loc(lines.loc(brace)), "unterminated '__cok__' block: missing '}'")
                 return segments
             flush_host(i)
             segments.append(Segment("cok", text[brace + 1:close], lines.loc(brace + 1), lines.loc(close)))
@@ -184,7 +211,7 @@ def split(text: str, filename: str, diag: Diagnostics) -> List[Segment]:
             name_m = re.search(r"([A-Za-z_][A-Za-z0-9_]*)$", before)
         name = name_m.group(1) if name_m else None
         if brace < 0:
-            diag.error(lines.loc(i), "expected a function body after '__co__' declaration")
+            diag.error(user_loc(lines.loc(i)), "expected a function body after '__co__' declaration")
             return segments
         if text[brace] == ";":
             flush_host(i)
@@ -193,10 +220,11 @@ def split(text: str, filename: str, diag: Diagnostics) -> List[Segment]:
             continue
         close = scan.find_matching_brace(brace)
         if close < 0:
-            diag.error(lines.loc(brace), "unterminated '__co__' function: missing '}'")
+            diag.error(user_loc(lines.loc(brace)), "unterminated '__co__' function: missing '}'")
             return segments
         flush_host(i)
         segments.append(Segment("co", text[i:close + 1], lines.loc(i), lines.loc(close), name))
+        last_co = segments[-1]
         i = host_start = close + 1
     flush_host(n)
     return segments

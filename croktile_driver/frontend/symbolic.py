@@ -191,6 +191,8 @@ class Sym:
             vals = [a.value for a in args]
             if op in ("/", "%") and vals[1] == 0:
                 return Sym._node(op, *args)
+            if op in ("<<", ">>") and not 0 <= vals[1] < 64:
+                return Sym._node(op, *args)  # undefined in C++; sema reports it
             return Sym.const(_FOLD[op](*vals))
         if op == "/":
             q = self.exact_div(args[1])

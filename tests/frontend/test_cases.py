@@ -7,7 +7,6 @@ file must produce, at that line; anything else on stderr fails the test.
 """
 from __future__ import annotations
 
-import os
 import re
 from pathlib import Path
 from typing import List, Tuple
@@ -51,6 +50,11 @@ def check_source_and_caret(stderr_lines: List[str], d: Diag, source: List[str]) 
 
 @pytest.mark.parametrize("path", CASE_FILES, ids=[p.name for p in CASE_FILES])
 def test_case(path: Path, croktilec):
+    verify_case(path, croktilec)
+
+
+def verify_case(path: Path, croktilec) -> None:
+    """Runs one case file; raises AssertionError with the differences when it fails."""
     source = path.read_text(encoding="utf-8").splitlines()
     expected = read_expectations(source)
     expect_errors = [e for e in expected if e[0] == "error"]
@@ -71,9 +75,8 @@ def test_case(path: Path, croktilec):
     stray = [line for i, line in enumerate(err_lines) if i not in explained]
     assert not stray, "unexpected output on stderr:\n" + "\n".join(stray) + "\n--- stderr ---\n" + result.err
 
-    here = os.path.realpath(path)
-    for d in diags:
-        assert os.path.realpath(d.file) == here, f"diagnostic names another file: {d}"
+    for d in diags:  # the file is named exactly as it was given on the command line
+        assert d.file == str(path), f"diagnostic names another file: {d}"
         check_source_and_caret(err_lines, d, source)
 
     # match each expectation to a distinct diagnostic of its kind at its line
@@ -96,3 +99,41 @@ def test_case(path: Path, croktilec):
 
     want_rc = 1 if expect_errors else 0
     assert result.rc == want_rc, f"exit status {result.rc}, expected {want_rc}\n{result.err}"
+
+
+# -- the harness itself must reject what it is meant to catch ---------------------------
+HARNESS_SELF_TESTS = {
+    "unexpected_error": "__co__ void f() { int x = y; }\n",
+    "missing_error": "__co__ void f() { int x = 1; } // expect-error: was not declared\n",
+    "wrong_line": "__co__ void f() {\n  int x = y;\n} // expect-error: 'y' was not declared\n",
+    "wrong_text": "__co__ void f() {\n  int x = y; // expect-error: 'z' was not declared\n}\n",
+    "unexpected_warning": "__co__ void f(s32 [4] a) { parallel p by 1 { a.span; } }\n",
+    "duplicate_needs_two": "__co__ void f() {\n  int x = y + y; // expect-error: 'y' was not declared\n}\n",
+    "err_without_expectations": "__co__ void f() {}\n",
+}
+
+
+@pytest.mark.parametrize("name", sorted(HARNESS_SELF_TESTS))
+def test_harness_rejects(name, tmp_path, croktilec):
+    prefix = "err_" if name == "err_without_expectations" else "self_"
+    path = tmp_path / f"{prefix}{name}.co.cpp"
+    path.write_text(HARNESS_SELF_TESTS[name])
+    with pytest.raises(AssertionError):
+        verify_case(path, croktilec)
+
+
+def test_harness_accepts_expect_at_offsets(tmp_path, croktilec):
+    path = tmp_path / "offsets.co.cpp"
+    path.write_text("__co__ void f(s32 [4] a) {\n"
+                    "  // expect-error@+1: 'y' was not declared\n"
+                    "  int x = y;\n"
+                    "  // expect-warning@+2: statement has no effect\n"
+                    "  parallel p by 1 {\n"
+                    "    a.span;\n"
+                    "  }\n"
+                    "  int z = q; // expect-error: 'q' was not declared\n"
+                    "} // expect-error@-3: never-matches-on-purpose\n")
+    with pytest.raises(AssertionError, match="never-matches-on-purpose"):
+        verify_case(path, croktilec)
+    path.write_text(path.read_text().replace(" // expect-error@-3: never-matches-on-purpose", ""))
+    verify_case(path, croktilec)

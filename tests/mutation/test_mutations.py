@@ -3,9 +3,9 @@
 A few valid seed programs (``seeds/*.co.cpp``) are mutated deterministically (token
 deletion/duplication/swaps, character deletion, insertion of tokens from the
 language's vocabulary, truncation, line duplication/swaps, numbers replaced by 0, -1
-or huge values) and every mutant is run through the frontend in-process
-(``run_frontend``, all stages up to the IR, i.e. what ``croktilec -fsyntax-only``
-runs).  For every mutant we require:
+or huge values, binary operators replaced, a run of tokens repeated up to 600 times) and every mutant is run
+through the frontend in-process (``run_frontend``, all stages up to the IR, i.e. what
+``croktilec -fsyntax-only`` runs).  For every mutant we require:
 
 * no exception other than ``FatalError`` escapes (anything else would be an
   internal compiler error, exit status 2, for a user);
@@ -32,6 +32,7 @@ import random
 import re
 import signal
 import sys
+import threading
 import time
 import traceback
 from pathlib import Path
@@ -47,21 +48,24 @@ from croktile_driver.frontend.pipeline import run_frontend
 SEED_DIR = Path(__file__).parent / "seeds"
 SEEDS = sorted(SEED_DIR.glob("*.co.cpp"))
 
-# Total number of mutants over all seeds.  The issue asks for "a few thousand"; with
-# the parser tables loaded once (see the `shipped_tables` fixture) a mutant costs
-# ~3-7 ms, so 3000 mutants take roughly 15-25 s on the 2-core CI machine.  Keep it
-# >= 2000; lower it only if the whole file stops running well under 60 s.
-TOTAL_MUTANTS = 3000
+# Total number of mutants over all seeds ("a few thousand"; keep it >= 2000).  With the
+# parser tables loaded once (see the `shipped_tables` fixture) a mutant costs ~2-6 ms
+# (median ~2.5 ms; the long repeated-token ones up to ~80 ms), so 5000 mutants take
+# ~20-30 s on the 2-core machine.  Lower it if the file stops running well under 60 s.
+TOTAL_MUTANTS = 5000
 MUTANTS_PER_SEED = max(1, TOTAL_MUTANTS // max(1, len(SEEDS)))
 
 # A mutant that takes longer than this is reported as a hang.
 PER_MUTANT_LIMIT_S = 2.0
 
 # Every CLI_EVERY-th mutant also goes through `cli.main(['-fsyntax-only', file])`.
-CLI_EVERY = 15
+CLI_EVERY = 20
 
-# Stop collecting after this many distinct failures per seed (the report stays short).
+# Stop collecting after this many distinct failures per seed (the report stays short),
+# or, once something has failed, after SEED_BUDGET_S seconds on one seed (each hang
+# costs PER_MUTANT_LIMIT_S, and a known hang can recur in many mutants).
 MAX_FAILURES = 5
+SEED_BUDGET_S = 10.0
 
 # ---------------------------------------------------------------------------
 # Vocabulary and tokenizer
@@ -76,7 +80,8 @@ IDENTIFIERS = ["p", "q", "x", "index", "lhs", "rhs", "output", "buffer", "f", "s
                "spn", "n_p", "kernel", "foo", "undeclared_name", "a" * 300]
 HUGE_NUMBERS = ["4294967296", "9223372036854775808", "99999999999999999999999999999",
                 "1" + "0" * 400]
-INTEGERS = ["0", "1", "2", "7", "-1", "0x10", "017", "1u", "1.5", "1e9"] + HUGE_NUMBERS
+INTEGERS = ["0", "1", "2", "7", "-1", "0x10", "017", "08", "0b101", "1u", "1.5", "1e9",
+            "1e999"] + HUGE_NUMBERS
 ODD_TOKENS = ['"', "'", "/*", "*/", "//", "\\", "#define N 4\n", "\n#if 0\n", "\n#endif\n",
               "\n#error boom\n", "__LINE__", "\t", "\n", "@", "$", "`", "\u00e9"]
 VOCABULARY = KEYWORDS + EXTRA_KEYWORDS + OPERATORS + IDENTIFIERS + INTEGERS + ODD_TOKENS
@@ -217,11 +222,39 @@ def m_replace_number(rng, text):
     if not pool:
         return text
     a, b = rng.choice(pool)
-    return text[:a] + rng.choice(["0", "-1", "0", "-1"] + HUGE_NUMBERS) + text[b:]
+    return text[:a] + rng.choice(["0", "-1", "0", "-1", "09"] + HUGE_NUMBERS) + text[b:]
+
+
+_BINARY_OPS = ["+", "-", "*", "/", "%", "<<", ">>", "&", "|", "^", "<", ">", "<=", ">=", "==",
+               "!=", "&&", "||"]
+
+
+def m_replace_operator(rng, text):
+    """Replaces a binary operator inside a ``__co__`` function by another one."""
+    regions = co_regions(text)
+    ops = [t for t in tokenize(text) if text[t[0]:t[1]] in _BINARY_OPS
+           and any(a <= t[0] < b for a, b in regions)]
+    if not ops:
+        return m_insert_token(rng, text)
+    a, b = rng.choice(ops)
+    return text[:a] + rng.choice(_BINARY_OPS) + text[b:]
+
+
+def m_repeat_tokens(rng, text):
+    """Repeats a run of 1-4 tokens many times: long operator chains, deep nesting."""
+    t = _pick_token(rng, text)
+    if t is None:
+        return text
+    toks = tokenize(text)
+    i = toks.index(t)
+    j = min(len(toks) - 1, i + rng.randrange(4))
+    chunk = text[toks[i][0]:toks[j][1]]
+    return text[:toks[j][1]] + (" " + chunk) * rng.choice([20, 200, 600]) + text[toks[j][1]:]
 
 
 MUTATORS = [m_delete_token, m_duplicate_token, m_swap_tokens, m_delete_char, m_insert_token,
-            m_truncate, m_duplicate_line, m_replace_number, m_swap_lines]
+            m_truncate, m_duplicate_line, m_replace_number, m_swap_lines, m_repeat_tokens,
+            m_replace_operator]
 
 
 def make_mutant(seed_text: str, seed_name: str, index: int) -> Tuple[str, List[str]]:
@@ -232,6 +265,8 @@ def make_mutant(seed_text: str, seed_name: str, index: int) -> Tuple[str, List[s
         mutator = rng.choice(MUTATORS)
         if mutator is m_truncate and applied:
             continue  # truncating after other edits mostly hides them
+        if mutator is m_repeat_tokens and mutator.__name__ in applied:
+            continue  # repeats of repeats: inputs (and diagnostics) too big to be useful
         text = mutator(rng, text)
         applied.append(mutator.__name__)
     return text, applied
@@ -247,8 +282,8 @@ class MutantTimeout(BaseException):
 
 @contextlib.contextmanager
 def time_limit(seconds: float):
-    if not hasattr(signal, "setitimer"):
-        yield
+    if not hasattr(signal, "setitimer") or threading.current_thread() is not threading.main_thread():
+        yield  # no timer: the wall-clock check after the run still catches slow mutants
         return
 
     def on_alarm(signum, frame):
@@ -264,6 +299,7 @@ def time_limit(seconds: float):
 
 
 _GCC_HEAD = re.compile(r"^(?P<file>.+):(?P<line>\d+):(?P<col>\d+): (?P<kind>error|warning|note): \S")
+_LINE_MARKER_RE = re.compile(r"^[ \t]*#[ \t]*(line\b|\d)", re.M)
 _DRIVER_HEAD = re.compile(r"^croktilec: (error|warning|note|fatal error): \S")
 
 
@@ -271,26 +307,29 @@ def check_diagnostics(diag: Diagnostics, output: str, mutant: str, filename: str
     """Problems with the printed diagnostics (empty when they are all gcc-style)."""
     problems = []
     src_lines = mutant.splitlines()
+    src_line_set = set(src_lines)
+    # `#line N "file"` / `# N` markers legitimately move positions elsewhere
+    remapped = _LINE_MARKER_RE.search(mutant) is not None
     heads = set()
     for message in diag.messages:
         head = message.split("\n", 1)[0]
         heads.add(head)
         m = _GCC_HEAD.match(head)
-        if m:
+        if m and not remapped:
             line, col = int(m.group("line")), int(m.group("col"))
             if m.group("file") != filename:
                 problems.append(f"diagnostic names another file: {head!r}")
             if not (1 <= line <= len(src_lines) + 1) or col < 1:
                 problems.append(f"diagnostic position out of range "
                                 f"({len(src_lines)} lines): {head!r}")
-        elif not _DRIVER_HEAD.match(head):
+        elif not m and not _DRIVER_HEAD.match(head):
             problems.append(f"diagnostic is not gcc-style: {head!r}")
     for line in output.splitlines():
         if ": error: " not in line and ": warning: " not in line and "error:" not in line[:40]:
             continue
         if _GCC_HEAD.match(line) or _DRIVER_HEAD.match(line) or line in heads:
             continue
-        if line in src_lines:
+        if line in src_line_set:
             continue  # the echoed source line under a diagnostic
         problems.append(f"line on the diagnostic streams is not gcc-style: {line!r}")
     if diag.errors and not any(": error: " in h or h.startswith("croktilec: error: ")
@@ -330,6 +369,23 @@ def run_mutant(text: str, filename: str) -> Tuple[Optional[str], float]:
     return problem, elapsed
 
 
+_FRAME_RE = re.compile(r'^\s*File "([^"]+)", line (\d+)', re.M)
+
+
+def failure_key(problem: str) -> str:
+    """Exception type and innermost frame for a crash, else the first line."""
+    if problem.startswith("HANG"):
+        return "HANG"  # where the timer stops a hang varies; one report is enough
+    if problem.startswith("internal"):
+        frames = [f for f in _FRAME_RE.findall(problem) if not f[0].endswith("test_mutations.py")]
+        exc = problem.strip().splitlines()[-1].split(":", 1)[0]
+        where = f"{os.path.basename(frames[-1][0])}:{frames[-1][1]}" if frames else "?"
+        return f"{problem.split(':', 1)[0]} {exc} at {where}"
+    lines = problem.splitlines()
+    first = lines[1].strip() if lines[0] == "bad diagnostics:" and len(lines) > 1 else lines[0]
+    return re.sub(r"'[^']*'|\"[^\"]*\"|\d+", "_", first)[:120]
+
+
 def run_mutant_cli(path: Path) -> Optional[str]:
     err, out = io.StringIO(), io.StringIO()
     with time_limit(PER_MUTANT_LIMIT_S * 2), contextlib.redirect_stderr(err), \
@@ -355,7 +411,7 @@ def shipped_tables(tmp_path_factory):
 
     In a source checkout ``croktile_driver/frontend/_parsetab.py`` is not there (it is
     generated at wheel-build time), so every ``TileflowParser`` would rebuild the LALR
-    tables (~50-60 ms): 3000 mutants would take minutes.  We generate the tables into a
+    tables (~50-60 ms): TOTAL_MUTANTS mutants would take minutes.  We generate the tables into a
     temporary directory (never into the package) and register them under the module
     name the parser imports.
     """
@@ -396,12 +452,51 @@ def test_enough_mutants():
     assert MUTANTS_PER_SEED * len(SEEDS) >= 2000
 
 
+# Hand-written inputs in the same spirit, each found while fuzzing (by these mutators or
+# by hand).  Deliberately none that makes the frontend allocate gigabytes (e.g.
+# `1 << 99999999999`): a C-level allocation cannot be interrupted by the timer.
+EDGE_CASES = {
+    "octal_with_9": "__co__ void f() {\n  a : [09];\n}\n",
+    "non_ascii_identifier_in_host_code": "int caf\u00e9 = 1;\n",
+    "negative_shift": "__co__ void f() {\n  x : [1 << -1];\n}\n",
+    "negative_right_shift": "__co__ void f() {\n  x : [8 >> -1];\n}\n",
+    "shift_by_2_pow_63": "__co__ void f() {\n  x : [1 << 9223372036854775808];\n}\n",
+    "sum_of_1000_terms": "__co__ void f() {\n  int a = " + "+".join(["1"] * 1000) + ";\n}\n",
+    "product_of_1000_terms": "__co__ void f() {\n  x : [" + "*".join(["2"] * 1000) + "];\n}\n",
+    "400_nested_parallel": "__co__ void f() {\n" + "parallel p by 2 {\n" * 400 + "}\n" * 400 + "}\n",
+    "3000_nested_parens": "__co__ void f() {\n  x : [" + "(" * 3000 + "1" + ")" * 3000 + "];\n}\n",
+    "600_chained_members": ("__device__ void k(float* p) {}\n__co__ void f(f32 [4] a) {\n"
+                            "  parallel p by 1 {\n    call k(a" + ".data" * 600 + ");\n  }\n}\n"),
+    "mdspan_rank_10_pow_8": "__co__ void f(f32 mdspan<100000000> d) {}\n",
+    "mdspan_rank_huge": "__co__ void f(f32 mdspan<" + "9" * 40 + "> d) {}\n",
+    "parallel_by_huge": ("__device__ void k(int n) {}\n__co__ void f() {\n  parallel p by 1"
+                         + "0" * 400 + " {\n    call k(#p);\n  }\n}\n"),
+    "unterminated_comment_in_co": "__co__ void f() {\n  /* x : [1];\n}\n",
+    "unterminated_string_in_host": 'const char *s = "abc;\n__co__ void f() {}\n',
+}
+
+
+@pytest.mark.parametrize("name", sorted(EDGE_CASES))
+def test_edge_case(name, shipped_tables, tmp_path):
+    text = EDGE_CASES[name]
+    path = tmp_path / f"{name}.co.cpp"
+    path.write_text(text)
+    problem, _ = run_mutant(text, str(path))
+    assert problem is None, (f"{name}: saved as {path}\nreproduce: python -m croktile_driver "
+                             f"-fsyntax-only --debug {path}\n{problem}\n--- input ---\n{text[:2000]}")
+
+
 @pytest.mark.parametrize("seed", SEEDS, ids=lambda p: p.name)
 def test_frontend_survives_mutants(seed, shipped_tables, tmp_path):
     seed_text = seed.read_text()
     failures, seen = [], set()
     slowest = (0.0, -1)
+    started = time.perf_counter()
+    done = 0
     for i in range(MUTANTS_PER_SEED):
+        if failures and time.perf_counter() - started > SEED_BUDGET_S:
+            break
+        done += 1
         mutant, applied = make_mutant(seed_text, seed.name, i)
         filename = f"mutant_{seed.name.split('.')[0]}_{i}.co.cpp"
         path = tmp_path / filename
@@ -412,9 +507,7 @@ def test_frontend_survives_mutants(seed, shipped_tables, tmp_path):
             problem = run_mutant_cli(path)
         if problem is None:
             continue
-        # one report per distinct failure (same kind and last frame)
-        key = problem.strip().splitlines()[-1][:200] if problem.startswith(("internal", "HANG")) \
-            else problem[:120]
+        key = failure_key(problem)  # one report per distinct failure
         if key in seen:
             continue
         seen.add(key)
@@ -425,6 +518,6 @@ def test_frontend_survives_mutants(seed, shipped_tables, tmp_path):
             f"{problem}\n--- mutant text ---\n{mutant}\n--- end of mutant ---")
         if len(failures) >= MAX_FAILURES:
             break
-    print(f"{seed.name}: {MUTANTS_PER_SEED} mutants, slowest #{slowest[1]} "
-          f"{slowest[0] * 1000:.1f} ms")
+    print(f"{seed.name}: {done} of {MUTANTS_PER_SEED} mutants in "
+          f"{time.perf_counter() - started:.1f} s, slowest #{slowest[1]} {slowest[0] * 1000:.1f} ms")
     assert not failures, f"{len(failures)} distinct failure(s):\n\n" + "\n\n".join(failures)

@@ -1,0 +1,223 @@
+"""The preprocessor stage: macros and #if apply to __co__ code, #include passes through,
+and every message keeps pointing at the user's file, line and column."""
+from __future__ import annotations
+
+import textwrap
+
+from .conftest import parse_diags
+
+KERNEL = "__device__ void kernel(int *a, int n) {}\n"
+
+
+def write(path, text: str):
+    path.write_text(textwrap.dedent(text).lstrip("\n"), encoding="utf-8")
+    return path
+
+
+def only_errors(result):
+    return [(d.line, d.col, d.msg) for d in parse_diags(result.err) if d.kind == "error"]
+
+
+def test_define_used_in_co_code(tmp_path, croktilec):
+    src = write(tmp_path / "define.co.cpp", """
+        #define N 6
+        #define HALF(x) ((x) / 2)
+        __co__ void f(s32 [N, 8] a) {
+          parallel p by N {
+            with i in [HALF(8)] {
+              foreach i {
+                x = dma.copy a.chunkat(p, i) => local;
+              }
+            }
+          }
+        }
+        """)
+    r = croktilec("-fsyntax-only", src)
+    assert (r.rc, r.err) == (0, "")
+    r = croktilec("--dump-ir", src)
+    assert r.rc == 0, r.err
+    assert "parallel p by 6" in r.out
+    assert "for i__0 in [0, 4)" in r.out
+
+
+def test_command_line_define(tmp_path, croktilec):
+    src = write(tmp_path / "dflag.co.cpp", """
+        __co__ void f(s32 [16] a) {
+          parallel p by TILES {
+            x = dma.copy a.chunkat(p) => local;
+          }
+        }
+        """)
+    r = croktilec("-fsyntax-only", "-DTILES=4", src)
+    assert (r.rc, r.err) == (0, "")
+    r = croktilec("--dump-ir", "-D", "TILES=8", src)
+    assert r.rc == 0 and "parallel p by 8" in r.out, r.err
+    # a bound that does not divide the literal dimension is caught through the macro
+    r = croktilec("-fsyntax-only", "-DTILES=3", src)
+    assert r.rc == 1
+    assert [(line, msg) for line, _, msg in only_errors(r)] == [
+        (3, "dimension 0 of 'a' (16) is not divisible by the bound of 'p' (3)")]
+    # without the macro the name is undefined, reported at its use
+    r = croktilec("-fsyntax-only", src)
+    assert r.rc == 1
+    assert only_errors(r) == [(2, 17, "'TILES' was not declared in this scope")]
+    # -U removes a definition made earlier on the command line
+    r = croktilec("-fsyntax-only", "-DTILES=4", "-UTILES", src)
+    assert r.rc == 1 and "'TILES' was not declared" in r.err
+
+
+def test_if_0_removes_a_broken_function(tmp_path, croktilec):
+    src = write(tmp_path / "if0.co.cpp", """
+        __co__ void good() {}
+        #if 0
+        __co__ void broken( { this is not tileflow @@
+          parallel p by { call ;
+        #endif
+        #ifdef NOT_DEFINED_ANYWHERE_ELSE
+        __co__ void other() { int x = undefined_name; }
+        #endif
+        __co__ void after() {
+          int y = nope;
+        }
+        """)
+    r = croktilec("-fsyntax-only", "-UNOT_DEFINED_ANYWHERE_ELSE", src)
+    assert r.rc == 1
+    # only the error of the live function, at its original line
+    assert only_errors(r) == [(10, 11, "'nope' was not declared in this scope")]
+
+
+def test_error_after_include_keeps_original_line(tmp_path, croktilec):
+    inc = tmp_path / "inc"
+    inc.mkdir()
+    write(inc / "helpers.h", """
+        #pragma once
+        // several lines that must not shift the line numbers of the including file
+        int helper1();
+        int helper2();
+        int helper3();
+        #define TILE 4
+        """)
+    src = write(tmp_path / "incl.co.cpp", """
+        #include "helpers.h"
+        #include <vector>
+        #include "not_found_anywhere.h"
+
+        __co__ void f(s32 [8] a) {
+          parallel p by TILE {
+            int bad = missing_name;
+          }
+        }
+        """)
+    r = croktilec("-fsyntax-only", "-I", inc, src)
+    assert r.rc == 1
+    assert only_errors(r) == [(7, 15, "'missing_name' was not declared in this scope")]
+    d = parse_diags(r.err)[0]
+    assert d.file == str(src)
+    assert r.err.splitlines()[1] == "    int bad = missing_name;"
+
+
+def test_header_beside_the_source_defines_macros(tmp_path, croktilec):
+    write(tmp_path / "tiles.h", "#define TILE 4\n")
+    src = write(tmp_path / "beside.co.cpp", """
+        #include "tiles.h"
+        __co__ void f(s32 [8] a) {
+          parallel p by TILE {
+            x = dma.copy a.chunkat(p) => local;
+          }
+        }
+        """)
+    r = croktilec("-fsyntax-only", src)
+    assert (r.rc, r.err) == (0, "")
+
+
+def test_dash_E_keeps_includes(tmp_path, croktilec):
+    inc = tmp_path / "inc"
+    inc.mkdir()
+    write(inc / "cfg.h", "#define WIDTH 6\n")
+    src = write(tmp_path / "pre.co.cpp", """
+        #include "croktile.h"
+        #include <vector>
+        #include "cfg.h"
+        #define N 6
+        __co__ void f(s32 [N] a) {
+          parallel p by WIDTH {}
+        }
+        """)
+    r = croktilec("-E", "-I", inc, src)
+    assert r.rc == 0, r.err
+    lines = r.out.splitlines()
+    for inc_line in ('#include "croktile.h"', "#include <vector>", '#include "cfg.h"'):
+        assert inc_line in lines
+    assert "__co__ void f(s32 [6] a) {" in lines
+    assert "  parallel p by 6 {}" in lines
+    assert "WIDTH" not in r.out.replace("#define WIDTH", "")
+    # -o writes the same text to a file
+    out = tmp_path / "pre.ii"
+    r2 = croktilec("-E", "-I", inc, src, "-o", out)
+    assert r2.rc == 0 and out.read_text() == r.out
+
+
+def test_macro_expansion_keeps_user_columns(tmp_path, croktilec):
+    src = write(tmp_path / "cols.co.cpp", """
+        #define NUM_TILES 6
+        __co__ void f() {
+          parallel p by NUM_TILES { int z = NUM_TILES + bad; }
+        }
+        __co__ void g() {
+          int w = NUM_TILES
+        }
+        """)
+    r = croktilec("-fsyntax-only", src)
+    assert r.rc == 1
+    assert only_errors(r) == [
+        (3, 49, "'bad' was not declared in this scope"),
+        (6, 20, "expected ';' before '}'"),   # right after the macro name, as written
+    ]
+    lines = r.err.splitlines()
+    assert lines[2].index("^") == lines[1].index("bad")
+
+
+def test_preprocessor_errors_are_gcc_style(tmp_path, croktilec):
+    src = write(tmp_path / "pperr.co.cpp", """
+        #define F(x) x
+        int y = F(1, 2);
+        #ifdef BOOM
+        #error boom is set
+        #endif
+        """)
+    r = croktilec("-fsyntax-only", src)
+    assert r.rc == 1
+    assert only_errors(r) == [(2, 9, 'macro "F" passed 2 arguments, but takes just 1')]
+    r = croktilec("-fsyntax-only", "-DBOOM", src)
+    assert (4, 1, "#error boom is set") in only_errors(r)
+
+    unterminated = write(tmp_path / "unterminated.co.cpp", "#if 1\n__co__ void f() {}\n")
+    r = croktilec("-fsyntax-only", unterminated)
+    assert r.rc == 1 and only_errors(r) == [(1, 1, "unterminated #if")]
+    assert r.err.splitlines()[1] == "#if 1"   # no blank line between message and source
+
+    empty = write(tmp_path / "empty_if.co.cpp", "#if\n#endif\n__co__ void f() {}\n")
+    r = croktilec("-fsyntax-only", empty)
+    assert r.rc == 1 and only_errors(r) == [(1, 1, "#if with no expression")]
+    assert "internal compiler error" not in r.err
+
+
+def test_file_named_as_given(tmp_path, monkeypatch, croktilec):
+    # with preprocessing active, messages still name the file exactly as it was passed
+    # (pcpp itself would print absolute paths, shortened relative to the cwd)
+    sub = tmp_path / "src"
+    sub.mkdir()
+    write(sub / "named.co.cpp", """
+        #define N 4
+        __co__ void f() {
+          int x = N + bad;
+        }
+        """)
+    monkeypatch.chdir(tmp_path)
+    for given in ("src/named.co.cpp", "./src/named.co.cpp", str(sub / "named.co.cpp"),
+                  "src/../src/named.co.cpp"):
+        r = croktilec("-fsyntax-only", given)
+        assert r.rc == 1
+        assert r.err.startswith(f"{given}:3:15: error: 'bad' was not declared in this scope\n"), r.err
+    r = croktilec("-E", "src/named.co.cpp")
+    assert r.out.startswith('#line 1 "src/named.co.cpp"')

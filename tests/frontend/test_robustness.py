@@ -1,0 +1,56 @@
+"""Absurd but possible input gets a diagnostic, never an internal compiler error."""
+from __future__ import annotations
+
+from .conftest import parse_diags
+
+
+def test_very_deep_expression_is_an_error(tmp_path, croktilec):
+    src = tmp_path / "deep.co.cpp"
+    src.write_text("__co__ void f(s32 [4] a) {\n"
+                   "  int x = " + " + ".join(["1"] * 3000) + ";\n"
+                   "  sp : a" + ".span" * 2000 + ";\n"
+                   "  int ok = 1 + 2;\n"
+                   "}\n")
+    r = croktilec("-fsyntax-only", src)
+    assert r.rc == 1, r.err
+    assert "internal compiler error" not in r.err
+    errors = [(d.line, d.msg) for d in parse_diags(r.err) if d.kind == "error"]
+    assert errors == [(2, "statement too complex: its expressions are nested too deeply"),
+                      (3, "statement too complex: its expressions are nested too deeply")]
+    r = croktilec("--dump-ast", src)
+    assert r.rc == 0 and "internal compiler error" not in r.err
+    assert r.out.count("BinOp") == 2999 + 1   # and the `1 + 2` of line 4
+
+
+def test_many_parentheses(tmp_path, croktilec):
+    src = tmp_path / "parens.co.cpp"
+    src.write_text("__co__ int f() { return " + "(" * 5000 + "7" + ")" * 5000 + "; }\n")
+    r = croktilec("-fsyntax-only", src)
+    assert (r.rc, r.err) == (0, "")
+
+
+def test_binary_and_empty_files(tmp_path, croktilec):
+    empty = tmp_path / "empty.co.cpp"
+    empty.write_text("")
+    r = croktilec("-fsyntax-only", empty)
+    assert (r.rc, r.err) == (0, "")
+    binary = tmp_path / "binary.co.cpp"
+    binary.write_bytes(b"\xff\xfe\x00__co__ void f() {}\x00")
+    r = croktilec("-fsyntax-only", binary)
+    assert r.rc == 1 and "not a UTF-8 text file" in r.err
+    assert "Traceback" not in r.err
+
+
+def test_unterminated_literals_and_comments(tmp_path, croktilec):
+    for i, text in enumerate(['const char *s = "abc\n__co__ void f() {}\n',
+                              "/* never closed\n__co__ void f() {}\n",
+                              'auto r = R"(never closed\n__co__ void f() {}\n',
+                              "__co__ void f() { /* open\n}\n",
+                              "__co__ void f(\n",
+                              "__cok__\n",
+                              "__co__\n"]):
+        src = tmp_path / f"lit{i}.co.cpp"
+        src.write_text(text)
+        r = croktilec("-fsyntax-only", src)
+        assert r.rc in (0, 1), (text, r.err)
+        assert "internal compiler error" not in r.err and "Traceback" not in r.err, (text, r.err)

@@ -1,0 +1,142 @@
+"""The splitter: finds __co__ functions and __cok__ blocks in C++ text, respecting
+strings, character literals, raw strings, comments and nested braces."""
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+from croktile_driver.diagnostics import Diagnostics
+from croktile_driver.frontend.splitter import split
+
+from .conftest import parse_diags
+
+CASES = Path(__file__).parent / "cases"
+
+
+def segments(text: str):
+    import io
+    diag = Diagnostics(stream=io.StringIO())
+    segs = split(textwrap.dedent(text), "t.co.cpp", diag)
+    return segs, diag
+
+
+def kinds(segs):
+    return [(s.kind, s.name) for s in segs if s.kind != "host"]
+
+
+def test_co_in_strings_comments_and_raw_strings_is_ignored():
+    segs, diag = segments(r'''
+        /* __co__ void a( { */
+        // __co__ void b( {
+        const char *s = "__co__ void c( { \" __cok__ {";
+        const char c = '{';
+        const char *r = R"(__co__ void d( { )";
+        const char *r2 = R"tag( )" __co__ void e( { )tag";
+        int big = 1'000;
+        __co__ void real() { /* } */ int x = 1; // }
+        }
+        const char *after = "}";
+        ''')
+    assert diag.errors == 0, diag.messages
+    assert kinds(segs) == [("co", "real")]
+    co = [s for s in segs if s.kind == "co"][0]
+    assert co.text.startswith("__co__ void real()") and co.text.rstrip().endswith("}")
+    assert co.loc.line == 9  # the #line-free text: the dedented source's line of `__co__`
+
+
+def test_cok_block_with_nested_braces():
+    segs, diag = segments('''
+        __cok__ {
+          struct S { int a; };
+          void k(int *x) { if (x) { x[0] = '}'; } else { const char *t = "{"; } }
+          // }
+        }
+        __co__ void f() {}
+        ''')
+    assert diag.errors == 0, diag.messages
+    assert kinds(segs) == [("cok", None), ("co", "f")]
+    cok = segs[[s.kind for s in segs].index("cok")]
+    # the whole inside, up to the block's own closing brace (not one in a literal/comment)
+    assert cok.text.startswith("\n  struct S { int a; };") and cok.text.endswith("  // }\n")
+    assert cok.end_loc.line == 6
+
+
+def test_co_in_namespace_and_prototype():
+    segs, diag = segments('''
+        namespace a { namespace b {
+        __co__ int proto(int n);
+        __co__ void g(int n) { parallel p by n { } }
+        } }
+        ''')
+    assert diag.errors == 0, diag.messages
+    assert kinds(segs) == [("co_decl", "proto"), ("co", "g")]
+
+
+def test_identifier_containing_co_is_not_a_keyword():
+    segs, diag = segments('''
+        int my__co__ = 1; int __co__x = 2; int x__cok__;
+        __co__ void f() {}
+        ''')
+    assert diag.errors == 0
+    assert kinds(segs) == [("co", "f")]
+
+
+def test_host_text_is_kept_unchanged():
+    text = textwrap.dedent('''
+        #include <cstdio>
+        int main() { return 0; }
+        __co__ void f() { parallel p by 2 {} }
+        void g() { f(); }
+        ''')
+    import io
+    segs = split(text, "t.co.cpp", Diagnostics(stream=io.StringIO()))
+    assert "".join(s.text for s in segs) == text
+
+
+def test_unterminated_function_and_stray_brace(tmp_path, croktilec):
+    src = tmp_path / "unterminated.co.cpp"
+    src.write_text("__co__ void f() {\n  parallel p by 2 {\n}\n")
+    r = croktilec("-fsyntax-only", src)
+    assert r.rc == 1
+    assert [(d.line, d.col, d.msg) for d in parse_diags(r.err) if d.kind == "error"] == [
+        (1, 17, "unterminated '__co__' function: missing '}'")]
+
+    src = tmp_path / "stray.co.cpp"
+    src.write_text("__co__ void f() {\n  parallel p by 2 {\n  }}\n  int x = 1;\n}\n")
+    r = croktilec("-fsyntax-only", src)
+    assert r.rc == 1
+    diags = parse_diags(r.err)
+    assert [(d.kind, d.line) for d in diags] == [("error", 5), ("note", 3)]
+    assert diags[1].msg == "the __co__ function 'f' ends here"
+
+
+def test_unknown_conditional_blocks_do_not_count_braces(tmp_path, croktilec):
+    # braces that balance only per branch of a passed-through #ifdef are not "stray"
+    src = tmp_path / "ifdef.co.cpp"
+    src.write_text(textwrap.dedent('''
+        #ifdef __cplusplus
+        extern "C" {
+        #endif
+        void c_api(void);
+        #ifdef __cplusplus
+        }
+        #endif
+        #ifdef __CUDACC__
+        namespace x {
+        #else
+        namespace y {
+        #endif
+        }
+        __co__ void f() { parallel p by 2 {} }
+        '''))
+    r = croktilec("-fsyntax-only", src)
+    assert (r.rc, r.err) == (0, "")
+
+
+def test_dump_ast_finds_exactly_the_real_functions(croktilec):
+    r = croktilec("--dump-ast", CASES / "split_strings_comments.co.cpp")
+    assert r.rc == 0, r.err
+    assert r.out.count("CoFunction") == 1
+    r = croktilec("--dump-ast", CASES / "split_namespace.co.cpp")
+    assert r.rc == 0, r.err
+    assert r.out.count("CoFunction") == 2
