@@ -126,8 +126,16 @@ def _compile_flags(args: ParsedArgs, toolchain) -> List[str]:
         flags.append(f"-I{d}")
     flags.extend(macro_flags(args))
     flags.append(f"-I{toolchain.runtime_include_dir()}")
+    flags.extend(f"-W{w}" for w in args.warning_flags)
+    flags.extend(_codegen_flags(args))
     flags.extend(args.xcompiler)
     return flags
+
+
+def _codegen_flags(args: ParsedArgs) -> List[str]:
+    """-f/-m flags matter to both the compiler and the linker (-fsanitize, -fopenmp)."""
+    return [f"-f{f}" for f in args.f_flags] + [f"-m{m}" for m in args.m_flags] + \
+        (["-pthread"] if args.pthread else [])
 
 
 def _run(args: ParsedArgs, diag: Diagnostics, toolchain, workdir: str) -> int:
@@ -209,6 +217,8 @@ def _run(args: ParsedArgs, diag: Diagnostics, toolchain, workdir: str) -> int:
         out = args.output or "a.out"
         link = [*cxx, *objects, "-o", out]
         link += [f"-L{d}" for d in args.lib_dirs] + [f"-l{lib}" for lib in args.libs]
+        link += _codegen_flags(args)
+        link += [f"-Wl,{w}" for w in args.wl] + [a for f in args.xlinker for a in ("-Xlinker", f)]
         link += list(toolchain.profile.get("link_flags", []))
         link += [f"-l{lib}" for lib in toolchain.profile.get("libs", [])]
         link += [f for f in toolchain.profile.get("flags", []) if f == "-pthread"]

@@ -31,7 +31,8 @@ def emit_translation_unit(tu: TranslationUnit) -> str:
            '#include "croktile.h"', '#include "croktile_cpu.h"']
     for seg in tu.segments:
         if seg.kind == "host":
-            out.append(line_directive(seg.loc))
+            if not seg.text.startswith("#line"):
+                out.append(line_directive(seg.loc))
             out.append(seg.text)
         elif seg.kind == "cok":
             out.append(line_directive(seg.loc))
@@ -100,10 +101,10 @@ class FunctionEmitter:
     # -- statements --------------------------------------------------------------
     def stmts(self, stmts: List[ir.Stmt], depth: int) -> None:
         for s in stmts:
+            self.w(depth, line_directive(s.loc))
             getattr(self, "s_" + type(s).__name__)(s, depth)
 
     def s_Parallel(self, s: ir.Parallel, depth: int) -> None:
-        self.w(depth, line_directive(s.loc))
         if s.level == 1:
             self.w(depth, f"croktile::cpu::parallel_for({sym_c(s.count)}, [&](long long {s.var}) {{")
             self.stmts(s.body, depth + 1)
@@ -134,7 +135,6 @@ class FunctionEmitter:
         self.alloc(s.buffer, depth)
 
     def s_Dma(self, s: ir.Dma, depth: int) -> None:
-        self.w(depth, line_directive(s.loc))
         rank = len(s.src.extents)
 
         def arr(items):
@@ -164,11 +164,17 @@ class FunctionEmitter:
             else:
                 args.append(a.text)
         targs = "" if s.template_args is None else "<" + ", ".join(sym_c(t) for t in s.template_args) + ">"
-        self.w(depth, line_directive(s.loc))
         self.w(depth, f"{s.func}{targs}({', '.join(args)});")
 
     def s_Return(self, s: ir.Return, depth: int) -> None:
-        if s.buffer is not None:
+        if s.buffer is not None and s.buffer.origin == "param":
+            # a parameter is the caller's memory: return an owning copy of it
+            buf = s.buffer
+            ctype, rank = elem_ctype(buf.elem), len(buf.shape)
+            self.w(depth, f"croktile::spanned_data<{ctype}, {rank}> {buf.name}__copy({buf.name}.shape());")
+            self.w(depth, f"std::copy({buf.name}.begin(), {buf.name}.end(), {buf.name}__copy.begin());")
+            self.w(depth, f"return {buf.name}__copy;")
+        elif s.buffer is not None:
             self.w(depth, f"return {s.buffer.name};")
         elif s.value is not None:
             self.w(depth, f"return {sym_c(s.value)};")
