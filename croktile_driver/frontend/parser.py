@@ -559,22 +559,35 @@ def _load_tables(grammar: _Grammar):
                          debug=False, errorlog=ply.yacc.NullLogger())
 
 
+def grammar_signature() -> str:
+    """The signature PLY stamps into tables generated from this grammar."""
+    grammar = _Grammar()
+    pdict = {name: getattr(grammar, name) for name in dir(grammar)}
+    pinfo = ply.yacc.ParserReflect(pdict, log=ply.yacc.NullLogger())
+    pinfo.get_all()
+    return pinfo.signature()
+
+
 def tables_are_current() -> bool:
     """True when the shipped ``_parsetab`` was generated from this grammar."""
     try:
         from . import _parsetab  # type: ignore
     except ImportError:
         return False
-    grammar = _Grammar()
-    pdict = {name: getattr(grammar, name) for name in dir(grammar)}
-    pinfo = ply.yacc.ParserReflect(pdict, log=ply.yacc.NullLogger())
-    pinfo.get_all()
-    return _parsetab._lr_signature == pinfo.signature()
+    return _parsetab._lr_signature == grammar_signature()
 
 
 def write_tables(outdir: str) -> None:
-    ply.yacc.yacc(module=_Grammar(), tabmodule="_parsetab", outputdir=outdir,
+    """Writes ``_parsetab.py`` into outdir, even where an installed copy already exists.
+
+    PLY reuses any importable table module of the given name instead of writing one,
+    so the tables are generated under a name nothing can import, then renamed.
+    """
+    import os
+    scratch = "_parsetab_generating"
+    ply.yacc.yacc(module=_Grammar(), tabmodule=scratch, outputdir=outdir,
                   write_tables=True, debug=False, errorlog=ply.yacc.NullLogger())
+    os.replace(os.path.join(outdir, scratch + ".py"), os.path.join(outdir, "_parsetab.py"))
 
 
 def main(argv=None) -> int:
