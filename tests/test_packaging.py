@@ -66,4 +66,4 @@ def test_regenerated_tables_are_current(tmp_path):
     parser.write_tables(str(tmp_path))
     tables = runpy.run_path(str(tmp_path / "_parsetab.py"))
     assert tables["_lr_signature"] == parser.grammar_signature()
-    assert tables["_lr_action_items"]
+    assert tables["_lr_action"] and tables["_lr_productions"]
