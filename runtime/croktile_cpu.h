@@ -3,6 +3,7 @@
 #pragma once
 
 #include <algorithm>
+#include <utility>
 #include <atomic>
 #include <cstddef>
 #include <cstring>

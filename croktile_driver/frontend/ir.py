@@ -121,6 +121,13 @@ class Dma(Stmt):
 
 
 @dataclass(eq=False)
+class Swap(Stmt):
+    """Two buffers exchange their storage: what was in `a` is now reached through `b`."""
+    a: Buffer
+    b: Buffer
+
+
+@dataclass(eq=False)
 class Wait(Stmt):
     futures: List[str]
 
@@ -225,6 +232,9 @@ def number_and_live_ranges(fn: Function) -> None:
                 for a in s.args:
                     if a.region is not None:
                         touch(a.region.buffer, s.sid)
+            elif isinstance(s, Swap):
+                touch(s.a, s.sid)
+                touch(s.b, s.sid)
             elif isinstance(s, Return) and s.buffer is not None:
                 touch(s.buffer, s.sid)
             body = getattr(s, "body", None)
@@ -282,6 +292,8 @@ def dump(fn: Function) -> str:
                 out.append(f"{tag}{pad}{fut}{kind} {s.src.describe()} => {s.dst.describe()}")
             elif isinstance(s, Wait):
                 out.append(f"{tag}{pad}wait {', '.join(s.futures)}")
+            elif isinstance(s, Swap):
+                out.append(f"{tag}{pad}swap {s.a.name}, {s.b.name}")
             elif isinstance(s, Call):
                 targs = "" if s.template_args is None else "<" + ", ".join(t.to_c() for t in s.template_args) + ">"
                 args = []

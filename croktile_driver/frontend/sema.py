@@ -28,6 +28,15 @@ def _shape_text(dims: List[Sym]) -> str:
     return "[" + ", ".join(d.to_c() for d in dims) + "]"
 
 
+def _as_int(t: VTuple) -> VInt:
+    """A one-element ituple used as an integer keeps its bound."""
+    return VInt(t.items[0], t.bounds[0] if t.bounds else None, t.origin)
+
+
+def _article(word: str) -> str:
+    return ("an " if word[:1] in "aeiou" else "a ") + word
+
+
 def _kind_name(v: Value) -> str:
     return v.kind
 
@@ -86,6 +95,7 @@ class FunctionChecker:
         self.reassigned = self._reassigned_names(fn)
         self.dma_counter = 0
         self.returned = False
+        self.first_value_ok = False
         self.prefix: List[ir.Stmt] = []
 
     # -- helpers -------------------------------------------------------------
@@ -486,6 +496,8 @@ class FunctionChecker:
             if fname in self.co_functions:
                 self.error(e.loc, f"a __co__ function cannot call another __co__ function ('{fname}')")
                 return []
+            if fname == "swap" and self.scope.lookup(fname) is None:
+                return self.swap(e)
             if self.scope.lookup(fname) is None:
                 where = " inside 'parallel'" if self.level == 0 else ""
                 self.error(e.loc, f"calling '{fname}' from tileflow code needs the 'call' keyword{where}: "
@@ -495,6 +507,57 @@ class FunctionChecker:
         if not isinstance(value, VError):
             self.diag.warning(_start_loc(e), "statement has no effect")
         return []
+
+    def swap(self, e: A.Call) -> List[ir.Stmt]:
+        """`swap(f, g)`: the two futures exchange their buffers (double buffering)."""
+        if len(e.args) != 2 or not all(isinstance(a, A.Name) for a in e.args):
+            self.error(e.loc, "'swap' takes two futures: 'swap(f, g);'")
+            return []
+        futures = []
+        for a in e.args:
+            sym = self.scope.lookup(a.name)
+            if sym is None:
+                self.error(a.loc, f"'{a.name}' was not declared in this scope")
+                return []
+            if sym.kind == "error":
+                return []
+            if sym.kind != "future":
+                self.error(a.loc, f"'swap' takes futures, but '{a.name}' is {_article(sym.kind)}")
+                return []
+            fut = sym.value.future
+            buf = fut.region.buffer
+            if buf.origin != "dma" or not fut.region.is_whole:
+                self.error(a.loc, f"'swap' needs futures of copies into 'local' or 'shared' "
+                                  f"('{a.name} = dma.copy ... => local;')")
+                return []
+            if not all(v in self.host_vars for d in buf.shape for v in d.variables()):
+                self.error(a.loc, f"the shape of '{a.name}' must be known when its 'parallel' block starts "
+                                  "to swap it")
+                return []
+            futures.append(fut)
+        f, g = futures
+        fb, gb = f.region.buffer, g.region.buffer
+        if fb is gb:
+            return []
+        if fb.storage != gb.storage or f.elem != g.elem or fb.level != gb.level:
+            self.error(e.loc, f"'swap' needs two futures of the same storage, element type and parallel "
+                              f"level ('{fb.storage} {f.elem}' and '{gb.storage} {g.elem}')")
+            return []
+        before = self.diag.errors
+        checks = self.shape_match(e.loc, list(fb.shape), list(gb.shape), f"'{f.user_name}'", f"'{g.user_name}'")
+        if self.diag.errors != before:
+            return []
+        if checks:
+            self.error(e.loc, "'swap' needs futures whose shapes are provably equal")
+            return []
+        f_pending, g_pending = f.name in self.pending, g.name in self.pending
+        self.pending.pop(f.name, None)
+        self.pending.pop(g.name, None)
+        if g_pending:
+            self.pending[f.name] = f
+        if f_pending:
+            self.pending[g.name] = g
+        return [ir.Swap(e.loc, fb, gb)]
 
     def stmt_CallStmt(self, s: A.CallStmt) -> List[ir.Stmt]:
         fname = s.func.name
@@ -994,7 +1057,7 @@ class FunctionChecker:
         if not outside:
             return sym.value
         key = (e.name, e.loc.line, e.loc.col)
-        if key not in self.warned_outside:
+        if key not in self.warned_outside and not self.first_value_ok:
             self.warned_outside.add(key)
             self.diag.warning(e.loc, f"'{e.name}' is used outside a 'foreach' over it; its value is 0 here")
         zero = {a: Sym.const(0) for a in outside}
@@ -1032,9 +1095,9 @@ class FunctionChecker:
                                      "floating-point values may only be passed to calls")
         # a one-element (bounded) ituple behaves as its integer
         if isinstance(left, VTuple) and len(left.items) == 1 and isinstance(right, (VInt, VBool)):
-            left = VInt(left.items[0])
+            left = _as_int(left)
         if isinstance(right, VTuple) and len(right.items) == 1 and isinstance(left, (VInt, VBool)):
-            right = VInt(right.items[0])
+            right = _as_int(right)
         if isinstance(left, VSpan) and e.op in _SPAN_OPS:
             return self.span_op(e, left, right)
         if isinstance(left, VTuple) and isinstance(right, (VInt, VTuple)) and e.op in _SPAN_OPS:
@@ -1048,17 +1111,32 @@ class FunctionChecker:
             return self.error(e.loc, "division by zero")
         if e.op in ("<<", ">>") and b.is_const and not 0 <= b.value < 32:
             return self.error(e.loc, f"shift count {b.value} is out of range for 'int' (0 to 31)")
+        bound = self._index_bound(e.op, left, right)
         if e.op == "+":
-            return VInt(a + b)
+            return VInt(a + b, *bound)
         if e.op == "-":
-            return VInt(a - b)
+            return VInt(a - b, *bound)
         if e.op == "*":
             return VInt(a * b)
+        if e.op == "%" and bound:
+            return VInt(a.op("%", b), *bound)
         if e.op in ("/", "%") or e.op in _BITWISE:
             return VInt(a.op(e.op, b))
         if e.op in _COMPARE:
             return VBool(a.op(e.op, b))
         return VBool(a.op(e.op, b))
+
+    @staticmethod
+    def _index_bound(op: str, left: Value, right: Value) -> tuple:
+        """`k + 1`, `k - 1`, `(k + 1) % #k` keep k's bound, as a chunkat index (checked)."""
+        lb = isinstance(left, VInt) and left.bound is not None
+        rb = isinstance(right, VInt) and right.bound is not None
+        if op in ("+", "-") and lb != rb and not (rb and op == "-"):
+            src = left if lb else right
+            return (src.bound, src.origin, True)
+        if op == "%" and lb and not rb:
+            return (left.bound, left.origin, True)
+        return ()
 
     def span_op(self, e: A.BinOp, left: VSpan, right: Value) -> Value:
         if isinstance(right, (VInt, VBool)):
@@ -1188,13 +1266,20 @@ class FunctionChecker:
         rank = len(region.extents)
         parts = []  # (index sym or None for '_', bound sym, loc, label)
         for arg in e.args:
-            v = self.expr(arg)
+            # a bare `with` variable outside its foreach names the first chunk: no warning
+            self.first_value_ok = isinstance(arg, A.Name)
+            try:
+                v = self.expr(arg)
+            finally:
+                self.first_value_ok = False
             if isinstance(v, VError):
                 return v
             label = arg.name if isinstance(arg, A.Name) else "index"
             if isinstance(v, VWild):
                 parts.append((None, None, arg.loc, "_"))
             elif isinstance(v, VInt) and v.bound is not None:
+                if v.derived:
+                    self._index_in_range(v, arg)
                 parts.append((v.sym, v.bound, arg.loc, label))
             elif isinstance(v, VTuple) and v.bounds is not None:
                 for item, ub in zip(v.items, v.bounds):
@@ -1233,6 +1318,17 @@ class FunctionChecker:
             extents.append(extent)
             offsets.append(region.offsets[i] + idx * extent)
         return VData(ir.Region(region.buffer, offsets, extents), base.elem, base.future)
+
+    def _index_in_range(self, v: VInt, arg: A.Node) -> None:
+        """An index computed from a bounded variable must stay inside its bound."""
+        idx, ub = v.sym, v.bound
+        inside = idx.op(">=", 0).op("&&", idx.op("<", ub))
+        if inside.is_const:
+            if not inside.value:
+                self.error(_start_loc(arg), f"chunkat index is {idx.to_c()}, outside its bound [0, {ub.to_c()})")
+            return
+        self.prefix.append(ir.Check(_start_loc(arg), inside,
+                                    "chunkat index {0} is outside its bound [0, {1})", [idx, ub]))
 
     def _pending_checks(self, checks: List[ir.Stmt]) -> None:
         """Checks that could not be hoisted run just before the statement that needs them."""

@@ -27,6 +27,7 @@ class VInt(Value):
     sym: Sym
     bound: Optional[Sym] = None      # set for bounded integers
     origin: str = ""                  # "parallel" / "with" for bounded ones
+    derived: bool = False             # `k + 1`: keeps k's bound, needs a range check
     kind = "int"
 
 

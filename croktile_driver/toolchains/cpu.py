@@ -52,6 +52,10 @@ class FunctionEmitter:
     def __init__(self, fn: ir.Function):
         self.fn = fn
         self.lines: List[str] = []
+        # names valid from the function's start: a buffer shaped by these alone is
+        # allocated once at the top of its parallel level (so `swap` can rotate it)
+        self.entry_names = {b.symbol for b in fn.bindings} | {p.name for p in fn.params}
+        self.hoisted = set()
 
     def w(self, depth: int, text: str) -> None:
         self.lines.append("  " * depth + text)
@@ -80,7 +84,7 @@ class FunctionEmitter:
         if buf.storage == "global":
             self.w(depth, f"croktile::spanned_data<{ctype}, {len(buf.shape)}> {buf.name}"
                           f"(std::array<std::size_t, {len(buf.shape)}>{{{dims}}});")
-            self.w(depth, f"{ctype}* const {self.ptr(buf)} = {buf.name}.data();")
+            self.w(depth, f"{ctype}* {self.ptr(buf)} = {buf.name}.data();")
             return
         count = " * ".join(f"({sym_c(d)})" for d in buf.shape)
         static = all(d.is_const for d in buf.shape)
@@ -89,10 +93,10 @@ class FunctionEmitter:
             nbytes *= d.value if d.is_const else 1
         if static and nbytes <= STACK_LIMIT_BYTES:
             self.w(depth, f"{ctype} {buf.name}[{count}] = {{}};")
-            self.w(depth, f"{ctype}* const {self.ptr(buf)} = {buf.name};")
+            self.w(depth, f"{ctype}* {self.ptr(buf)} = {buf.name};")
         else:
             self.w(depth, f"std::vector<{ctype}> {buf.name}((std::size_t)({count}));")
-            self.w(depth, f"{ctype}* const {self.ptr(buf)} = {buf.name}.data();")
+            self.w(depth, f"{ctype}* {self.ptr(buf)} = {buf.name}.data();")
 
     def region_ptr(self, region: ir.Region) -> str:
         offset = linear_offset(region)
@@ -107,12 +111,14 @@ class FunctionEmitter:
     def s_Parallel(self, s: ir.Parallel, depth: int) -> None:
         if s.level == 1:
             self.w(depth, f"croktile::cpu::parallel_for({sym_c(s.count)}, [&](long long {s.var}) {{")
-            self.stmts(s.body, depth + 1)
-            self.w(depth, "});")
         else:
             self.w(depth, f"for (long long {s.var} = 0; {s.var} < {sym_c(s.count)}; ++{s.var}) {{")
-            self.stmts(s.body, depth + 1)
-            self.w(depth, "}")
+        for buf in s.buffers:
+            if all(v in self.entry_names for d in buf.shape for v in d.variables()):
+                self.hoisted.add(buf.name)
+                self.alloc(buf, depth + 1)
+        self.stmts(s.body, depth + 1)
+        self.w(depth, "});" if s.level == 1 else "}")
 
     def s_Loop(self, s: ir.Loop, depth: int) -> None:
         self.w(depth, f"for (long long {s.var} = 0; {s.var} < {sym_c(s.count)}; ++{s.var}) {{")
@@ -132,7 +138,11 @@ class FunctionEmitter:
         self.w(depth, f"{s.name} = {sym_c(s.value)};")
 
     def s_Alloc(self, s: ir.Alloc, depth: int) -> None:
-        self.alloc(s.buffer, depth)
+        if s.buffer.name not in self.hoisted:
+            self.alloc(s.buffer, depth)
+
+    def s_Swap(self, s: ir.Swap, depth: int) -> None:
+        self.w(depth, f"std::swap({self.ptr(s.a)}, {self.ptr(s.b)});")
 
     def s_Dma(self, s: ir.Dma, depth: int) -> None:
         rank = len(s.src.extents)
