@@ -36,6 +36,8 @@ class Job:
     dep_source: Optional[str] = None  # the .co.cpp to name in place of the generated file
     tmp_dep: Optional[str] = None     # the depfile the compiler writes (in the work dir)
     dep_targets: List[str] = field(default_factory=list)
+    extra_deps: List[str] = field(default_factory=list)  # more files the output depends on (profiles)
+    copy_to: Optional[str] = None     # transpile: also write the generated sources here (to scan them)
 
 
 @dataclass
@@ -58,21 +60,71 @@ def _is_co(path: str) -> bool:
 
 
 def info_command(args: ParsedArgs) -> int:
+    """--cmake-dir and --print-toolchains: facts about this installation, for people and build systems."""
     from .paths import cmake_dir
     if args.cmake_dir:
         print(cmake_dir())
         return 0
+    fmt = args.print_format or "text"
+    if fmt not in ("text", "json"):
+        print(f"croktilec: error: unknown --format '{fmt}' (text or json)", file=sys.stderr)
+        return 1
     try:
         profiles = load_profiles([args.toolchain_file] if args.toolchain_file else [])
+        if args.target or args.profile:   # only the profile a build with these flags would use
+            names = [select_profile(profiles, args.target, args.profile)["name"]]
+        else:
+            names = sorted(profiles["profiles"])
+        described = [_describe_profile(select_profile(profiles, None, name), profiles["default"])
+                     for name in names]
     except ProfileError as exc:
         print(f"croktilec: error: {exc}", file=sys.stderr)
         return 1
-    for name, prof in sorted(profiles["profiles"].items()):
-        cxx = prof.get("cxx", "c++")
-        found = "found" if shutil.which(cxx) else "not found"
-        mark = " (default)" if name == profiles["default"] else ""
-        print(f"{name}{mark}: target={prof.get('target')} cxx={cxx} [{found}] limits={prof.get('limits', {})}")
+    if fmt == "json":
+        import json
+        print(json.dumps({"default": profiles["default"], "files": profiles["files"],
+                          "selected": names[0] if (args.target or args.profile) else None,
+                          "profiles": {d["name"]: d for d in described}}, indent=2))
+        return 0
+    rows = [("profile", "target", "compilers", "limits")]
+    for d in described:
+        compilers = []
+        for role in ("cxx", "device_cc"):
+            if d.get(role):
+                where = d[role + "_path"] or "NOT FOUND"
+                compilers.append(f"{'device ' if role == 'device_cc' else ''}{d[role]} [{where}]")
+        if d.get("arch"):
+            compilers.append(f"arch {d['arch']}")
+        limits = " ".join(f"{k}={v}" for k, v in sorted(d["limits"].items())) or "-"
+        target = d["target"] + ("" if d["supported"] else " (no code generator yet)")
+        rows.append((d["name"] + (" *" if d["default"] else ""), target, ", ".join(compilers), limits))
+    widths = [max(len(r[i]) for r in rows) for i in range(3)]
+    for r in rows:
+        print("  ".join(c.ljust(w) for c, w in zip(r, widths)) + "  " + r[3])
+    print(f"(* the default; from {', '.join(profiles['files'])})")
     return 0
+
+
+def _describe_profile(prof: dict, default: str) -> dict:
+    """What build systems ask about a profile: resolved compilers, whether they and the
+    target's code generator exist, the suffix of the generated source."""
+    from .toolchains import toolchain_for
+    try:
+        tc_class = toolchain_for(prof["target"])
+    except KeyError:
+        tc_class = None
+    out = {"name": prof["name"], "default": prof["name"] == default, "target": prof["target"],
+           "supported": tc_class is not None,
+           "source_suffix": tc_class.source_suffix if tc_class is not None else None}
+    for role in ("cxx", "device_cc"):
+        command = prof.get(role)
+        out[role] = command
+        out[role + "_path"] = shutil.which(shlex.split(command)[0]) if command and command.strip() else None
+    out["arch"] = prof.get("arch")
+    for key in ("flags", "link_flags", "libs"):
+        out[key] = list(prof.get(key, []))
+    out["limits"] = dict(prof.get("limits", {}))
+    return out
 
 
 def compile_command(args: ParsedArgs, diag: Diagnostics) -> int:
@@ -104,7 +156,7 @@ def compile_command(args: ParsedArgs, diag: Diagnostics) -> int:
         return 1
     workdir = tempfile.mkdtemp(prefix="croktile-")
     try:
-        return _run(args, diag, toolchain, workdir)
+        return _run(args, diag, toolchain, workdir, profiles["files"])
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
 
@@ -138,7 +190,7 @@ def _codegen_flags(args: ParsedArgs) -> List[str]:
         (["-pthread"] if args.pthread else [])
 
 
-def _run(args: ParsedArgs, diag: Diagnostics, toolchain, workdir: str) -> int:
+def _run(args: ParsedArgs, diag: Diagnostics, toolchain, workdir: str, profile_files: List[str]) -> int:
     keep = args.save_temps
     temp_dir = os.getcwd() if keep else workdir
     flags = _compile_flags(args, toolchain)
@@ -182,6 +234,9 @@ def _run(args: ParsedArgs, diag: Diagnostics, toolchain, workdir: str) -> int:
                             "transpile", path, gen_path))
             source = gen_path
             if args.stage_source:
+                if want_dep:
+                    jobs.append(_dep_scan_job(args, jobs[-1], cxx, flags, workdir, tstem + ".scan" + gen_suffix,
+                                              stem, profile_files))
                 continue
         elif args.stage_source:
             continue
@@ -243,11 +298,12 @@ def _run(args: ParsedArgs, diag: Diagnostics, toolchain, workdir: str) -> int:
 
 def _run_jobs(jobs: List[Job], args: ParsedArgs, diag: Diagnostics, toolchain, workdir: str, staged) -> int:
     dep_rules: dict = {}   # depfile -> [(targets, deps)]
+    declarations: List[str] = []   # for --emit-header
     for job in jobs:
         if args.verbose:
             print(" ".join(shlex.quote(a) for a in job.argv), file=sys.stderr)
         if job.kind == "transpile":
-            rc = _transpile(job, args, diag, toolchain, workdir, staged)
+            rc = _transpile(job, args, diag, toolchain, workdir, staged, declarations)
             if rc:
                 return rc
             continue
@@ -289,6 +345,58 @@ def _run_jobs(jobs: List[Job], args: ParsedArgs, diag: Diagnostics, toolchain, w
             print(f"croktilec: error: cannot write '{depfile}': No such file or directory", file=sys.stderr)
             return 1
         write_atomic(tmp, text)
+    if args.emit_header:
+        return _write_header(args, declarations, toolchain, staged)
+    return 0
+
+
+def _dep_scan_job(args: ParsedArgs, transpile: Job, cxx: List[str], flags: List[str], workdir: str,
+                  scan_name: str, stem: str, profile_files: List[str]) -> Job:
+    """-S with -MD/-MMD: the target compiler lists what the generated source reads (the
+    .co.cpp's headers, whose macros the transpile saw, and the runtime headers); the
+    depfile names the .co.cpp in its place, and the profile files the transpile read."""
+    gen_path = transpile.output
+    scan = os.path.join(workdir, scan_name)
+    transpile.copy_to = scan
+    tmp_dep = scan + ".d"
+    # -I, not -iquote (nvcc lacks it): at worst a <header> beside the source is listed too
+    argv = [*cxx, *flags, "-I" + (os.path.dirname(transpile.source) or "."),
+            "-MM" if args.dep_mmd else "-M", "-MF", tmp_dep, scan]
+    written = gen_path != "-" and not is_special(gen_path)
+    depfile = args.dep_file or (os.path.splitext(gen_path)[0] if written else stem) + ".d"
+    from .paths import toolchains_file
+    builtin = os.path.abspath(toolchains_file())   # -MMD: the built-in file is a "system" one
+    extra = [f for f in profile_files if args.dep_md or os.path.abspath(f) != builtin]
+    return Job(argv, "deps", scan, "", depfile=depfile, dep_source=transpile.source, tmp_dep=tmp_dep,
+               dep_targets=list(args.dep_target) or [gen_path], extra_deps=extra)
+
+
+def _write_header(args: ParsedArgs, declarations: List[str], toolchain, staged) -> int:
+    """--emit-header: what host code needs to call the __co__ functions of the inputs.
+
+    An unchanged header is left alone (its time stamp too), so the host code that includes
+    it is not recompiled when only a kernel's body changed; build systems list it as a
+    byproduct (CMake BYPRODUCTS, ninja restat)."""
+    sources = ", ".join(os.path.basename(p) for p in args.inputs if _is_co(p))
+    text = "\n".join([f"// Generated by croktilec from {sources} (target {toolchain.target}). Do not edit.",
+                      "#pragma once", '#include "croktile.h"', ""] + declarations) + "\n"
+    path = args.emit_header
+    if is_special(path):
+        write_atomic(path, text)
+        return 0
+    try:
+        with open(path, encoding="utf-8", newline="") as fh:
+            if fh.read() == text:
+                return 0
+    except (OSError, UnicodeDecodeError):
+        pass
+    out_dir = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(out_dir):
+        print(f"croktilec: error: cannot write '{path}': No such file or directory", file=sys.stderr)
+        return 1
+    tmp = os.path.join(out_dir, f".croktile-{os.getpid()}-{os.path.basename(path)}")
+    write_atomic(tmp, text)
+    staged.append((tmp, path))
     return 0
 
 
@@ -298,7 +406,8 @@ def _discard(staged) -> None:
             os.unlink(tmp)
 
 
-def _transpile(job: Job, args: ParsedArgs, diag: Diagnostics, toolchain, workdir: str, staged) -> int:
+def _transpile(job: Job, args: ParsedArgs, diag: Diagnostics, toolchain, workdir: str, staged,
+               declarations: List[str]) -> int:
     from .frontend.pipeline import run_frontend
     text = read_source(job.source, diag)
     if text is None:
@@ -311,9 +420,15 @@ def _transpile(job: Job, args: ParsedArgs, diag: Diagnostics, toolchain, workdir
     if diag.errors:
         _discard(staged)
         return 1
+    from .toolchains.base import signature
+    declarations.extend(signature(fn) + ";" for fn in tu.module.functions)
     main_suffix = toolchain.source_suffix
     for suffix, content in files.items():
-        path = job.output if suffix == main_suffix else job.output[: -len(main_suffix)] + suffix
+        if job.copy_to:
+            write_atomic(job.copy_to[: -len(main_suffix)] + suffix, content)
+        path = job.output if suffix == main_suffix else _secondary_path(job.output, main_suffix, suffix)
+        if path is None:   # -o - or a device file: the main source embeds what this one holds
+            continue
         if args.stage_source and path == "-":
             sys.stdout.write(content)
         elif args.stage_source and is_special(path):
@@ -328,6 +443,13 @@ def _transpile(job: Job, args: ParsedArgs, diag: Diagnostics, toolchain, workdir
         else:
             write_atomic(path, content)
     return 0
+
+
+def _secondary_path(main: str, main_suffix: str, suffix: str) -> Optional[str]:
+    """Where a further generated file (opencl: the .cl) goes: beside the main one, x.gen.cpp -> x.gen.cl."""
+    if main == "-" or is_special(main):
+        return None
+    return (main[: -len(main_suffix)] if main.endswith(main_suffix) else main) + suffix
 
 
 def _make_words(text: str) -> List[str]:
@@ -374,7 +496,7 @@ def _collect_deps(job: Job, dep_rules: dict) -> None:
     colon = next((i for i, w in enumerate(words) if w.endswith(":")), None)
     deps = words[colon + 1:] if colon is not None else []
     gen = os.path.abspath(job.source)
-    deps = [job.dep_source] + [d for d in deps if os.path.abspath(d) != gen]
+    deps = [job.dep_source] + [d for d in deps if os.path.abspath(d) != gen] + job.extra_deps
     rules = dep_rules.setdefault(job.depfile, [])
     if rules and rules[-1][0] == job.dep_targets:   # one executable: one rule for all sources
         rules[-1][1].extend(d for d in deps if d not in rules[-1][1])

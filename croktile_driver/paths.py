@@ -23,3 +23,9 @@ def cmake_dir() -> str:
 
 def toolchains_file() -> str:
     return os.path.join(data_dir(), "toolchains.yaml")
+
+
+def user_toolchains_file() -> str:
+    """The user's own profiles: ``${XDG_CONFIG_HOME:-~/.config}/croktile/toolchains.yaml``."""
+    config = os.environ.get("XDG_CONFIG_HOME") or os.path.join(os.path.expanduser("~"), ".config")
+    return os.path.join(config, "croktile", "toolchains.yaml")

@@ -1,23 +1,46 @@
-"""Toolchain profiles from toolchains.yaml (built-in, then user files that override)."""
+"""Toolchain profiles from toolchains.yaml (built-in, then user files that override).
+
+A profile names a target, the compilers and flags that build its generated source, and
+the target's limits. The built-in file ships with the package; user files add profiles
+or override single fields of existing ones, in this order (later wins): the user config
+directory (``$XDG_CONFIG_HOME/croktile/toolchains.yaml``), ``$CROKTILE_TOOLCHAINS`` (one
+file, or several separated by ``os.pathsep``), ``--toolchain-file``. Every file is
+checked against ``PROFILE_KEYS`` when it is read: a mistake is an error naming the file,
+line and key, never a surprise in a later job.
+"""
 from __future__ import annotations
 
 import os
-from typing import Dict, List, Optional
+from typing import Dict, List, Optional, Tuple
 
-from .paths import toolchains_file
+from .paths import toolchains_file, user_toolchains_file
 
 TARGETS = ("cpu", "cuda", "opencl", "factor")
+
+# The schema: every key a profile may have, its type, and what it means.
+PROFILE_KEYS: Dict[str, Tuple[type, str]] = {
+    "target": (str, "the target whose code generator is used: " + ", ".join(TARGETS)),
+    "cxx": (str, "compiles the generated source and links (default c++; nvcc for cuda)"),
+    "device_cc": (str, "compiles the device module (factor)"),
+    "arch": (str, "device architecture, e.g. sm_90a (cuda)"),
+    "flags": (list, "flags for every compile"),
+    "link_flags": (list, "flags for the link"),
+    "libs": (list, "libraries to link, as for -l"),
+    "limits": (dict, "memory limits in bytes, checked when memory is planned"),
+    "default_for_target": (bool, "the profile `-t TARGET` picks"),
+    "honour_env_cxx": (bool, "$CXX (cuda: $NVCC) replaces a default cxx (default true)"),
+}
+LIMIT_KEYS = ("shared_bytes", "local_bytes")
+TOP_KEYS = ("default", "profiles")
+_TYPE_WORDS = {str: "a string", list: "a list of strings", dict: "a mapping", bool: "true or false"}
 
 
 class ProfileError(Exception):
     pass
 
 
-_LIST_FIELDS = ("flags", "link_flags", "libs")
-_STR_FIELDS = ("target", "cxx", "arch", "device_cc")
-
-
-def _load_yaml(path: str) -> Dict:
+def _load_yaml(path: str):
+    """Returns (data, node tree) of a checked profile file."""
     import yaml
     try:
         with open(path, encoding="utf-8") as fh:
@@ -34,31 +57,60 @@ def _load_yaml(path: str) -> Dict:
         raise ProfileError(f"{where}: invalid YAML: {getattr(exc, 'problem', exc)}")
     if not isinstance(data, dict):
         raise ProfileError(f"{path}: expected a mapping with 'profiles'")
+    _check_duplicate_keys(path, node)
     _validate(path, node, data)
-    return data
+    return data, node
 
 
-def _where(path: str, node, *keys) -> str:
-    """``file:line:col`` of the value at ``keys`` (as deep as it exists) in the YAML node tree."""
+def _mark(path: str, node) -> str:
+    mark = getattr(node, "start_mark", None)
+    return f"{path}:{mark.line + 1}:{mark.column + 1}" if mark else path
+
+
+def _find(node, *keys, key_node: bool = False):
+    """The node of the value (or with ``key_node``, of the key) at ``keys``, as deep as it exists."""
     best = node
-    for key in keys:
-        if node is None or not hasattr(node, "value") or not isinstance(node.value, list):
+    for i, key in enumerate(keys):
+        if node is None or not isinstance(getattr(node, "value", None), list):
             break
         found = None
         for item in node.value:
-            if isinstance(item, tuple) and getattr(item[0], "value", None) == key:
-                found = item[1]
+            if isinstance(item, tuple) and getattr(item[0], "value", None) == str(key):
+                found = item[0] if key_node and i == len(keys) - 1 else item[1]
         if found is None:
             break
         node = best = found
-    mark = getattr(best, "start_mark", None)
-    return f"{path}:{mark.line + 1}:{mark.column + 1}" if mark else path
+    return best
+
+
+def _where(path: str, node, *keys, key_node: bool = False) -> str:
+    """``file:line:col`` of the value at ``keys`` (as deep as it exists) in the YAML node tree."""
+    return _mark(path, _find(node, *keys, key_node=key_node))
+
+
+def _check_duplicate_keys(path: str, node) -> None:
+    """YAML keeps the last of two equal keys; a profile file saying a thing twice is a mistake."""
+    import yaml
+    if isinstance(node, yaml.MappingNode):
+        seen = {}
+        for key, value in node.value:
+            if key.value in seen:
+                raise ProfileError(f"{_mark(path, key)}: duplicate key '{key.value}' "
+                                   f"(first at line {seen[key.value].start_mark.line + 1})")
+            seen[key.value] = key
+            _check_duplicate_keys(path, value)
+    elif isinstance(node, yaml.SequenceNode):
+        for item in node.value:
+            _check_duplicate_keys(path, item)
 
 
 def _validate(path: str, node, data: Dict) -> None:
     """A bad file is an error naming the file, line and key, never an internal error later."""
-    def fail(msg: str, *keys) -> None:
-        raise ProfileError(f"{_where(path, node, *keys)}: {msg}")
+    def fail(msg: str, *keys, key_node: bool = False) -> None:
+        raise ProfileError(f"{_where(path, node, *keys, key_node=key_node)}: {msg}")
+    for key in data:
+        if key not in TOP_KEYS:
+            fail(f"unknown key '{key}' (known: {', '.join(TOP_KEYS)})", key, key_node=True)
     if "default" in data and not isinstance(data["default"], str):
         fail("'default' must be a profile name", "default")
     profiles = data.get("profiles")
@@ -67,41 +119,68 @@ def _validate(path: str, node, data: Dict) -> None:
     if not isinstance(profiles, dict):
         fail("'profiles' must be a mapping of profile names to profiles", "profiles")
     for name, prof in profiles.items():
+        if not isinstance(name, str):
+            fail(f"profile name {name!r} must be a string", "profiles", name, key_node=True)
         if prof is None:
             continue
         if not isinstance(prof, dict):
             fail(f"profile '{name}' must be a mapping (target, cxx, flags, ...)", "profiles", name)
         for key, value in prof.items():
-            if key in _LIST_FIELDS and not (isinstance(value, list) and all(isinstance(v, str) for v in value)):
-                fail(f"'{key}' of profile '{name}' must be a list of strings", "profiles", name, key)
-            if key in _STR_FIELDS and not isinstance(value, str):
-                fail(f"'{key}' of profile '{name}' must be a string", "profiles", name, key)
-            if key == "limits" and not (isinstance(value, dict)
-                                        and all(isinstance(v, int) and not isinstance(v, bool)
-                                                for v in value.values())):
-                fail(f"'limits' of profile '{name}' must map names to integers", "profiles", name, key)
+            spec = PROFILE_KEYS.get(key)
+            if spec is None:
+                fail(f"unknown key '{key}' in profile '{name}' (known: {', '.join(PROFILE_KEYS)})",
+                     "profiles", name, key, key_node=True)
+            kind = spec[0]
+            if not isinstance(value, kind) or (kind is list and not all(isinstance(v, str) for v in value)):
+                fail(f"'{key}' of profile '{name}' must be {_TYPE_WORDS[kind]}", "profiles", name, key)
+            if key == "target" and value not in TARGETS:
+                fail(f"unknown target '{value}' in profile '{name}' (known: {', '.join(TARGETS)})",
+                     "profiles", name, key)
+            if key == "limits":
+                for limit, amount in value.items():
+                    if limit not in LIMIT_KEYS:
+                        fail(f"unknown limit '{limit}' in profile '{name}' (known: {', '.join(LIMIT_KEYS)})",
+                             "profiles", name, key, limit, key_node=True)
+                    if not isinstance(amount, int) or isinstance(amount, bool) or amount < 0:
+                        fail(f"limit '{limit}' of profile '{name}' must be a number of bytes (an integer >= 0)",
+                             "profiles", name, key, limit)
+
+
+def profile_files(explicit: List[str] = ()) -> List[str]:
+    """The files that make up the profiles, built-in first, each later one overriding."""
+    files = [toolchains_file()]
+    user = user_toolchains_file()
+    if os.path.isfile(user):
+        files.append(user)
+    env = os.environ.get("CROKTILE_TOOLCHAINS")
+    if env:
+        files.extend(p for p in env.split(os.pathsep) if p)
+    files.extend(explicit)
+    return files
 
 
 def load_profiles(user_files: List[str] = ()) -> Dict:
-    """Returns {'default': name, 'profiles': {name: profile}} after merging user files."""
-    data = _load_yaml(toolchains_file())
-    merged = {"default": data.get("default", "cpu"), "profiles": dict(data.get("profiles", {}))}
-    files = list(user_files)
-    env = os.environ.get("CROKTILE_TOOLCHAINS")
-    if env:
-        files.insert(0, env)
-    origin = {name: toolchains_file() for name in merged["profiles"]}
-    default_origin = toolchains_file()
-    for path in files:
-        extra = _load_yaml(path)
-        for name, prof in (extra.get("profiles") or {}).items():
+    """Returns {'default': name, 'profiles': {name: profile}, 'files': [...]} after merging user files."""
+    merged: Dict = {"default": None, "profiles": {}, "files": []}
+    origin: Dict[str, str] = {}          # profile name -> where it was first defined
+    default_origin = ""
+    for path in profile_files(user_files):
+        data, node = _load_yaml(path)
+        merged["files"].append(path)
+        for name, prof in (data.get("profiles") or {}).items():
             base = dict(merged["profiles"].get(name, {}))
-            base.update(prof or {})
+            prof = prof or {}
+            if "limits" in prof:   # one limit overridden keeps the others
+                prof = dict(prof, limits={**base.get("limits", {}), **prof["limits"]})
+            base.update(prof)
             merged["profiles"][name] = base
-            origin[name] = path
-        if "default" in extra:
-            merged["default"] = extra["default"]
-            default_origin = path
+            origin.setdefault(name, _where(path, node, "profiles", name, key_node=True))
+        if "default" in data:
+            merged["default"] = data["default"]
+            default_origin = _where(path, node, "default")
+    if merged["default"] is None:
+        merged["default"] = "cpu"
+        default_origin = toolchains_file()
     if merged["default"] not in merged["profiles"]:
         raise ProfileError(f"{default_origin}: the default toolchain profile '{merged['default']}' is not defined "
                            f"(known: {', '.join(sorted(merged['profiles']))})")
@@ -111,31 +190,44 @@ def load_profiles(user_files: List[str] = ()) -> Dict:
     return merged
 
 
+def compiler_of(profile: Dict) -> str:
+    """The compiler command: the profile's ``cxx``, or $CXX ($NVCC for cuda) where that is the default."""
+    default, env = ("nvcc", "NVCC") if profile.get("target") == "cuda" else ("c++", "CXX")
+    cxx = profile.get("cxx") or default
+    if cxx == default and profile.get("honour_env_cxx", True) and os.environ.get(env):
+        return os.environ[env]
+    return cxx
+
+
+def _resolved(name: str, prof: Dict) -> Dict:
+    out = dict(prof)
+    out["name"] = name
+    out["cxx"] = compiler_of(prof)
+    # applied here, once: ToolChain.compiler() would otherwise let $CXX replace any cxx, nvcc too
+    out["honour_env_cxx"] = False
+    return out
+
+
 def select_profile(profiles: Dict, target: Optional[str], name: Optional[str]) -> Dict:
+    """The profile --profile names, else the one -t picks, else the default; compilers resolved."""
     table = profiles["profiles"]
     if name:
         if name not in table:
             raise ProfileError(f"unknown toolchain profile '{name}' (known: {', '.join(sorted(table))})")
-        prof = dict(table[name])
-        if target and prof.get("target") != target:
-            raise ProfileError(f"profile '{name}' is for target '{prof.get('target')}', not '{target}'")
-        prof["name"] = name
-        return prof
+        if target and table[name].get("target") != target:
+            raise ProfileError(f"profile '{name}' is for target '{table[name].get('target')}', not '{target}'")
+        return _resolved(name, table[name])
     if target is None:
-        default = profiles["default"]
-        prof = dict(table[default])
-        prof["name"] = default
-        return prof
+        return _resolved(profiles["default"], table[profiles["default"]])
     if target not in TARGETS:
         raise ProfileError(f"unknown target '{target}' (known: {', '.join(TARGETS)})")
-    for pname, prof in table.items():
-        if prof.get("target") == target and prof.get("default_for_target", pname == target):
-            out = dict(prof)
-            out["name"] = pname
-            return out
-    for pname, prof in table.items():
-        if prof.get("target") == target:
-            out = dict(prof)
-            out["name"] = pname
-            return out
-    raise ProfileError(f"no toolchain profile for target '{target}'")
+    candidates = [pname for pname, prof in table.items() if prof.get("target") == target]
+    if not candidates:
+        raise ProfileError(f"no toolchain profile for target '{target}'")
+    # `default_for_target: true` wins (the last one marked: a user file's over the built-in
+    # one), then the profile named like the target, then the first listed
+    marked = [p for p in candidates if table[p].get("default_for_target")]
+    named = [p for p in candidates if p == target and table[p].get("default_for_target", True)]
+    unmarked = [p for p in candidates if table[p].get("default_for_target", True)]
+    pname = (marked[-1:] or named or unmarked or candidates)[0]
+    return _resolved(pname, table[pname])

@@ -8,6 +8,9 @@ def toolchain_for(target: str) -> type:
     if target == "cpu":
         from .cpu import CpuToolChain
         return CpuToolChain
+    if target == "opencl":
+        from .opencl import OpenclToolChain
+        return OpenclToolChain
     raise KeyError(target)
 
 

@@ -95,8 +95,8 @@ def test_usage_errors_are_one_line_exit_1(tmp_path, argv, needle):
     ("profiles: [1]\n", "bad.yaml:1:11: 'profiles' must be a mapping"),
     ("profiles:\n  x: 5\n", "bad.yaml:2:6: profile 'x' must be a mapping"),
     ("profiles:\n  cpu:\n    flags: -O3\n", "bad.yaml:3:12: 'flags' of profile 'cpu' must be a list"),
-    ("default: nosuch\n", "bad.yaml: the default toolchain profile 'nosuch' is not defined"),
-    ("profiles:\n  z: {cxx: g++}\n", "bad.yaml: toolchain profile 'z' names no 'target'"),
+    ("default: nosuch\n", "bad.yaml:1:10: the default toolchain profile 'nosuch' is not defined"),
+    ("profiles:\n  z: {cxx: g++}\n", "bad.yaml:2:3: toolchain profile 'z' names no 'target'"),
 ])
 def test_bad_toolchain_file_is_one_line_naming_file_and_line(tmp_path, text, needle):
     (tmp_path / "add.co.cpp").write_text(ADD_PROGRAM)

@@ -1,0 +1,245 @@
+# croktile_add_kernel(): Croktile sources -> a static library plus a header declaring
+# their __co__ functions. Included by CroktileConfig.cmake.
+#
+#   croktile_add_kernel(<name> <source>...
+#                       [TARGET cpu|cuda|opencl|factor] [PROFILE <profile>]
+#                       [KERNEL_TEMPLATES]
+#                       [OPTIONS <croktilec flag>...]
+#                       [INCLUDE_DIRECTORIES <dir>...]
+#                       [COMPILE_DEFINITIONS <NAME[=VALUE]>...])
+#
+# Each source is transpiled by `croktilec -S` (a custom command with a depfile, so editing
+# a header it includes reruns it) into `<stem>.gen.cpp` (`.cu` for cuda), which CMake then
+# compiles with its own CXX (CUDA) rules into the STATIC library <name>: compiler
+# launchers, compile_commands.json and IDEs see an ordinary library. Link <name> and
+# `#include "<name>.h"`, which declares the host-callable __co__ functions.
+#
+#   TARGET, PROFILE      what croktilec -t / --profile select (default: the default profile);
+#                        an unknown one, or a target whose compiler CMake lacks, is an error here
+#   KERNEL_TEMPLATES     croktilec -kt (factor: template specialisations + C wrappers)
+#   OPTIONS              more croktilec flags for the transpile (e.g. -Werror)
+#   INCLUDE_DIRECTORIES, COMPILE_DEFINITIONS
+#                        for the transpile (-I, -D) and the compile of the generated sources
+#                        (PRIVATE). Whatever else the library's INCLUDE_DIRECTORIES and
+#                        COMPILE_DEFINITIONS hold later reaches croktilec too.
+#
+# The generated source is the whole translation unit, host code included: a source used
+# here must not define main() (keep main in an ordinary .cpp of the executable).
+#
+# Usage requirements of <name>: Croktile::runtime, Threads::Threads, and per target
+# OpenCL::OpenCL (opencl), CUDA::cudart (cuda), ${CMAKE_DL_LIBS} (factor), plus the
+# profile's `libs` and `link_flags`. The profile's `flags` apply to the compile, except -O,
+# -g, -std= and -pthread, which CMake's build type, C++17 and Threads decide. For cuda the
+# profile's arch (sm_90a) becomes the library's CUDA_ARCHITECTURES (90a).
+
+function(croktile_add_kernel name)
+  cmake_parse_arguments(PARSE_ARGV 1 ARG "KERNEL_TEMPLATES" "TARGET;PROFILE"
+                        "OPTIONS;INCLUDE_DIRECTORIES;COMPILE_DEFINITIONS")
+  set(_where "croktile_add_kernel(${name})")
+  if(ARG_KEYWORDS_MISSING_VALUES)
+    message(FATAL_ERROR "${_where}: ${ARG_KEYWORDS_MISSING_VALUES} needs a value")
+  endif()
+  set(_sources ${ARG_UNPARSED_ARGUMENTS})
+  if(NOT _sources)
+    message(FATAL_ERROR "${_where}: no Croktile source given (.co.cpp)")
+  endif()
+
+  # -- which profile: croktilec knows the profiles, their targets and code generators
+  set(_select)
+  set(_select_file)
+  if(ARG_TARGET)
+    list(APPEND _select -t "${ARG_TARGET}")
+  endif()
+  if(ARG_PROFILE)
+    list(APPEND _select --profile "${ARG_PROFILE}")
+  endif()
+  if(CROKTILE_TOOLCHAIN_FILE)
+    get_filename_component(_file "${CROKTILE_TOOLCHAIN_FILE}" ABSOLUTE)
+    set(_select_file --toolchain-file "${_file}")
+  endif()
+  _croktile_profile(_json "${_where}" ${_select} ${_select_file})
+  string(JSON _profile GET "${_json}" selected)
+  if(_profile STREQUAL "" OR _profile STREQUAL "null")
+    string(JSON _profile GET "${_json}" default)
+  endif()
+  string(JSON _target GET "${_json}" profiles "${_profile}" target)
+  string(JSON _supported GET "${_json}" profiles "${_profile}" supported)
+  if(NOT _supported)
+    message(FATAL_ERROR "${_where}: croktilec ${CROKTILE_VERSION} cannot generate code for target "
+                        "'${_target}' yet (profile '${_profile}')")
+  endif()
+  string(JSON _suffix GET "${_json}" profiles "${_profile}" source_suffix)
+  _croktile_json_list(_flags "${_json}" profiles "${_profile}" flags)
+  _croktile_json_list(_link_flags "${_json}" profiles "${_profile}" link_flags)
+  _croktile_json_list(_libs "${_json}" profiles "${_profile}" libs)
+  string(JSON _arch ERROR_VARIABLE _no_arch GET "${_json}" profiles "${_profile}" arch)
+
+  # -- the target's toolchain on the CMake side
+  get_property(_languages GLOBAL PROPERTY ENABLED_LANGUAGES)
+  set(_usage Croktile::runtime)
+  if(_target STREQUAL "cuda")
+    if(NOT "CUDA" IN_LIST _languages)
+      include(CheckLanguage)
+      check_language(CUDA)
+      if(CMAKE_CUDA_COMPILER)
+        message(FATAL_ERROR "${_where}: TARGET cuda needs CMake's CUDA language: call "
+                            "enable_language(CUDA) (or project(... LANGUAGES CXX CUDA)) before "
+                            "croktile_add_kernel (a CUDA compiler is at ${CMAKE_CUDA_COMPILER})")
+      endif()
+      message(FATAL_ERROR "${_where}: TARGET cuda needs a CUDA compiler and none was found: install "
+                          "the CUDA toolkit (nvcc), or set CMAKE_CUDA_COMPILER, and enable_language(CUDA)")
+    endif()
+    if(NOT TARGET CUDA::cudart)
+      find_package(CUDAToolkit)
+    endif()
+    if(NOT TARGET CUDA::cudart)
+      message(FATAL_ERROR "${_where}: TARGET cuda needs the CUDA runtime library (find_package(CUDAToolkit) "
+                          "found no CUDA::cudart)")
+    endif()
+    list(APPEND _usage CUDA::cudart)
+  else()
+    if(NOT "CXX" IN_LIST _languages)
+      message(FATAL_ERROR "${_where}: TARGET ${_target} compiles the generated C++ with CMake's CXX "
+                          "language: enable it (project(... LANGUAGES CXX))")
+    endif()
+  endif()
+  if(_target STREQUAL "opencl")
+    if(NOT TARGET OpenCL::OpenCL)
+      find_package(OpenCL)
+    endif()
+    if(NOT TARGET OpenCL::OpenCL)
+      message(FATAL_ERROR "${_where}: TARGET opencl needs the OpenCL headers and ICD loader, and "
+                          "find_package(OpenCL) found none (Debian: ocl-icd-opencl-dev opencl-headers; "
+                          "or set OpenCL_ROOT)")
+    endif()
+    list(APPEND _usage OpenCL::OpenCL)
+    list(REMOVE_ITEM _libs OpenCL)
+  elseif(_target STREQUAL "factor")
+    list(APPEND _usage ${CMAKE_DL_LIBS})
+    list(REMOVE_ITEM _libs dl)
+  endif()
+  if(NOT TARGET Threads::Threads)
+    find_package(Threads REQUIRED)
+  endif()
+  list(APPEND _usage Threads::Threads)
+  list(REMOVE_ITEM _libs pthread cudart)
+  list(FILTER _flags EXCLUDE REGEX "^-(O.*|g.*|std=.*|pthread)$")
+
+  # -- one transpile per source; <name>.h declares the functions of them all
+  set(_dir "${CMAKE_CURRENT_BINARY_DIR}/croktile/${name}")
+  set(_include "${_dir}/include")
+  list(LENGTH _sources _count)
+  set(_kt)
+  if(ARG_KERNEL_TEMPLATES)
+    set(_kt -kt)
+  endif()
+  # the transpile sees the -I and -D the compile of the generated source sees
+  set(_includes "$<TARGET_PROPERTY:${name},INCLUDE_DIRECTORIES>")
+  set(_defines "$<TARGET_PROPERTY:${name},COMPILE_DEFINITIONS>")
+  set(_outputs)
+  set(_headers)
+  set(_stems)
+  set(_source_dirs)
+  foreach(_source IN LISTS _sources)
+    get_filename_component(_abs "${_source}" ABSOLUTE)
+    get_filename_component(_file "${_abs}" NAME)
+    get_filename_component(_source_dir "${_abs}" DIRECTORY)
+    if(NOT _file MATCHES "^(.+)\\.(co\\.cpp|co\\.cc|co\\.cu|co)$")
+      message(FATAL_ERROR "${_where}: ${_source} is not a Croktile source (.co.cpp, .co); compile "
+                          "plain C++ in a target of its own")
+    endif()
+    set(_stem "${CMAKE_MATCH_1}")
+    set(_unique "${_stem}")
+    set(_n 1)
+    while(_unique IN_LIST _stems)          # a/k.co.cpp and b/k.co.cpp
+      math(EXPR _n "${_n} + 1")
+      set(_unique "${_stem}-${_n}")
+    endwhile()
+    list(APPEND _stems "${_unique}")
+    list(APPEND _source_dirs "${_source_dir}")
+    set(_gen "${_dir}/${_unique}.gen${_suffix}")
+    if(_count EQUAL 1)
+      set(_header "${_include}/${name}.h")
+    else()
+      set(_header "${_include}/${name}/${_unique}.h")
+      list(APPEND _headers "${name}/${_unique}.h")
+    endif()
+    # croktilec writes into existing directories only; the include directory also exists
+    # before the first build, so IDEs and install(EXPORT) accept it
+    get_filename_component(_header_dir "${_header}" DIRECTORY)
+    file(MAKE_DIRECTORY "${_header_dir}")
+    # the header is a byproduct: croktilec leaves an unchanged one alone, so editing a
+    # kernel's body does not recompile the code that includes the header
+    add_custom_command(
+      OUTPUT "${_gen}"
+      BYPRODUCTS "${_header}"
+      COMMAND Croktile::croktilec -S -t "${_target}" --profile "${_profile}" ${_select_file} ${_kt}
+              "$<$<BOOL:${_includes}>:-I$<JOIN:${_includes},;-I>>"
+              "$<$<BOOL:${_defines}>:-D$<JOIN:${_defines},;-D>>"
+              ${ARG_OPTIONS}
+              -MD -MF "${_dir}/${_unique}.d" --emit-header "${_header}" -o "${_gen}" "${_abs}"
+      DEPENDS "${_abs}" "${CROKTILE_EXECUTABLE}"
+      DEPFILE "${_dir}/${_unique}.d"
+      COMMENT "Transpiling ${_file} for ${_target} (croktilec --profile ${_profile})"
+      VERBATIM COMMAND_EXPAND_LISTS)
+    list(APPEND _outputs "${_gen}" "${_header}")
+  endforeach()
+  if(NOT _count EQUAL 1)
+    list(TRANSFORM _headers PREPEND "#include \"")
+    list(TRANSFORM _headers APPEND "\"")
+    list(JOIN _headers "\n" _lines)
+    file(CONFIGURE OUTPUT "${_include}/${name}.h" CONTENT
+         "// Generated by croktile_add_kernel(${name}). Do not edit.\n#pragma once\n${_lines}\n" @ONLY)
+    list(APPEND _outputs "${_include}/${name}.h")
+  endif()
+
+  add_library(${name} STATIC ${_outputs})
+  list(REMOVE_DUPLICATES _source_dirs)
+  target_include_directories(${name}
+    PUBLIC "$<BUILD_INTERFACE:${_include}>"
+    PRIVATE ${_source_dirs} ${ARG_INCLUDE_DIRECTORIES})   # #include "x.h" beside the .co.cpp
+  target_compile_definitions(${name} PRIVATE ${ARG_COMPILE_DEFINITIONS})
+  target_compile_options(${name} PRIVATE ${_flags})
+  target_link_libraries(${name} PUBLIC ${_usage} ${_libs})
+  target_link_options(${name} INTERFACE ${_link_flags})
+  if(_target STREQUAL "cuda")
+    target_compile_features(${name} PRIVATE cuda_std_17)
+    if(_arch MATCHES "^(sm|compute)_([0-9]+[a-z]?)$")
+      set_target_properties(${name} PROPERTIES CUDA_ARCHITECTURES "${CMAKE_MATCH_2}")
+    endif()
+  endif()
+endfunction()
+
+# Runs croktilec --print-toolchains --format=json for the selection (once per configure)
+# and makes a change to the profile files it read rerun the configure.
+function(_croktile_profile out where)
+  string(MD5 _key "${ARGN}")
+  get_property(_json GLOBAL PROPERTY "_CROKTILE_PROFILE_${_key}")
+  if(NOT _json)
+    execute_process(COMMAND "${CROKTILE_EXECUTABLE}" --print-toolchains --format=json ${ARGN}
+      OUTPUT_VARIABLE _json ERROR_VARIABLE _err RESULT_VARIABLE _rc)
+    if(NOT _rc EQUAL 0)
+      string(REGEX REPLACE "^croktilec: (error: )?" "" _err "${_err}")
+      string(STRIP "${_err}" _err)
+      message(FATAL_ERROR "${where}: ${_err}")
+    endif()
+    set_property(GLOBAL PROPERTY "_CROKTILE_PROFILE_${_key}" "${_json}")
+  endif()
+  _croktile_json_list(_files "${_json}" files)
+  set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${_files})
+  set(${out} "${_json}" PARENT_SCOPE)
+endfunction()
+
+# A JSON array of strings as a CMake list.
+function(_croktile_json_list out json)
+  set(_items)
+  string(JSON _n ERROR_VARIABLE _missing LENGTH "${json}" ${ARGN})
+  if(NOT _missing AND _n GREATER 0)
+    math(EXPR _last "${_n} - 1")
+    foreach(_i RANGE ${_last})
+      string(JSON _item GET "${json}" ${ARGN} ${_i})
+      list(APPEND _items "${_item}")
+    endforeach()
+  endif()
+  set(${out} "${_items}" PARENT_SCOPE)
+endfunction()

@@ -1,0 +1,1227 @@
+"""opencl target: one ``.co.cpp`` becomes a host C++ program and an OpenCL C device program.
+
+Device program (``.cl``, OpenCL C 1.2, embedded in the host binary as a string):
+  * a prelude (fixed-width integer names, the runtime-check hook),
+  * the user's ``__cok__ { }`` code, with ``extern "C"`` removed (OpenCL C has no
+    linkage specifications) and function templates taken out,
+  * generated variants of device functions (see "Address spaces"),
+  * one ``__kernel`` per launch (outermost ``parallel``) of each ``__co__`` function.
+
+Mapping (DESIGN.md section 4):
+  * The outermost ``parallel`` is the NDRange: one work-group per instance. The next
+    level is the work-items of the group: the group size is the largest inner count
+    (at most what the device allows for the kernel), and work-item ``i`` runs the
+    instances ``i, i + size, ...`` of each inner ``parallel``. Deeper levels are
+    loops inside a work-item, as on the cpu target.
+  * Code of the outer level beside an inner ``parallel`` runs as if on work-item 0:
+    every work-item runs its control flow (loops, conditions, scalars: all uniform
+    across the group, so barriers inside stay legal), but a ``call`` is guarded by
+    ``get_local_id(0) == 0``. A DMA of that level is done cooperatively by all
+    work-items. Barriers separate what one work-item wrote from what others read:
+    on entering and leaving an inner ``parallel``, after a cooperative copy, and
+    between work-item 0's calls and the next cooperative step.
+  * Storage: ``shared`` data of the outermost level, and ``local`` data of the outer
+    level when there is an inner one (it belongs to the outer instance, i.e. to the
+    work-group), is ``__local``; other ``local`` data is a private array. A buffer
+    whose size is not a compile-time constant is a ``__local`` kernel argument
+    (``__local``) or a per-work-item slice of a global scratch buffer (private).
+  * ``dma.copy.async`` between global and ``__local`` memory at the outer level is
+    ``async_work_group_copy`` (one per contiguous run, chained on one ``event_t``);
+    ``wait`` is ``wait_group_events`` plus a barrier. Other copies complete when
+    issued (like the cpu target), and their ``wait`` has nothing left to do.
+
+Address spaces: OpenCL C 1.2 has no generic address space (PoCL 3 offers none to
+CPU devices either, even with -cl-std=CL3.0), and an unqualified pointer parameter
+is ``__private``. Copying arguments into private arrays around each call would be
+simple, but it cannot hold data whose size is only known at run time, and when
+several work-items pass the same ``__local`` buffer the copies-back overwrite each
+other's results. Instead each call site passes its pointers as they are, and for
+every combination of address spaces (and template arguments) that tileflow code
+uses, the device program gets a copy of the function with qualified parameters,
+e.g. ``matmul_kernel__t16_4_72__lll(__local int* ...)``; a call whose arguments are
+all private calls the user's function itself. Limitation: inside such a copy, a
+pointer parameter can only be passed on to functions or pointer variables that
+accept its address space.
+
+Runtime checks inside a kernel record the first failure in a small buffer that
+the host reads after the launch and turns into the same ``croktile::runtime_error``
+as on the cpu target.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Dict, List, Optional, Set, Tuple
+
+from ..diagnostics import Loc
+from ..frontend import ir
+from ..frontend.pipeline import TranslationUnit
+from ..frontend.splitter import LineMap, _Scanner
+from ..frontend.symbolic import Sym
+from .base import ToolChain, c_string, check_stmt, elem_ctype, line_directive, signature, sym_c
+
+DEVICE_CTYPES = dict(ir.ELEM_CTYPES, f16="ushort", bf16="ushort")
+MAX_CHECK_VALUES = 4
+BARRIER = "barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);"
+# OpenCL C keywords that are ordinary identifiers in C++: a __cok__ function may be
+# called `kernel` (spec 1 does), so such names are renamed in the device program.
+OPENCL_KEYWORDS = ("kernel", "global", "local", "constant", "private", "read_only", "write_only",
+                   "read_write")
+_ADDRESS_QUALIFIER = re.compile(r"\b(?:__)?(?:global|local|private|constant)\b")
+SPACE_QUALIFIER = {"g": "__global", "l": "__local", "p": "__private"}
+
+PRELUDE = r"""// Croktile OpenCL C prelude (OpenCL C 1.2)
+typedef char int8_t;
+typedef uchar uint8_t;
+typedef short int16_t;
+typedef ushort uint16_t;
+typedef int int32_t;
+typedef uint uint32_t;
+typedef long int64_t;
+typedef ulong uint64_t;
+typedef int8_t s8;
+typedef int16_t s16;
+typedef int32_t s32;
+typedef int64_t s64;
+typedef uint8_t u8;
+typedef uint16_t u16;
+typedef uint32_t u32;
+typedef uint64_t u64;
+typedef float f32;
+#ifndef __device__
+#define __device__
+#endif
+#define CROKTILE_OPENCL 1
+static inline long croktile_min(long a, long b) { return a < b ? a : b; }
+static inline long croktile_max(long a, long b) { return a > b ? a : b; }
+// A failed runtime check: the first one in a launch records its id and values.
+static void croktile_check_fail(__global int* err, int id, long v0, long v1, long v2, long v3) {
+  if (atomic_cmpxchg(err, 0, id + 1) == 0) {
+    __global long* v = (__global long*)(err + 2);
+    v[0] = v0; v[1] = v1; v[2] = v2; v[3] = v3;
+  }
+}
+"""
+
+
+class OpenclToolChain(ToolChain):
+    target = "opencl"
+    source_suffix = ".cpp"
+    device_suffix = ".cl"
+
+    def generate(self, tu: TranslationUnit, diag) -> Dict[str, str]:
+        host, device = Generator(tu, diag).run()
+        return {self.source_suffix: host, self.device_suffix: device}
+
+
+# ---------------------------------------------------------------------------------
+# __cok__ blocks: the device functions they define
+# ---------------------------------------------------------------------------------
+
+@dataclass
+class CokFunction:
+    name: str
+    seg_index: int
+    start: int                         # offsets into the segment's text
+    end: int                           # one past the closing '}'
+    name_span: Tuple[int, int]
+    params: List[Tuple[int, int]]      # each parameter's text span
+    body_open: int
+    template_span: Optional[Tuple[int, int]] = None
+    template_params: List[Tuple[str, bool]] = field(default_factory=list)  # (name, is_type)
+    extern_spans: List[Tuple[int, int]] = field(default_factory=list)
+
+
+@dataclass
+class CokInfo:
+    functions: Dict[str, CokFunction] = field(default_factory=dict)
+    declared: Set[str] = field(default_factory=set)             # defined or declared
+    blanks: Dict[int, List[Tuple[int, int]]] = field(default_factory=dict)  # seg -> spans
+
+
+def _masked(text: str) -> str:
+    """The text with comments and preprocessor lines turned into spaces (newlines kept)."""
+    scan = _Scanner(text)
+    out = list(text)
+    i = 0
+    while i < len(text):
+        j = scan.skip_literal_or_comment(i)
+        if j != i:
+            if text[i] in "/#":
+                for k in range(i, j):
+                    if out[k] != "\n":
+                        out[k] = " "
+            i = j
+        else:
+            i += 1
+    return "".join(out)
+
+
+def _split_top(text: str, lo: int, hi: int, opens="([<{", closes=")]>}") -> List[Tuple[int, int]]:
+    """Spans of the comma-separated items of text[lo:hi] (nesting respected)."""
+    items, depth, start = [], 0, lo
+    for k in range(lo, hi):
+        c = text[k]
+        if c in opens:
+            depth += 1
+        elif c in closes:
+            depth -= 1
+        elif c == "," and depth == 0:
+            items.append((start, k))
+            start = k + 1
+    items.append((start, hi))
+    return items
+
+
+def _matching(text: str, pos: int, open_c: str, close_c: str) -> int:
+    depth = 0
+    for k in range(pos, len(text)):
+        if text[k] == open_c:
+            depth += 1
+        elif text[k] == close_c:
+            depth -= 1
+            if depth == 0:
+                return k
+    return -1
+
+
+def parse_cok(segments) -> CokInfo:
+    info = CokInfo()
+    for si, seg in enumerate(segments):
+        if seg.kind != "cok":
+            continue
+        text = seg.text
+        masked = _masked(text)
+        scan = _Scanner(text)
+        blanks = info.blanks.setdefault(si, [])
+
+        def walk(lo: int, hi: int) -> None:
+            i, chunk = lo, lo
+            while i < hi:
+                j = scan.skip_literal_or_comment(i)
+                if j != i:
+                    i = j
+                    continue
+                c = text[i]
+                if c == ";":
+                    head = masked[chunk:i]
+                    m = re.search(r"([A-Za-z_]\w*)\s*\(", head)
+                    if m and not re.match(r"\s*typedef\b", head):
+                        info.declared.add(m.group(1))
+                    for e in re.finditer(r'\bextern\s*"C"', head):
+                        blanks.append((chunk + e.start(), chunk + e.end()))
+                    chunk = i + 1
+                elif c == "{":
+                    close = scan.find_matching_brace(i)
+                    if close < 0 or close > hi:
+                        return
+                    head = masked[chunk:i]
+                    if re.fullmatch(r'\s*extern\s*"C"\s*', head):
+                        blanks.append((chunk, i + 1))
+                        blanks.append((close, close + 1))
+                        walk(i + 1, close)
+                        i = chunk = close + 1
+                        continue
+                    fn = _function(head, chunk, i, close, si)
+                    if fn is not None:
+                        info.functions.setdefault(fn.name, fn)
+                        info.declared.add(fn.name)
+                        i = chunk = close + 1
+                        continue
+                    i = close + 1     # struct/enum/initializer body: the declaration goes on to ';'
+                    continue
+                i += 1
+
+        walk(0, len(text))
+    return info
+
+
+def _function(head: str, base: int, brace: int, close: int, si: int) -> Optional[CokFunction]:
+    if re.match(r"\s*(?:typedef|struct|union|enum|class|namespace)\b", head) or "(" not in head:
+        return None
+    stripped = len(head) - len(head.lstrip())
+    start = base + stripped
+    pos = stripped
+    template_span, tparams = None, []
+    m = re.match(r"\s*template\s*<", head)
+    if m:
+        lt = m.end() - 1
+        gt = _matching(head, lt, "<", ">")
+        if gt < 0:
+            return None
+        template_span = (start, base + gt + 1)
+        for a, b in _split_top(head, lt + 1, gt):
+            item = head[a:b].split("=")[0].strip()
+            if not item:
+                continue
+            words = re.findall(r"[A-Za-z_]\w*", item)
+            if words:
+                tparams.append((words[-1], words[0] in ("typename", "class")))
+        pos = gt + 1
+    paren = head.find("(", pos)
+    name_m = re.search(r"([A-Za-z_]\w*)\s*$", head[:paren])
+    if paren < 0 or not name_m:
+        return None
+    rparen = _matching(head, paren, "(", ")")
+    if rparen < 0:
+        return None
+    params = []
+    inner = head[paren + 1:rparen]
+    if inner.strip() and inner.strip() != "void":
+        params = [(base + a, base + b) for a, b in _split_top(head, paren + 1, rparen)]
+    externs = [(base + e.start(), base + e.end()) for e in re.finditer(r'\bextern\s*"C"', head)]
+    return CokFunction(name_m.group(1), si, start, close + 1, (base + name_m.start(1), base + name_m.end(1)),
+                       params, brace, template_span, tparams, externs)
+
+
+def segment_loc(seg, offset: int) -> Loc:
+    """The user's file, line and column of an offset into a segment's text."""
+    prefix = f'#line {seg.loc.line} "{seg.loc.file}"\n'
+    loc = LineMap(prefix + seg.text, seg.loc.file).loc(offset + len(prefix))
+    if "\n" not in seg.text[:offset] and "#" not in seg.text[:offset]:   # still on the segment's first line
+        return Loc(loc.file, loc.line, seg.loc.col + offset)
+    return loc
+
+
+def _blank(chars: List[str], a: int, b: int) -> None:
+    for k in range(a, b):
+        if chars[k] != "\n":
+            chars[k] = " "
+
+
+# ---------------------------------------------------------------------------------
+# The whole translation unit
+# ---------------------------------------------------------------------------------
+
+def _where(loc: Loc) -> str:
+    return c_string(f"{loc.file}:{loc.line}:{loc.col}")
+
+
+def dev_expr(s: Sym) -> str:
+    return sym_c(s).replace("std::min<long long>(", "croktile_min(").replace("std::max<long long>(", "croktile_max(")
+
+
+def _product(dims: List[Sym]) -> Sym:
+    total = Sym.const(1)
+    for d in dims:
+        total = total * d
+    return total
+
+
+def _sym_vars(s: Optional[Sym]) -> Set[str]:
+    return set(s.variables()) if s is not None else set()
+
+
+class Generator:
+    def __init__(self, tu: TranslationUnit, diag):
+        self.tu = tu
+        self.diag = diag
+        self.cok = parse_cok(tu.segments)
+        self.clones: Dict[Tuple, str] = {}        # (name, targs, sig) -> generated name
+        self.clone_order: List[Tuple] = []
+        self.kernels: List[str] = []
+
+    # -- device function calls -------------------------------------------------------
+    def callee(self, call: ir.Call, spaces: List[Optional[str]]) -> str:
+        """The device function a call site calls, generating a qualified copy if needed."""
+        fn = self.cok.functions.get(call.func)
+        targs: Tuple[int, ...] = ()
+        if call.template_args is not None:
+            vals = []
+            for t in call.template_args:
+                if not t.is_const:
+                    self.diag.error(call.loc, f"template argument '{t.to_c()}' of '{call.func}' is not a "
+                                              "compile-time constant")
+                    return call.func
+                vals.append(t.value)
+            targs = tuple(vals)
+            if fn is None or fn.template_span is None:
+                self.diag.error(call.loc, f"'{call.func}' is called with template arguments, but no function "
+                                          f"template '{call.func}' is defined in a '__cok__' block")
+                return call.func
+            if len(fn.template_params) != len(targs) or any(is_type for _, is_type in fn.template_params):
+                self.diag.error(call.loc, f"function template '{call.func}' needs {len(fn.template_params)} "
+                                          "integer template arguments on target 'opencl'")
+                return call.func
+        elif fn is not None and fn.template_span is not None:
+            self.diag.error(call.loc, f"'{call.func}' is a function template; give its template arguments")
+            return call.func
+        sig = "".join(s or "-" for s in spaces)      # per argument: g, l, p, or - (not a pointer)
+        pointers = sig.replace("-", "")
+        if fn is None or (not targs and set(pointers) <= {"p"}):
+            return call.func
+        key = (call.func, targs, sig)
+        if key not in self.clones:
+            name = call.func
+            if targs:
+                name += "__t" + "_".join(str(v) if v >= 0 else f"n{-v}" for v in targs)
+            if not set(pointers) <= {"p"}:
+                name += "__" + pointers
+            self.clones[key] = name
+            self.clone_order.append(key)
+        return self.clones[key]
+
+    def check_calls(self) -> None:
+        """Tileflow code may only call device functions of __cok__ blocks on this target."""
+        host_device = {}
+        for seg in self.tu.segments:
+            if seg.kind == "host":
+                for m in re.finditer(r"__device__[^;{(]*?\b([A-Za-z_]\w*)\s*\(", _masked(seg.text)):
+                    host_device.setdefault(m.group(1), segment_loc(seg, m.start(1)))
+        for fn in self.tu.module.functions:
+            for s in fn.walk():
+                if isinstance(s, ir.Call) and s.func not in self.cok.declared:
+                    if s.func in host_device:
+                        self.diag.error(s.loc, f"'{s.func}' is a __device__ function; on target 'opencl' device "
+                                               f"code must be in a '__cok__ {{ }}' block: put '{s.func}' in "
+                                               "'__cok__ { extern \"C\" ... }'")
+                        self.diag.note(host_device[s.func], f"'{s.func}' is defined here")
+                    else:
+                        self.diag.error(s.loc, f"'{s.func}' is not defined in a '__cok__ {{ }}' block; on target "
+                                               "'opencl' tileflow code can only call device code of '__cok__' "
+                                               "blocks")
+
+    # -- output ----------------------------------------------------------------------
+    def run(self) -> Tuple[str, str]:
+        module = self.tu.module or ir.Module([])
+        self.check_calls()
+        by_name = {fn.name: fn for fn in module.functions}
+        host_fns = {}
+        for fn in module.functions:
+            host_fns[fn.name] = HostEmitter(self, fn).emit()
+        device = self.device_source()
+        host = self.host_source(by_name, host_fns, device)
+        return host, device
+
+    def device_source(self) -> str:
+        out = ["// Generated by croktilec (target opencl): the OpenCL C device program. Do not edit.", PRELUDE]
+        renamed = sorted(n for n in self.cok.functions if n in OPENCL_KEYWORDS)
+        for n in renamed:
+            out.append(f"#define {n} croktile_fn_{n}   /* an OpenCL C keyword */")
+        for si, seg in enumerate(self.tu.segments):
+            if seg.kind != "cok":
+                continue
+            chars = list(seg.text)
+            for a, b in self.cok.blanks.get(si, []):
+                _blank(chars, a, b)
+            for fn in self.cok.functions.values():
+                if fn.seg_index != si:
+                    continue
+                for a, b in fn.extern_spans:
+                    _blank(chars, a, b)
+                if fn.template_span is not None:   # instantiated below, per use
+                    _blank(chars, fn.start, fn.end)
+            out.append(line_directive(seg.loc))
+            out.append("".join(chars))
+        for key in self.clone_order:
+            out.append(self.clone_text(key))
+        out.extend(self.kernels)
+        return "\n".join(out) + "\n"
+
+    def clone_text(self, key) -> str:
+        name, targs, sig = key
+        fn = self.cok.functions[name]
+        seg = self.tu.segments[fn.seg_index]
+        text = seg.text
+        edits: List[Tuple[int, int, str]] = []   # (start, end, replacement)
+        if fn.template_span is not None:
+            a, b = fn.template_span
+            edits.append((a, b, "".join("\n" if ch == "\n" else " " for ch in text[a:b])))
+        for a, b in fn.extern_spans:
+            edits.append((a, b, " " * (b - a)))
+        edits.append((fn.name_span[0], fn.name_span[1], self.clones[key]))
+        for k, (a, b) in enumerate(fn.params):
+            space = sig[k] if k < len(sig) else "-"
+            if space in "p-" or _ADDRESS_QUALIFIER.search(text[a:b]):
+                continue
+            lead = len(text[a:b]) - len(text[a:b].lstrip())
+            edits.append((a + lead, a + lead, SPACE_QUALIFIER[space] + " "))
+        if targs:
+            consts = ", ".join(f"{p} = {v}" for (p, _), v in zip(fn.template_params, targs))
+            edits.append((fn.body_open + 1, fn.body_open + 1, f" enum {{ {consts} }};"))
+        body = text[fn.start:fn.end]
+        for a, b, rep in sorted(edits, key=lambda e: (e[0], e[1]), reverse=True):
+            body = body[:a - fn.start] + rep + body[b - fn.start:]
+        lines = LineMap(f'#line {seg.loc.line} "{seg.loc.file}"\n' + text, seg.loc.file)
+        loc = lines.loc(fn.start + len(f'#line {seg.loc.line} "{seg.loc.file}"\n'))
+        what = f"{name}<{', '.join(map(str, targs))}>" if targs else name
+        spaces = ", ".join(SPACE_QUALIFIER[c] for c in sig if c != "-") or "no"
+        return (f"// {what}, pointer parameters: {spaces}\n"
+                f"{line_directive(loc)}\n{body}")
+
+    def host_source(self, by_name, host_fns, device: str) -> str:
+        tu = self.tu
+        out = ["// Generated by croktilec (target opencl). Do not edit.",
+               '#include "croktile.h"', '#include "croktile_opencl.h"']
+        if self.kernels:
+            delim = "CROKTILE_CL"
+            while f"){delim}\"" in device:
+                delim += "_"
+            out.append("// The OpenCL C device program (also written as the .cl file beside this one).")
+            out.append(f'static const char croktile_device_source[] = R"{delim}({device}){delim}";')
+            out.append("static croktile::opencl::program croktile_device_program(croktile_device_source, "
+                       f"sizeof(croktile_device_source) - 1, {c_string(tu.filename)});")
+        for seg in tu.segments:
+            if seg.kind == "host":
+                if not seg.text.startswith("#line"):
+                    out.append(line_directive(seg.loc))
+                out.append(seg.text)
+            elif seg.kind == "cok":
+                out.append(f"// __cok__ block of {seg.loc.file}:{seg.loc.line}: compiled into the OpenCL "
+                           "device program")
+            elif seg.kind == "co_decl":
+                fn = by_name.get(seg.name)
+                if fn is not None:
+                    out.append(signature(fn) + ";")
+            elif seg.kind == "co":
+                fn = by_name.get(seg.name)
+                if fn is not None:
+                    out.append(host_fns[fn.name])
+        return "\n".join(out) + "\n"
+
+
+# ---------------------------------------------------------------------------------
+# Host code of one __co__ function
+# ---------------------------------------------------------------------------------
+
+def _strides(shape: List[Sym]) -> List[Sym]:
+    out = [Sym.const(1)] * len(shape)
+    acc = Sym.const(1)
+    for d in range(len(shape) - 1, -1, -1):
+        out[d] = acc
+        acc = acc * shape[d]
+    return out
+
+
+def _linear(offsets: List[Sym], shape: List[Sym]) -> Sym:
+    total = Sym.const(0)
+    for off, st in zip(offsets, _strides(shape)):
+        total = total + off * st
+    return total
+
+
+class HostEmitter:
+    def __init__(self, gen: Generator, fn: ir.Function):
+        self.gen = gen
+        self.fn = fn
+        self.lines: List[str] = []
+        self.kernel_count = 0
+        self.checks: List[ir.Check] = []      # device checks, by id
+        self.check_ids: Dict[int, int] = {}
+        self.float_params = {p.name: p for p in fn.params if p.kind == "float"}
+        self.narrow = {p.name for p in fn.params if p.kind in ("int", "bool")}
+        self.entry_names = {b.symbol for b in fn.bindings} | {p.name for p in fn.params}
+        self.written_params = self._written_params()
+
+    def w(self, depth: int, text: str) -> None:
+        self.lines.append("  " * depth + text)
+
+    def hx(self, s: Sym) -> str:
+        """A host C++ expression; `int` parameters are widened so that sizes cannot overflow."""
+        return s.to_c(lambda n: f"(long long){n}" if n in self.narrow else n)
+
+    def _written_params(self) -> List[ir.Buffer]:
+        out = []
+        for s in self.fn.walk():
+            bufs = []
+            if isinstance(s, ir.Dma):
+                bufs = [s.dst.buffer]
+            elif isinstance(s, ir.Call):
+                bufs = [a.region.buffer for a in s.args if a.region is not None]
+            for b in bufs:
+                if b.origin == "param" and b not in out:
+                    out.append(b)
+        return out
+
+    def check_id(self, check: ir.Check) -> int:
+        if id(check) not in self.check_ids:
+            if len(check.values) > MAX_CHECK_VALUES:
+                self.gen.diag.error(check.loc, "internal limit: a device-side runtime check with more than "
+                                               f"{MAX_CHECK_VALUES} values")
+            self.check_ids[id(check)] = len(self.checks)
+            self.checks.append(check)
+        return self.check_ids[id(check)]
+
+    @staticmethod
+    def mem(buf: ir.Buffer) -> str:
+        return f"{buf.name}__mem"
+
+    def emit(self) -> str:
+        fn = self.fn
+        where = _where(fn.loc)
+        body = list(fn.body)
+        lead = []
+        while body and isinstance(body[0], ir.Check):
+            lead.append(body.pop(0))
+        needs_device = any(p.kind == "data" for p in fn.params) or any(
+            isinstance(s, (ir.Parallel, ir.Alloc, ir.Dma)) for s in fn.walk())
+        has_kernels = any(isinstance(s, ir.Parallel) for s in fn.walk())
+        main: List[str] = []
+        self.lines = main
+        main.append(line_directive(fn.loc))
+        main.append(signature(fn) + " {")
+        for b in fn.bindings:
+            self.w(1, f"[[maybe_unused]] const long long {b.symbol} = (long long){b.param}.shape()[{b.dim}];")
+        for c in lead:
+            self.w(1, line_directive(c.loc))
+            self.lines.append(check_stmt(c, "  "))
+        if needs_device:
+            self.w(1, line_directive(fn.loc))
+            self.w(1, f"croktile::opencl::runtime& croktile_rt = croktile::opencl::runtime::get({where});")
+            if has_kernels:
+                self.w(1, f"[[maybe_unused]] cl_program croktile_prog = croktile_device_program.get(croktile_rt, "
+                          f"{where});")
+            self.device_checks_at = len(self.lines)
+            for p in fn.params:
+                if p.kind == "data":
+                    ctype = elem_ctype(p.elem)
+                    self.w(1, f"croktile::opencl::buffer {self.mem(p.buffer)}(croktile_rt, {p.name}.size() * "
+                              f"sizeof({ctype}), {p.name}.data(), {where});")
+        self.stmts(body, 1)
+        if fn.ret_kind == "void":
+            self.copy_back(1)
+        self.lines.append("}")
+        if self.checks:
+            self.lines.insert(self.device_checks_at, f"  croktile::opencl::device_checks croktile_checks(croktile_rt, "
+                                                     f"{where});")
+            report = [f"[[noreturn]] static void croktile_report__{fn.name}(int id, const long long* v) {{",
+                      "  switch (id) {"]
+            for i, c in enumerate(self.checks):
+                vals = ", ".join(f"v[{k}]" for k in range(len(c.values)))
+                report.append(f"    case {i}: croktile::detail::check_failed("
+                              f"{_where(c.loc)}, {c_string(c.message)}, {{{vals}}});")
+            report.append("    default: break;")
+            report.append("  }")
+            report.append('  throw croktile::runtime_error("croktile: a device-side check failed");')
+            report.append("}")
+            return "\n".join(report + main)
+        return "\n".join(main)
+
+    def copy_back(self, depth: int) -> None:
+        for b in self.written_params:
+            p = next(p for p in self.fn.params if p.buffer is b)
+            self.w(depth, f"{self.mem(b)}.read(croktile_rt, {p.name}.data(), {p.name}.size() * "
+                          f"sizeof({elem_ctype(p.elem)}), {_where(self.fn.loc)});")
+
+    def stmts(self, stmts: List[ir.Stmt], depth: int) -> None:
+        for s in stmts:
+            self.w(depth, line_directive(s.loc))
+            getattr(self, "s_" + type(s).__name__)(s, depth)
+
+    def s_Check(self, s: ir.Check, depth: int) -> None:
+        self.lines.append(check_stmt(s, "  " * depth))
+
+    def s_ScalarDef(self, s: ir.ScalarDef, depth: int) -> None:
+        ctype = "bool" if s.ctype == "bool" else "long long"
+        self.w(depth, f"[[maybe_unused]] {ctype} {s.name} = {self.hx(s.value)};")
+
+    def s_Assign(self, s: ir.Assign, depth: int) -> None:
+        self.w(depth, f"{s.name} = {self.hx(s.value)};")
+
+    def s_Loop(self, s: ir.Loop, depth: int) -> None:
+        self.w(depth, f"for (long long {s.var} = 0; {s.var} < {self.hx(s.count)}; ++{s.var}) {{")
+        self.stmts(s.body, depth + 1)
+        self.w(depth, "}")
+
+    def s_If(self, s: ir.If, depth: int) -> None:
+        self.w(depth, f"if ({self.hx(s.cond)}) {{")
+        self.stmts(s.body, depth + 1)
+        self.w(depth, "}")
+
+    def s_Alloc(self, s: ir.Alloc, depth: int) -> None:
+        buf = s.buffer
+        count = self.hx(_product(buf.shape))
+        self.w(depth, f"croktile::opencl::buffer {self.mem(buf)}(croktile_rt, (std::size_t)({count}) * "
+                      f"sizeof({elem_ctype(buf.elem)}), nullptr, {_where(s.loc)});")
+
+    def s_Dma(self, s: ir.Dma, depth: int) -> None:
+        rank = len(s.src.extents)
+
+        def arr(items):
+            return "{" + ", ".join(f"(long long)({self.hx(x)})" for x in items) + "}"
+        self.w(depth, "{")
+        self.w(depth + 1, f"const long long src_shape[{rank}] = {arr(s.src.buffer.shape)}, "
+                          f"src_off[{rank}] = {arr(s.src.offsets)};")
+        self.w(depth + 1, f"const long long dst_shape[{rank}] = {arr(s.dst.buffer.shape)}, "
+                          f"dst_off[{rank}] = {arr(s.dst.offsets)};")
+        self.w(depth + 1, f"const long long ext[{rank}] = {arr(s.src.extents)};")
+        self.w(depth + 1, f"croktile::opencl::copy_box(croktile_rt, {self.mem(s.src.buffer)}, src_shape, src_off, "
+                          f"{self.mem(s.dst.buffer)}, dst_shape, dst_off, ext, sizeof({elem_ctype(s.src.buffer.elem)}), "
+                          f"{_where(s.loc)});")
+        self.w(depth, "}")
+
+    def s_Wait(self, s: ir.Wait, depth: int) -> None:
+        self.w(depth, f"// wait {', '.join(s.futures)}: host-level copies complete when issued")
+
+    def s_Swap(self, s: ir.Swap, depth: int) -> None:
+        self.w(depth, f"std::swap({self.mem(s.a)}, {self.mem(s.b)});")
+
+    def s_Call(self, s: ir.Call, depth: int) -> None:   # sema allows calls only inside parallel
+        self.gen.diag.error(s.loc, "'call' outside 'parallel' cannot run on target 'opencl'")
+
+    def s_Return(self, s: ir.Return, depth: int) -> None:
+        self.copy_back(depth)
+        if s.buffer is not None:
+            buf = s.buffer
+            ctype, rank = elem_ctype(buf.elem), len(buf.shape)
+            if buf.origin == "param":
+                p = next(p for p in self.fn.params if p.buffer is buf)
+                shape = f"{p.name}.shape()"
+            else:
+                shape = (f"std::array<std::size_t, {rank}>{{" +
+                         ", ".join(f"(std::size_t)({self.hx(d)})" for d in buf.shape) + "}")
+            self.w(depth, f"croktile::spanned_data<{ctype}, {rank}> {buf.name}__result({shape});")
+            self.w(depth, f"{self.mem(buf)}.read(croktile_rt, {buf.name}__result.data(), {buf.name}__result.size() * "
+                          f"sizeof({ctype}), {_where(s.loc)});")
+            self.w(depth, f"return {buf.name}__result;")
+        elif s.value is not None:
+            self.w(depth, f"return {self.hx(s.value)};")
+        else:
+            self.w(depth, "return;")
+
+    def s_Parallel(self, s: ir.Parallel, depth: int) -> None:
+        k = KernelEmitter(self, s, f"{self.fn.name}__launch{self.kernel_count}")
+        self.kernel_count += 1
+        kernel_text = k.emit()
+        if self.gen.diag.errors:
+            return
+        self.gen.kernels.append(kernel_text)
+        where = _where(s.loc)
+        self.w(depth, "{")
+        d = depth + 1
+        self.w(d, f"croktile::opencl::kernel croktile_k(croktile_prog, {c_string(k.name)}, {where});")
+        if k.scratch:
+            self.w(d, f"const long long croktile_slot = {k.slot_bytes_host()};")
+        self.w(d, f"const long long croktile_groups = {self.hx(s.count)};")
+        self.w(d, f"const long long croktile_group_size = {k.group_size_host()};")
+        if k.scratch:
+            self.w(d, "croktile::opencl::buffer croktile_scratch(croktile_rt, (std::size_t)(croktile_slot * "
+                      f"croktile_groups * croktile_group_size), nullptr, {where}, false);")
+        for i, arg in enumerate(k.args):
+            kind, value = arg.host
+            if kind == "mem":
+                self.w(d, f"croktile_k.arg({i}, {value}, {where});")
+            elif kind == "local":
+                self.w(d, f"croktile_k.local({i}, (std::size_t)({value}), {where});")
+            else:
+                self.w(d, f"croktile_k.value({i}, ({kind})({value}), {where});")
+        self.w(d, f"croktile_k.launch(croktile_rt, croktile_groups, croktile_group_size, {where});")
+        if k.uses_checks:
+            self.w(d, f"croktile_checks.poll(croktile_rt, {where}, croktile_report__{self.fn.name});")
+        self.w(depth, "}")
+
+
+# ---------------------------------------------------------------------------------
+# One __kernel: an outermost parallel
+# ---------------------------------------------------------------------------------
+
+@dataclass
+class KernelArg:
+    decl: str                   # the device parameter
+    host: Tuple[str, str]       # (mem | local | C type, host expression)
+
+
+def _walk_levels(stmts: List[ir.Stmt], level: int):
+    """(stmt, level of the code it sits in) for every statement below."""
+    for s in stmts:
+        yield s, level
+        body = getattr(s, "body", None)
+        if body:
+            yield from _walk_levels(body, s.level if isinstance(s, ir.Parallel) else level)
+
+
+class KernelEmitter:
+    def __init__(self, host: HostEmitter, par: ir.Parallel, name: str):
+        self.host = host
+        self.gen = host.gen
+        self.diag = host.gen.diag
+        self.fn = host.fn
+        self.par = par
+        self.name = name
+        self.lines: List[str] = []
+        self.args: List[KernelArg] = []
+        self.uses_checks = False
+        self.all = list(_walk_levels([par], 0))
+        self.max_level = max(s.level for s, _ in self.all if isinstance(s, ir.Parallel))
+        self.group = self.max_level >= 2
+        self.inner = [s for s, _ in self.all if isinstance(s, ir.Parallel) and s.level == 2]
+        self.space: Dict[str, str] = {}          # buffer name -> g / l / p
+        self.kind: Dict[str, str] = {}           # buffer name -> arg / static / dynlocal / scratch
+        self.scratch: List[ir.Buffer] = []
+        self.static_local: List[ir.Buffer] = []
+        self.level_buffers: Dict[int, List[ir.Buffer]] = {}   # id(parallel) -> buffers to set up there
+        self.event_futures: Set[str] = set()
+        self.label_count = 0
+        self.end_label: Optional[str] = None
+        self.classify()
+
+    # -- analysis --------------------------------------------------------------------
+    def host_names(self) -> Set[str]:
+        names = set(self.host.entry_names)
+        for s, level in _walk_levels(self.fn.body, 0):
+            if level == 0 and isinstance(s, ir.ScalarDef):
+                names.add(s.name)
+            if level == 0 and isinstance(s, ir.Loop):
+                names.add(s.var)
+        return names
+
+    def classify(self) -> None:
+        declared = set()
+        for s, _ in self.all:
+            if isinstance(s, ir.Parallel):
+                for b in s.buffers:
+                    declared.add(b.name)
+                    if b.level == 1 and (self.group or b.storage == "shared"):
+                        space = "l"
+                    else:
+                        space = "p"
+                    static = all(d.is_const for d in b.shape)
+                    if static:
+                        self.kind[b.name] = "static"
+                        if space == "l":
+                            self.static_local.append(b)
+                    elif space == "l":
+                        self.kind[b.name] = "dynlocal"
+                    else:
+                        self.kind[b.name] = "scratch"
+                        self.scratch.append(b)
+                        space = "g"
+                    self.space[b.name] = space
+                    if not (_shape_vars(b) <= self.host_names()):
+                        self.diag.error(b.loc, f"the size of '{b.source_name or b.name}' must be known when the "
+                                               "kernel is launched on target 'opencl'")
+        # global buffers the kernel reaches: kernel arguments
+        for b in self.fn.buffers:
+            if b.name not in declared and b.storage == "global" and self.uses(b):
+                self.space[b.name] = "g"
+                self.kind[b.name] = "arg"
+        # asynchronous copies that can be work-group copies with events
+        futures: Dict[str, Tuple[ir.Dma, int]] = {}
+        waits: Dict[str, List[int]] = {}
+        swaps: List[Tuple[ir.Buffer, ir.Buffer]] = []
+        for s, level in self.all:
+            if isinstance(s, ir.Dma) and s.is_async and s.future:
+                futures[s.future] = (s, level)
+            elif isinstance(s, ir.Wait):
+                for f in s.futures:
+                    waits.setdefault(f, []).append(level)
+            elif isinstance(s, ir.Swap):
+                swaps.append((s.a, s.b))
+        # futures whose buffers `swap` exchanges share their waits: judge them as one group
+        by_buffer = {dma.dst.buffer.name: f for f, (dma, _) in futures.items()}
+        group = {f: {f} for f in futures}
+        for a, b in swaps:
+            fa, fb = by_buffer.get(a.name), by_buffer.get(b.name)
+            if fa and fb and group[fa] is not group[fb]:
+                merged = group[fa] | group[fb]
+                for f in merged:
+                    group[f] = merged
+        ok = {}
+        for f in futures:
+            members = group[f]
+            levels = [lv for m in members for lv in waits.get(m, [])]
+            ok[f] = bool(levels) and all(lv == 1 for lv in levels) and all(
+                self.eligible(*futures[m]) for m in members)
+        self.event_futures = {f for f, v in ok.items() if v}
+        self.future_of_buffer = by_buffer
+
+    def eligible(self, dma: ir.Dma, level: int) -> bool:
+        """An outer-level copy between global and __local memory: a work-group copy."""
+        spaces = {self.space.get(dma.src.buffer.name), self.space.get(dma.dst.buffer.name)}
+        return (level == 1 and spaces == {"g", "l"} and self.kind.get(dma.src.buffer.name) != "scratch"
+                and self.kind.get(dma.dst.buffer.name) != "scratch")
+
+    def uses(self, buf: ir.Buffer) -> bool:
+        for s, _ in self.all:
+            if isinstance(s, ir.Dma) and buf in (s.src.buffer, s.dst.buffer):
+                return True
+            if isinstance(s, ir.Call) and any(a.region is not None and a.region.buffer is buf for a in s.args):
+                return True
+        return False
+
+    def free_scalars(self) -> List[str]:
+        used: Set[str] = set()
+        defined: Set[str] = set()
+        bufs: List[ir.Buffer] = []
+        for s, _ in self.all:
+            if isinstance(s, ir.Parallel):
+                defined.add(s.var)
+                used |= _sym_vars(s.count)
+                bufs += s.buffers
+            elif isinstance(s, ir.Loop):
+                defined.add(s.var)
+                used |= _sym_vars(s.count)
+            elif isinstance(s, ir.If):
+                used |= _sym_vars(s.cond)
+            elif isinstance(s, ir.ScalarDef):
+                defined.add(s.name)
+                used |= _sym_vars(s.value)
+            elif isinstance(s, ir.Assign):
+                used |= _sym_vars(s.value)
+            elif isinstance(s, ir.Dma):
+                for r in (s.src, s.dst):
+                    bufs.append(r.buffer)
+                    for x in r.offsets + r.extents:
+                        used |= _sym_vars(x)
+            elif isinstance(s, ir.Call):
+                for a in s.args:
+                    used |= _sym_vars(a.value)
+                    if a.region is not None:
+                        bufs.append(a.region.buffer)
+                        for x in a.region.offsets:
+                            used |= _sym_vars(x)
+                for t in s.template_args or []:
+                    used |= _sym_vars(t)
+            elif isinstance(s, ir.Check):
+                used |= _sym_vars(s.cond)
+                for v in s.values:
+                    used |= _sym_vars(v)
+        for b in bufs:
+            for d in b.shape:
+                used |= _sym_vars(d)
+        free = sorted(used - defined)
+        host = self.host_names()
+        for v in free:
+            if v not in host:
+                self.diag.error(self.par.loc, f"internal error: '{v}' used in a kernel is not a host value")
+        return free
+
+    # -- host-side sizes -------------------------------------------------------------
+    def group_size_host(self) -> str:
+        if not self.group:
+            return "1"
+        counts = ", ".join(f"(long long)({self.host.hx(p.count)})" for p in self.inner)
+        return f"std::max<long long>({{1LL, {counts}}})"
+
+    def buffer_bytes(self, b: ir.Buffer) -> str:
+        return f"(long long)({self.host.hx(_product(b.shape))}) * (long long)sizeof({elem_ctype(b.elem)})"
+
+    def slot_bytes_host(self) -> str:
+        return " + ".join(f"(({self.buffer_bytes(b)} + 15) / 16 * 16)" for b in self.scratch)
+
+    # -- emission --------------------------------------------------------------------
+    def w(self, depth: int, text: str) -> None:
+        self.lines.append("  " * depth + text)
+
+    def ptr(self, buf: ir.Buffer) -> str:
+        return f"{buf.name}__ptr"
+
+    def ctype(self, buf: ir.Buffer) -> str:
+        return DEVICE_CTYPES[buf.elem]
+
+    def qual(self, buf: ir.Buffer) -> str:
+        return SPACE_QUALIFIER[self.space[buf.name]]
+
+    def emit(self) -> str:
+        par = self.par
+        self.uses_checks = any(isinstance(s, ir.Check) for s, _ in self.all)
+        # kernel parameters
+        for b in self.fn.buffers:
+            if self.kind.get(b.name) == "arg":
+                self.args.append(KernelArg(f"__global {self.ctype(b)}* {self.ptr(b)}", ("mem", self.host.mem(b))))
+        for s, _ in self.all:
+            if isinstance(s, ir.Parallel):
+                for b in s.buffers:
+                    if self.kind[b.name] == "dynlocal":
+                        self.args.append(KernelArg(f"__local {self.ctype(b)}* {b.name}",
+                                                   ("local", self.buffer_bytes(b))))
+        if self.scratch:
+            self.args.append(KernelArg("__global uchar* croktile_scratch", ("mem", "croktile_scratch")))
+            self.args.append(KernelArg("long croktile_slot", ("cl_long", "croktile_slot")))
+            offset = "0"
+            for b in self.scratch:
+                self.args.append(KernelArg(f"long {b.name}__off", ("cl_long", offset)))
+                offset = f"{offset} + (({self.buffer_bytes(b)} + 15) / 16 * 16)"
+        for v in self.free_scalars():
+            self.args.append(KernelArg(f"long {v}", ("cl_long", v)))
+        for name in self.float_args():
+            p = self.host.float_params[name]
+            self.args.append(KernelArg(f"{p.ctype} {name}", (p.ctype, name)))
+        if self.uses_checks:
+            self.args.append(KernelArg("__global int* croktile_err", ("mem", "croktile_checks.get()")))
+
+        self.lines.append(line_directive(par.loc))
+        params = ",\n    ".join(a.decl for a in self.args)
+        self.lines.append(f"__kernel void {self.name}({params}) {{")
+        self.w(1, f"const long {par.var} = get_group_id(0);")
+        if self.group:
+            self.w(1, "const long croktile_lid = get_local_id(0);")
+            self.w(1, "const long croktile_lsize = get_local_size(0);")
+        for b in self.static_local:
+            self.w(1, f"__local {self.ctype(b)} {b.name}[{_product(b.shape).value}];")
+        if self.scratch:
+            self.w(1, "__global uchar* croktile_slot_base = croktile_scratch + get_global_id(0) * croktile_slot;")
+        state = self.setup_buffers(par, 1, 1, 0)
+        self.stmts(par.body, 1, 1, state)
+        self.lines.append("}")
+        return "\n".join(self.lines)
+
+    def float_args(self) -> List[str]:
+        names = []
+        for s, _ in self.all:
+            if isinstance(s, ir.Call):
+                for a in s.args:
+                    if a.kind == "float" and a.text in self.host.float_params and a.text not in names:
+                        names.append(a.text)
+        return names
+
+    def setup_buffers(self, par: ir.Parallel, depth: int, level: int, state: int) -> int:
+        """Pointers to (and zeroing of) the buffers an instance of `par` owns."""
+        coop_zero = []
+        for b in par.buffers:
+            ct, kind = self.ctype(b), self.kind[b.name]
+            q = self.qual(b)
+            if kind == "static" and self.space[b.name] == "p":
+                self.w(depth, f"{ct} {b.name}[{_product(b.shape).value}] = {{0}};")
+                self.w(depth, f"{ct}* {self.ptr(b)} = {b.name};")
+            elif kind == "scratch":
+                self.w(depth, f"__global {ct}* {self.ptr(b)} = (__global {ct}*)(croktile_slot_base + {b.name}__off);")
+                self.w(depth, f"for (long croktile_i = 0; croktile_i < {dev_expr(_product(b.shape))}; ++croktile_i) "
+                              f"{self.ptr(b)}[croktile_i] = 0;")
+            else:   # __local, static or a kernel argument: zeroed by the whole group
+                self.w(depth, f"{q} {ct}* {self.ptr(b)} = {b.name};")
+                coop_zero.append(b)
+        if coop_zero:
+            if self.group and state:
+                self.w(depth, BARRIER)
+            for b in coop_zero:
+                start, step = ("croktile_lid", "croktile_lsize") if self.group else ("0", "1")
+                self.w(depth, f"for (long croktile_i = {start}; croktile_i < {dev_expr(_product(b.shape))}; "
+                              f"croktile_i += {step}) {self.ptr(b)}[croktile_i] = 0;")
+            state = 2 if self.group else 0
+        return state
+
+    # Barrier state at the outer level of a group kernel: 0 all synchronised, 1 work-item 0
+    # worked alone since the last barrier, 2 the whole group worked (or copies are pending).
+    def stmts(self, stmts: List[ir.Stmt], depth: int, level: int, state: int) -> int:
+        for s in stmts:
+            self.w(depth, line_directive(s.loc))
+            state = getattr(self, "s_" + type(s).__name__)(s, depth, level, state)
+        return state
+
+    def outer(self, level: int) -> bool:
+        return self.group and level == 1
+
+    def before(self, level: int, state: int, kind: int, depth: int) -> int:
+        """Emits the barrier an outer-level step of `kind` (1 masked, 2 cooperative) needs."""
+        if not self.outer(level):
+            return 0
+        if state == 2 or (state == 1 and kind == 2):
+            self.w(depth, BARRIER)
+            state = 0
+        return max(state, kind)
+
+    def s_Parallel(self, s: ir.Parallel, depth: int, level: int, state: int) -> int:
+        if s.level == 2:
+            if state:
+                self.w(depth, BARRIER)
+            # work-item i runs instances i, i + size, ... (the group may be smaller than the count)
+            self.w(depth, "{")
+            self.w(depth + 1, f"for (long {s.var} = croktile_lid; {s.var} < {dev_expr(s.count)}; "
+                              f"{s.var} += croktile_lsize) {{")
+            saved = self.end_label
+            self.end_label = None
+            if any(isinstance(c, ir.Check) for c in ir.walk(s.body)):
+                self.end_label = f"croktile_end{self.label_count}"
+                self.label_count += 1
+            self.setup_buffers(s, depth + 2, 2, 0)
+            self.stmts(s.body, depth + 2, 2, 0)
+            if self.end_label:
+                self.w(depth + 2, f"{self.end_label}:;")
+            self.end_label = saved
+            self.w(depth + 1, "}")
+            self.w(depth, "}")
+            self.w(depth, BARRIER)
+            return 0
+        # deeper levels: a loop inside the work-item, as on the cpu target
+        self.w(depth, f"for (long {s.var} = 0; {s.var} < {dev_expr(s.count)}; ++{s.var}) {{")
+        self.setup_buffers(s, depth + 1, s.level, 0)
+        self.stmts(s.body, depth + 1, s.level, 0)
+        self.w(depth, "}")
+        return state
+
+    def s_Loop(self, s: ir.Loop, depth: int, level: int, state: int) -> int:
+        mark = len(self.lines)
+        entry = state
+        while True:
+            self.w(depth, f"for (long {s.var} = 0; {s.var} < {dev_expr(s.count)}; ++{s.var}) {{")
+            end = self.stmts(s.body, depth + 1, level, entry)
+            self.w(depth, "}")
+            joined = max(entry, end)
+            if joined == entry:
+                return joined
+            del self.lines[mark:]        # the next iteration starts in the state this one ends in
+            entry = joined
+
+    def s_If(self, s: ir.If, depth: int, level: int, state: int) -> int:
+        self.w(depth, f"if ({dev_expr(s.cond)}) {{")
+        end = self.stmts(s.body, depth + 1, level, state)
+        self.w(depth, "}")
+        return max(state, end)
+
+    def s_ScalarDef(self, s: ir.ScalarDef, depth: int, level: int, state: int) -> int:
+        ctype = "bool" if s.ctype == "bool" else "long"
+        self.w(depth, f"{ctype} {s.name} = {dev_expr(s.value)};")
+        return state
+
+    def s_Assign(self, s: ir.Assign, depth: int, level: int, state: int) -> int:
+        self.w(depth, f"{s.name} = {dev_expr(s.value)};")
+        return state
+
+    def s_Alloc(self, s: ir.Alloc, depth: int, level: int, state: int) -> int:
+        return state   # every buffer is set up where its parallel instance starts, as on cpu
+
+    def s_Swap(self, s: ir.Swap, depth: int, level: int, state: int) -> int:
+        q = self.qual(s.a)
+        self.w(depth, f"{{ {q} {self.ctype(s.a)}* croktile_t = {self.ptr(s.a)}; {self.ptr(s.a)} = {self.ptr(s.b)}; "
+                      f"{self.ptr(s.b)} = croktile_t; }}")
+        fa, fb = self.future_of_buffer.get(s.a.name), self.future_of_buffer.get(s.b.name)
+        if fa in self.event_futures and fb in self.event_futures:
+            self.w(depth, f"{{ event_t croktile_e = {fa}__ev; {fa}__ev = {fb}__ev; {fb}__ev = croktile_e; }}")
+        return state
+
+    def s_Wait(self, s: ir.Wait, depth: int, level: int, state: int) -> int:
+        events = [f for f in s.futures if f in self.event_futures]
+        others = [f for f in s.futures if f not in self.event_futures]
+        if others:
+            self.w(depth, f"/* wait {', '.join(others)}: these copies completed when issued */")
+        if events:
+            self.w(depth, f"{{ event_t croktile_ev[{len(events)}] = {{{', '.join(f + '__ev' for f in events)}}}; "
+                          f"wait_group_events({len(events)}, croktile_ev); }}")
+            if self.group:
+                self.w(depth, BARRIER)
+                return 0
+        return state
+
+    def s_Check(self, s: ir.Check, depth: int, level: int, state: int) -> int:
+        cid = self.host.check_id(s)
+        vals = [f"(long)({dev_expr(v)})" for v in s.values[:MAX_CHECK_VALUES]]
+        vals += ["0"] * (MAX_CHECK_VALUES - len(vals))
+        leave = "return;" if level == 1 or self.end_label is None else f"goto {self.end_label};"
+        self.w(depth, f"if (!({dev_expr(s.cond)})) {{ croktile_check_fail(croktile_err, {cid}, {', '.join(vals)}); "
+                      f"{leave} }}")
+        return state
+
+    def region_ptr(self, r: ir.Region) -> str:
+        off = _linear(r.offsets, r.buffer.shape)
+        return self.ptr(r.buffer) + ("" if off.is_const and off.value == 0 else f" + ({dev_expr(off)})")
+
+    def s_Call(self, s: ir.Call, depth: int, level: int, state: int) -> int:
+        args, spaces = [], []
+        for a in s.args:
+            if a.kind == "data":
+                args.append(self.region_ptr(a.region))
+                spaces.append(self.space[a.region.buffer.name])
+            elif a.kind == "int":
+                args.append(f"(int)({dev_expr(a.value)})")
+                spaces.append(None)
+            elif a.kind == "bool":
+                args.append(f"(bool)({dev_expr(a.value)})")
+                spaces.append(None)
+            else:
+                args.append(a.text)
+                spaces.append(None)
+        name = self.gen.callee(s, spaces)
+        text = f"{name}({', '.join(args)});"
+        if self.outer(level):
+            state = self.before(level, state, 1, depth)
+            self.w(depth, f"if (croktile_lid == 0) {text}")
+        else:
+            self.w(depth, text)
+        return state
+
+    def s_Dma(self, s: ir.Dma, depth: int, level: int, state: int) -> int:
+        if s.is_async and s.future in self.event_futures:
+            state = self.before(level, state, 2, depth)
+            self.work_group_copy(s, depth)
+            return state
+        coop = self.outer(level)
+        if coop:
+            state = self.before(level, state, 2, depth)
+        self.copy_loops(s, depth, coop)
+        return state
+
+    def runs(self, s: ir.Dma):
+        """Dimensions of the copy with the contiguous innermost run merged: (outer dims, run)."""
+        ext = list(s.src.extents)
+        rank = len(ext)
+        k = rank - 1
+        while k > 0 and ext[k] == s.src.buffer.shape[k] and ext[k] == s.dst.buffer.shape[k]:
+            k -= 1
+        return k, _product(ext[k:])
+
+    def copy_loops(self, s: ir.Dma, depth: int, coop: bool) -> None:
+        k, run = self.runs(s)
+        dims = list(s.src.extents[:k]) + [run]          # the loop nest; the last one is contiguous
+        src_st = _strides(s.src.buffer.shape)[:k] + [Sym.const(1)]
+        dst_st = _strides(s.dst.buffer.shape)[:k] + [Sym.const(1)]
+        src_at = _linear(s.src.offsets, s.src.buffer.shape)
+        dst_at = _linear(s.dst.offsets, s.dst.buffer.shape)
+        loops = []
+        for d, e in enumerate(dims):
+            if e.is_const and e.value == 1:
+                continue
+            i = Sym.var(f"croktile_i{d}")
+            src_at = src_at + i * src_st[d]
+            dst_at = dst_at + i * dst_st[d]
+            loops.append((f"croktile_i{d}", e))
+        body = f"{self.ptr(s.dst.buffer)}[{dev_expr(dst_at)}] = {self.ptr(s.src.buffer)}[{dev_expr(src_at)}];"
+        self.w(depth, "{")
+        if coop and loops:     # all work-items, one element each in turn
+            total = dev_expr(_product([e for _, e in loops]))
+            self.w(depth + 1, f"for (long croktile_t = croktile_lid; croktile_t < {total}; "
+                              "croktile_t += croktile_lsize) {")
+            rest = "croktile_t"
+            for n, (i, e) in enumerate(reversed(loops)):
+                if n == len(loops) - 1:
+                    self.w(depth + 2, f"const long {i} = {rest};")
+                else:
+                    self.w(depth + 2, f"const long {i} = {rest} % {_paren(dev_expr(e))};")
+                    rest = f"({rest} / {_paren(dev_expr(e))})"
+            self.w(depth + 2, body)
+            self.w(depth + 1, "}")
+        elif coop:
+            self.w(depth + 1, f"if (croktile_lid == 0) {body}")
+        else:
+            for n, (i, e) in enumerate(loops):
+                self.w(depth + 1 + n, f"for (long {i} = 0; {i} < {dev_expr(e)}; ++{i})")
+            self.w(depth + 1 + len(loops), body)
+        self.w(depth, "}")
+
+    def work_group_copy(self, s: ir.Dma, depth: int) -> None:
+        k, run = self.runs(s)
+        src_st, dst_st = _strides(s.src.buffer.shape), _strides(s.dst.buffer.shape)
+        src_at = _linear(s.src.offsets, s.src.buffer.shape)
+        dst_at = _linear(s.dst.offsets, s.dst.buffer.shape)
+        loops = []
+        for d in range(k):
+            e = s.src.extents[d]
+            if e.is_const and e.value == 1:
+                continue
+            i = Sym.var(f"croktile_i{d}")
+            src_at = src_at + i * src_st[d]
+            dst_at = dst_at + i * dst_st[d]
+            loops.append((f"croktile_i{d}", e))
+        ev = f"{s.future}__ev"
+        self.w(depth, f"event_t {ev} = 0;")
+        self.w(depth, "{")
+        for n, (i, e) in enumerate(loops):
+            self.w(depth + 1 + n, f"for (long {i} = 0; {i} < {dev_expr(e)}; ++{i})")
+        self.w(depth + 1 + len(loops), f"{ev} = async_work_group_copy({self.ptr(s.dst.buffer)} + {_paren(dev_expr(dst_at))}, "
+                                       f"{self.ptr(s.src.buffer)} + {_paren(dev_expr(src_at))}, "
+                                       f"(size_t){_paren(dev_expr(run))}, {ev});")
+        self.w(depth, "}")
+
+
+def _paren(text: str) -> str:
+    """`text` as one operand: parenthesised unless it is a name, a number or one (...) group."""
+    if re.fullmatch(r"[\w.]+", text) or (text.startswith("(") and _matching(text, 0, "(", ")") == len(text) - 1):
+        return text
+    return f"({text})"
+
+
+def _shape_vars(b: ir.Buffer) -> Set[str]:
+    out: Set[str] = set()
+    for d in b.shape:
+        out |= _sym_vars(d)
+    return out

@@ -1,0 +1,88 @@
+// where in the __cok__ form (spec 1, "Separate Source Compilation Model"): the
+// device functions of samples/where.co.cpp sit in `__cok__ { }` (extern "C" functions; templates stay templates), so it
+// builds for the opencl target (the block becomes OpenCL C) as well as for cpu. The
+// tileflow function and main are unchanged; with CROKTILE_DUMP set, main also prints
+// every result element (the tests compare the cpu and opencl outputs with it).
+// What the sample shows is described in samples/where.co.cpp:
+//
+// where: a blocked, batched matrix multiply written with spec 4's where-binding
+//   with {m, n} in [M, N], {n_p, k} in [N_P, K] where n_p <-> n
+//
+// `a` is tiled into M x N blocks indexed (m, n) and `b` into N_P x K blocks
+// indexed (n_p, k). Block (m, k) of the product is the sum over the shared
+// reduction index of a(m, n) * b(n_p, k) with n_p == n. The `where` clause
+// makes n_p an alias of n, so `foreach n` walks both and every product pairs
+// matching blocks. Without the binding (n_p independent, iterated on its own
+// or left at 0) the sum would pair a(m, n) with the wrong blocks of b and the
+// host check against the plain triple loop would fail.
+#include <cstdlib>
+#include <iostream>
+
+__cok__ {
+  // c[BM][BK] += a[BM][BN] * b[BN][BK], row-major
+  template <int BM, int BN, int BK>
+  void mma(int* a, int* b, int* c) {
+    for (int i = 0; i < BM; ++i)
+      for (int j = 0; j < BK; ++j) {
+        int acc = 0;
+        for (int t = 0; t < BN; ++t) acc += a[i * BN + t] * b[t * BK + j];
+        c[i * BK + j] += acc;
+      }
+  }
+
+  extern "C" void zero(int* c, int n) {
+    for (int i = 0; i < n; ++i) c[i] = 0;
+  }
+} // end of __cok__
+
+// a: [batch, 3 * 4, 4 * 5], b: [batch, 4 * 5, 2 * 6] -> [batch, 12, 12]
+__co__ s32 [2, 12, 12] batched_matmul(s32 [2, 12, 20] a, s32 [2, 20, 12] b) {
+  s32 [2, 12, 12] c;
+  parallel p by 2 {  // one batch per instance
+    with {m, n} in [3, 4], {n_p, k} in [4, 2] where n_p <-> n {
+      foreach m, k {
+        local s32 [1, 4, 6] acc;
+        call zero(acc, |acc.span|);
+        foreach n {
+          ta = dma.copy a.chunkat(p, m, n) => local;    // [1, 4, 5]
+          tb = dma.copy b.chunkat(p, n_p, k) => local;  // [1, 5, 6]; n_p is n here
+          call mma<ta.span(1), ta.span(2), tb.span(2)>(ta.data, tb.data, acc);
+        }
+        dma.copy acc => c.chunkat(p, m, k);
+      }
+    }
+  }
+  return c;
+}
+
+int main() {
+  const int B = 2, M = 12, N = 20, K = 12;
+  static choreo::s32 a[B][M][N], b[B][N][K];
+  for (int s = 0; s < B; ++s) {
+    for (int i = 0; i < M; ++i)
+      for (int j = 0; j < N; ++j) a[s][i][j] = (s * 5 + i * 3 + j * 7) % 13 - 6;
+    for (int i = 0; i < N; ++i)
+      for (int j = 0; j < K; ++j) b[s][i][j] = (s * 11 + i * 5 + j * 2) % 9 - 4;
+  }
+
+  auto res = batched_matmul(choreo::make_spanview<3>(&a[0][0][0], {2, 12, 20}),
+                            choreo::make_spanview<3>(&b[0][0][0], {2, 20, 12}));
+
+  if (std::getenv("CROKTILE_DUMP"))
+
+    for (auto v : res) std::cout << v << '\n';
+
+  for (int s = 0; s < B; ++s)
+    for (int i = 0; i < M; ++i)
+      for (int j = 0; j < K; ++j) {
+        int expect = 0;
+        for (int t = 0; t < N; ++t) expect += a[s][i][t] * b[s][t][j];
+        if (res[s][i][j] != expect) {
+          std::cerr << "where: res[" << s << "][" << i << "][" << j << "] = " << res[s][i][j]
+                    << ", expected " << expect << "\n";
+          return 1;
+        }
+      }
+  std::cout << "Test Passed" << std::endl;
+  return 0;
+}

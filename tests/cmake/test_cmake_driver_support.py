@@ -1,0 +1,148 @@
+"""What croktile_add_kernel asks of the driver: ``-S`` with a depfile, ``--emit-header``,
+``--cmake-dir``. Runs the croktile_driver this test process imports (checkout or installed)."""
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+import croktile_driver
+from croktile_driver.paths import cmake_dir, toolchains_file
+
+PKG_PARENT = str(Path(croktile_driver.__file__).resolve().parent.parent)
+
+KERNEL = """#include <vector>
+#include "shape.h"
+#include "local.h"
+__device__ void add(int* a, int* b, int* c, int n) { for (int i = 0; i < n; ++i) c[i] = a[i] + b[i]; }
+__co__ s32 [ROWS, 16] vadd(s32 [ROWS, 16] lhs, s32 [ROWS, 16] rhs) {
+  s32 [lhs.span] out;
+  parallel p by ROWS {
+    a = dma.copy lhs.chunkat(p, _) => local;
+    b = dma.copy rhs.chunkat(p, _) => local;
+    local s32 [a.span] c;
+    call add(a.data, b.data, c, |a.span|);
+    dma.copy c => out.chunkat(p, _);
+  }
+  return out;
+}
+__co__ void probe(s32 [4] x, int n) {
+}
+"""
+
+
+def croktilec(*args, cwd, ok=True) -> subprocess.CompletedProcess:
+    env = {k: v for k, v in os.environ.items() if k not in ("CROKTILE_TOOLCHAINS", "CXX")}
+    env.update(PYTHONPATH=PKG_PARENT, LC_ALL="C", XDG_CONFIG_HOME=str(cwd / ".no-config"))
+    proc = subprocess.run([sys.executable, "-m", "croktile_driver", *map(str, args)], cwd=str(cwd), env=env,
+                          capture_output=True, text=True, timeout=120)
+    assert "Traceback" not in proc.stderr
+    assert (proc.returncode == 0) == ok, proc.stderr
+    return proc
+
+
+def depfile_rules(text: str) -> dict:
+    rules = {}
+    for line in text.replace("\\\n", " ").splitlines():
+        words = re.findall(r"(?:\\ |[^\s])+", line)
+        colon = next(i for i, w in enumerate(words) if w.endswith(":"))
+        for target in words[:colon] + [words[colon][:-1]]:
+            rules[target.replace("\\ ", " ")] = [w.replace("\\ ", " ") for w in words[colon + 1:]]
+    return rules
+
+
+@pytest.fixture
+def project(tmp_path):
+    (tmp_path / "src").mkdir()
+    (tmp_path / "inc").mkdir()
+    (tmp_path / "out").mkdir()
+    (tmp_path / "src" / "k.co.cpp").write_text(KERNEL)
+    (tmp_path / "src" / "local.h").write_text("#pragma once\n")
+    (tmp_path / "inc" / "shape.h").write_text("#define ROWS 6\n")
+    return tmp_path
+
+
+def test_S_with_a_depfile_names_the_source_its_headers_and_the_profiles(project):
+    croktilec("-S", "-MD", "-Iinc", "-o", "out/k.gen.cpp", "src/k.co.cpp", cwd=project)
+    rules = depfile_rules((project / "out" / "k.gen.d").read_text())
+    assert list(rules) == ["out/k.gen.cpp"], "the target is the generated source"
+    deps = rules["out/k.gen.cpp"]
+    assert deps[0] == "src/k.co.cpp"
+    assert "inc/shape.h" in deps and any(d.endswith("src/local.h") for d in deps)
+    assert any(d.endswith("/vector") for d in deps), "-MD: system headers too"
+    assert any(d.endswith("croktile.h") for d in deps), "the runtime headers the generated source includes"
+    assert deps[-1] == os.path.abspath(toolchains_file()), "a changed profile regenerates the source"
+    assert not any("scan" in d or "croktile-" in d for d in deps), "no temporary file"
+    assert sorted(p.name for p in (project / "out").iterdir()) == ["k.gen.cpp", "k.gen.d"]
+
+
+def test_S_with_MMD_MF_MT(project):
+    (project / "mine.yaml").write_text("profiles:\n  mine: {target: cpu}\n")
+    croktilec("-S", "-MMD", "-MF", "deps/k.d", "-MT", "gen target", "-Iinc", "--toolchain-file", "mine.yaml",
+              "--profile", "mine", "-o", "out/k.gen.cpp", "src/k.co.cpp", cwd=project, ok=False)
+    assert list((project / "out").iterdir()) == [], "no depfile directory: an error, and no output"
+    (project / "deps").mkdir()
+    croktilec("-S", "-MMD", "-MF", "deps/k.d", "-MT", "gen target", "-Iinc", "--toolchain-file", "mine.yaml",
+              "--profile", "mine", "-o", "out/k.gen.cpp", "src/k.co.cpp", cwd=project)
+    rules = depfile_rules((project / "deps" / "k.d").read_text())
+    deps = rules["gen target"]
+    assert deps[0] == "src/k.co.cpp" and "inc/shape.h" in deps and deps[-1] == "mine.yaml"
+    assert not any(d.startswith("/usr/") for d in deps), "-MMD: no system headers"
+    assert os.path.abspath(toolchains_file()) not in deps, "-MMD: nor the built-in profiles"
+
+
+def test_a_failed_transpile_writes_no_depfile_and_no_header(project):
+    (project / "src" / "k.co.cpp").write_text(KERNEL.replace("parallel p by ROWS", "parallel p by ROWS + x"))
+    croktilec("-S", "-MD", "--emit-header", "out/k.h", "-Iinc", "-o", "out/k.gen.cpp", "src/k.co.cpp",
+              cwd=project, ok=False)
+    assert list((project / "out").iterdir()) == []
+
+
+def test_emit_header_declares_the_co_functions(project):
+    croktilec("-S", "--emit-header", "out/k.h", "-Iinc", "-o", "out/k.gen.cpp", "src/k.co.cpp", cwd=project)
+    assert (project / "out" / "k.h").read_text() == (
+        "// Generated by croktilec from k.co.cpp (target cpu). Do not edit.\n"
+        "#pragma once\n"
+        '#include "croktile.h"\n'
+        "\n"
+        "croktile::spanned_data<int32_t, 2> vadd(croktile::spanned_view<int32_t, 2> lhs, "
+        "croktile::spanned_view<int32_t, 2> rhs);\n"
+        "void probe(croktile::spanned_view<int32_t, 1> x, int n);\n")
+
+
+def test_the_header_compiles_and_links_against_the_object(project):
+    croktilec("-c", "--emit-header", "out/k.h", "-Iinc", "-o", "out/k.o", "src/k.co.cpp", cwd=project)
+    (project / "main.cpp").write_text('#include <iostream>\n#include "k.h"\nint main() {\n'
+                                      "  int x[6][16] = {{1}}, y[6][16] = {{2}};\n"
+                                      "  auto z = vadd(croktile::make_spanview<2>(&x[0][0], {6, 16}),\n"
+                                      "                croktile::make_spanview<2>(&y[0][0], {6, 16}));\n"
+                                      "  std::cout << z[0][0] << std::endl;\n}\n")
+    croktilec("main.cpp", "out/k.o", "-Iout", "-o", "app", cwd=project)
+    assert subprocess.run([str(project / "app")], capture_output=True, text=True).stdout == "3\n"
+
+
+def test_an_unchanged_header_keeps_its_time_stamp(project):
+    argv = ("-S", "--emit-header", "out/k.h", "-Iinc", "-o", "out/k.gen.cpp", "src/k.co.cpp")
+    croktilec(*argv, cwd=project)
+    header, source = project / "out" / "k.h", project / "out" / "k.gen.cpp"
+    stamp = header.stat().st_mtime_ns
+    time.sleep(0.01)
+    (project / "src" / "k.co.cpp").write_text(KERNEL.replace("a[i] + b[i]", "b[i] + a[i]"))
+    croktilec(*argv, cwd=project)
+    assert header.stat().st_mtime_ns == stamp and source.stat().st_mtime_ns > stamp
+    (project / "src" / "k.co.cpp").write_text(KERNEL.replace("probe", "probe_it"))
+    croktilec(*argv, cwd=project)
+    assert "probe_it(" in header.read_text()
+
+
+def test_cmake_dir():
+    res = subprocess.run([sys.executable, "-m", "croktile_driver", "--cmake-dir"], capture_output=True, text=True,
+                         env=dict(os.environ, PYTHONPATH=PKG_PARENT))
+    assert res.returncode == 0 and res.stdout == cmake_dir() + "\n"
+    assert (Path(cmake_dir()) / "CroktileConfig.cmake").is_file()
+    assert (Path(cmake_dir()) / "CroktileConfigVersion.cmake").is_file()

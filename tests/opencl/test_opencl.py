@@ -1,0 +1,329 @@
+"""The opencl target, run for real on an OpenCL platform (PoCL in CI).
+
+* Every sample has a ``__cok__`` form in ``samples/opencl/``; each is built for
+  ``cpu`` and for ``opencl``, both must print ``Test Passed``, and with
+  ``CROKTILE_DUMP=1`` both must print the same result elements.
+* ``features.co.cpp`` covers what the samples do not (work-group copies with
+  events and ``swap`` of ``__local`` buffers, symbolic shared/local sizes, three
+  levels, float arguments, host-level copies, checks inside kernels), compared
+  with cpu the same way.
+* ``-S`` writes the host ``.cpp`` and the device ``.cl``; a ``__device__`` function
+  called from tileflow code is a compile-time error; a device-code error is a
+  ``croktile::runtime_error`` holding the build log with ``.co.cpp`` lines; an
+  OpenCL error names the failing call and the ``.co.cpp`` location.
+
+Without an OpenCL platform (or headers) the tests that run programs skip with
+the reason; ``CROKTILE_REQUIRE_OPENCL=1`` (set by scripts/test.sh when it
+installed PoCL) turns that skip into a failure.
+"""
+from __future__ import annotations
+
+import concurrent.futures
+import ctypes
+import ctypes.util
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Dict, Tuple
+
+import pytest
+
+import croktile_driver
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parents[1]
+SAMPLES = sorted((REPO / "samples").glob("*.co.cpp"))
+COK_SAMPLES = sorted((REPO / "samples" / "opencl").glob("*.co.cpp"))
+NAMES = [p.name[: -len(".co.cpp")] for p in COK_SAMPLES]
+
+
+PKG_PARENT = str(Path(croktile_driver.__file__).resolve().parent.parent)
+
+
+class Result:
+    def __init__(self, proc: subprocess.CompletedProcess):
+        self.rc, self.out, self.err = proc.returncode, proc.stdout, proc.stderr
+
+    def __repr__(self) -> str:
+        return f"Result(rc={self.rc})\n--- stdout\n{self.out}\n--- stderr\n{self.err}"
+
+
+def run_croktilec(*args, cwd, env=None, timeout: float = 120) -> Result:
+    """``croktilec`` as the user runs it, from where this test imports croktile_driver."""
+    full = dict(os.environ)
+    full["PYTHONPATH"] = PKG_PARENT + (os.pathsep + full["PYTHONPATH"] if full.get("PYTHONPATH") else "")
+    full.pop("CROKTILE_TOOLCHAINS", None)
+    full["LC_ALL"] = "C"
+    full.update(env or {})
+    proc = subprocess.run([sys.executable, "-m", "croktile_driver", *map(str, args)], cwd=str(cwd), env=full,
+                          capture_output=True, text=True, timeout=timeout)
+    res = Result(proc)
+    assert "Traceback (most recent call last)" not in res.err, res
+    assert "internal compiler error" not in res.err, res
+    return res
+
+
+def ok(*args, cwd, env=None) -> Result:
+    res = run_croktilec(*args, cwd=cwd, env=env)
+    assert res.rc == 0, res
+    return res
+
+
+def fails(*args, cwd, env=None) -> Result:
+    res = run_croktilec(*args, cwd=cwd, env=env)
+    assert res.rc == 1, res
+    return res
+
+
+def _opencl_problem() -> str:
+    """Why OpenCL programs cannot run here, or '' when they can."""
+    cxx = shutil.which(os.environ.get("CXX") or "c++")
+    if cxx is None:
+        return "no C++ compiler"
+    probe = subprocess.run([cxx, "-x", "c++", "-fsyntax-only", "-"], input="#include <CL/cl.h>\n",
+                           capture_output=True, text=True)
+    if probe.returncode != 0:
+        return "the OpenCL headers are not installed (Debian: opencl-headers ocl-icd-opencl-dev)"
+    name = ctypes.util.find_library("OpenCL")
+    if name is None:
+        return "no OpenCL ICD loader (libOpenCL) is installed (Debian: ocl-icd-opencl-dev)"
+    try:
+        lib = ctypes.CDLL(name)
+    except OSError as exc:
+        return f"cannot load {name}: {exc}"
+    count = ctypes.c_uint(0)
+    err = lib.clGetPlatformIDs(0, None, ctypes.byref(count))
+    if err != 0 or count.value == 0:
+        return "no OpenCL platform is installed (Debian: pocl-opencl-icd)"
+    return ""
+
+
+@pytest.fixture(scope="session")
+def opencl():
+    problem = _opencl_problem()
+    if problem:
+        if os.environ.get("CROKTILE_REQUIRE_OPENCL") == "1":
+            pytest.fail(f"CROKTILE_REQUIRE_OPENCL=1, but {problem}")
+        pytest.skip(problem)
+
+
+def _build(src: Path, target: str, out: Path):
+    return run_croktilec("-t", target, str(src), "-o", str(out), cwd=out.parent, timeout=300)
+
+
+@pytest.fixture(scope="session")
+def built(opencl, tmp_path_factory) -> Dict[Tuple[str, str], Path]:
+    """Every program of these tests for both targets, compiled in parallel once."""
+    work = tmp_path_factory.mktemp("opencl-builds")
+    jobs = {}
+    for src in COK_SAMPLES + [HERE / "features.co.cpp", HERE / "errors.co.cpp"]:
+        for target in ("cpu", "opencl"):
+            if src.name == "errors.co.cpp" and target == "cpu":
+                continue
+            name = src.name[: -len(".co.cpp")]
+            jobs[(name, target)] = (src, work / f"{name}.{target}")
+    results = {}
+    with concurrent.futures.ThreadPoolExecutor(max_workers=max(2, os.cpu_count() or 2)) as pool:
+        futures = {key: pool.submit(_build, src, target, exe) for key, (src, exe) in jobs.items()
+                   for target in [key[1]]}
+        for key, fut in futures.items():
+            results[key] = (fut.result(), jobs[key][1])
+    return results
+
+
+def _exe(built, name: str, target: str) -> Path:
+    res, exe = built[(name, target)]
+    assert res.rc == 0, res
+    return exe
+
+
+def _run(exe: Path, *args, env=None) -> subprocess.CompletedProcess:
+    full = dict(os.environ)
+    full.update(env or {})
+    return subprocess.run([str(exe), *args], cwd=str(exe.parent), capture_output=True, text=True,
+                          timeout=120, env=full)
+
+
+def test_every_sample_has_a_cok_form():
+    assert {p.name for p in SAMPLES} == {p.name for p in COK_SAMPLES}
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_cok_sample_matches_cpu(built, name):
+    outputs = {}
+    for target in ("cpu", "opencl"):
+        run = _run(_exe(built, name, target), env={"CROKTILE_DUMP": "1"})
+        assert run.returncode == 0, f"{name} ({target}) exited {run.returncode}:\n{run.stdout}{run.stderr}"
+        assert "Test Passed" in run.stdout, f"{name} ({target}):\n{run.stdout}{run.stderr}"
+        outputs[target] = run.stdout
+    dumped = [l for l in outputs["cpu"].splitlines() if l.strip() and "Test Passed" not in l]
+    assert len(dumped) >= 24, f"{name}: CROKTILE_DUMP printed too little:\n{outputs['cpu'][:500]}"
+    assert outputs["opencl"] == outputs["cpu"], f"{name}: opencl and cpu results differ"
+
+
+def test_features_match_cpu(built):
+    runs = {t: _run(_exe(built, "features", t)) for t in ("cpu", "opencl")}
+    for t, run in runs.items():
+        assert run.returncode == 0, f"features ({t}):\n{run.stdout}{run.stderr}"
+    assert runs["opencl"].stdout == runs["cpu"].stdout
+    out = runs["opencl"].stdout
+    for what in ("group_pipeline:", "sym_inner:", "sym_inner2:", "three_levels:", "floats:", "launches:",
+                 "checked:", "checked_inner:", "checked_outer:"):
+        assert what in out
+    # failed range checks in three kernels: one level (return), the inner level of two (leave
+    # the instance), the outer level of two (the whole group returns)
+    fails_at = re.findall(r"shift 1: (\S+features\.co\.cpp:\d+:\d+): runtime check failed: chunkat index \d", out)
+    assert len(fails_at) == 3 and len(set(fails_at)) == 3, out
+
+
+def test_features_use_work_group_copies_and_local_memory(tmp_path):
+    """The device program maps shared memory, async copies and masking as documented."""
+    ok("-t", "opencl", "-S", str(HERE / "features.co.cpp"), "-o", str(tmp_path / "f.cpp"), cwd=tmp_path)
+    cl = (tmp_path / "f.cl").read_text()
+    kernel = cl[cl.index("__kernel void group_pipeline__launch0"):]
+    kernel = kernel[: kernel.index("\n}\n")]
+    assert "async_work_group_copy(" in kernel and "wait_group_events(" in kernel
+    assert "__local int32_t res[128];" in kernel           # outer-level `local` = work-group memory
+    assert "if (croktile_lid == 0) bump__l(" in kernel      # outer-level call: work-item 0 only
+    assert "event_t croktile_e = cur__ev; cur__ev = nxt__ev;" in kernel   # swap moves the pending copy
+    assert "barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);" in kernel
+    sym = cl[cl.index("__kernel void sym_inner__launch0"):]
+    assert "__local int32_t* row," in sym                  # symbolic shared: a __local argument
+    assert "__global uchar* croktile_scratch" in sym        # symbolic local: per work-item global slice
+
+
+def test_S_writes_host_and_device_sources(tmp_path):
+    src = REPO / "samples" / "opencl" / "ele_add.co.cpp"
+    res = ok("-t", "opencl", "-S", str(src), "-o", str(tmp_path / "ele.gen.cpp"), cwd=tmp_path)
+    assert res.err == ""
+    host = (tmp_path / "ele.gen.cpp").read_text()
+    cl = (tmp_path / "ele.gen.cl").read_text()
+    assert "__kernel void ele_add__launch0(" in cl
+    assert 'extern "C"' not in cl and "extern" not in cl
+    assert f'#line 11 "{src}"' in cl                       # the __cok__ block, at its line
+    assert "typedef int int32_t;" in cl
+    # the host program embeds exactly that device program and never compiles the __cok__ code
+    assert cl in host
+    assert "croktile::opencl::runtime::get(" in host and "clBuildProgram" not in host
+    assert host.count("c[i] = a[i] + b[i];") == 1           # only inside the embedded device text
+    # the default names
+    ok("-t", "opencl", "-S", str(src), cwd=tmp_path)
+    assert (tmp_path / "ele_add.gen.cpp").read_text() == host
+    assert (tmp_path / "ele_add.gen.cl").read_text() == cl
+
+
+def test_S_is_deterministic(tmp_path):
+    outs = []
+    for seed in ("1", "2"):
+        d = tmp_path / seed
+        d.mkdir()
+        for src in COK_SAMPLES + [HERE / "features.co.cpp"]:
+            run_croktilec("-t", "opencl", "-S", str(src), "-o", str(d / (src.name + ".cpp")), cwd=d,
+                          env={"PYTHONHASHSEED": seed})
+        outs.append({p.name: p.read_bytes() for p in d.iterdir()})
+    assert outs[0] == outs[1] and len(outs[0]) == 2 * (len(COK_SAMPLES) + 1)
+
+
+def test_S_to_stdout_writes_no_device_file(tmp_path):
+    src = REPO / "samples" / "opencl" / "ele_add.co.cpp"
+    res = ok("-t", "opencl", "-S", str(src), "-o", "-", cwd=tmp_path)
+    assert "__kernel void ele_add__launch0(" in res.out
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_save_temps_keeps_both_sources_and_dry_run_shows_the_jobs(tmp_path):
+    src = REPO / "samples" / "opencl" / "ele_add.co.cpp"
+    res = ok("-t", "opencl", "-###", str(src), "-o", "app", cwd=tmp_path)
+    assert "-t opencl" in res.err and "-lOpenCL" in res.err
+    assert not (tmp_path / "app").exists()
+
+
+def test_device_function_is_an_error(tmp_path):
+    src = REPO / "samples" / "ele_add.co.cpp"
+    res = fails("-t", "opencl", "-S", str(src), "-o", str(tmp_path / "x.cpp"), cwd=tmp_path)
+    line = next(i for i, l in enumerate(src.read_text().splitlines(), 1) if "call kernel(" in l)
+    assert re.search(rf"ele_add\.co\.cpp:{line}:\d+: error: 'kernel' is a __device__ function; "
+                     r".*'__cok__ \{ \}' block", res.err), res
+    assert "note: 'kernel' is defined here" in res.err
+    assert not (tmp_path / "x.cpp").exists() and not (tmp_path / "x.cl").exists()
+
+
+def test_undefined_device_function_is_an_error(tmp_path):
+    (tmp_path / "u.co.cpp").write_text(
+        "__cok__ { extern \"C\" void f(int* a) { a[0] = 1; } }\n"
+        "__co__ void g() { parallel p by 2 { local s32 [4] x; call f(x); call nowhere(x); } }\n")
+    res = fails("-t", "opencl", "-S", "u.co.cpp", cwd=tmp_path)
+    assert "u.co.cpp:2:" in res.err and "'nowhere' is not defined in a '__cok__ { }' block" in res.err
+    assert "'f'" not in res.err
+
+
+BAD_DEVICE_CODE = r"""#include <cstdio>
+__cok__ {
+  extern "C" void f(int* a, int n) {
+    for (int i = 0; i < n; ++i) a[i] = undefined_thing;
+  }
+}
+__co__ s32 [4] g() {
+  s32 [4] o;
+  parallel p by 1 { local s32 [4] x; call f(x, 4); dma.copy x => o; }
+  return o;
+}
+int main() {
+  for (int i = 0; i < 2; ++i) {
+    try { g(); } catch (const croktile::runtime_error& e) { std::printf("caught: %s\n", e.what()); }
+  }
+}
+"""
+
+
+def test_device_build_error_reports_co_cpp_lines(opencl, tmp_path):
+    (tmp_path / "bad.co.cpp").write_text(BAD_DEVICE_CODE)
+    ok("-t", "opencl", "bad.co.cpp", "-o", "bad", cwd=tmp_path)     # device code is built at run time
+    run = _run(tmp_path / "bad")
+    assert run.returncode == 0, run.stdout + run.stderr
+    caught = [l for l in run.stdout.split("caught: ")[1:]]
+    assert len(caught) == 2 and caught[0] == caught[1], run.stdout    # the failure is kept, not retried
+    msg = caught[0]
+    assert msg.startswith("bad.co.cpp:7:1: clBuildProgram failed: CL_BUILD_PROGRAM_FAILURE (-11)"), msg
+    assert "build log:" in msg
+    # the OpenCL compiler's message points at the __cok__ line in the .co.cpp file
+    assert re.search(r"bad\.co\.cpp:4:\d+: .*undefined_thing", msg), msg
+
+
+def test_opencl_errors_name_the_call_and_the_location(built):
+    exe = _exe(built, "errors", "opencl")
+    good = _run(exe)
+    assert good.returncode == 0 and good.stdout == "twice: 10\n", good.stdout + good.stderr
+    wide = _run(exe, "wide")          # wider than a work-group may be: the work-items loop
+    assert wide.returncode == 0 and wide.stdout == "wide: 0 wrong\n", wide.stdout + wide.stderr
+
+    no_gpu = _run(exe, env={"CROKTILE_OPENCL_DEVICE_TYPE": "gpu"})
+    if no_gpu.returncode == 0:
+        pytest.skip("this machine has an OpenCL GPU")
+    assert no_gpu.returncode == 2, no_gpu.stdout + no_gpu.stderr
+    assert re.match(r"runtime_error: \S*errors\.co\.cpp:\d+:1: clGetDeviceIDs failed: CL_DEVICE_NOT_FOUND \(-1\)",
+                    no_gpu.stdout), no_gpu.stdout
+
+    huge = _run(exe, "huge")
+    assert huge.returncode == 2, huge.stdout + huge.stderr
+    line = next(i for i, l in enumerate((HERE / "errors.co.cpp").read_text().splitlines(), 1)
+                if "s32 [n, 1024, 1024] big;" in l)
+    assert re.match(rf"runtime_error: \S*errors\.co\.cpp:{line}:\d+: clCreateBuffer failed: "
+                    r"CL_INVALID_BUFFER_SIZE \(-61\)", huge.stdout), huge.stdout
+
+
+def test_platform_and_device_selection(built):
+    exe = _exe(built, "errors", "opencl")
+    for env in ({"CROKTILE_OPENCL_PLATFORM": "0", "CROKTILE_OPENCL_DEVICE": "0"},
+                {"CROKTILE_OPENCL_PLATFORM": "", "CROKTILE_OPENCL_DEVICE_TYPE": "all"}):
+        run = _run(exe, env=env)
+        assert run.returncode == 0 and run.stdout == "twice: 10\n", (env, run.stdout, run.stderr)
+    bad = _run(exe, env={"CROKTILE_OPENCL_DEVICE": "no-such-device-xyz"})
+    assert bad.returncode == 2
+    assert "CROKTILE_OPENCL_DEVICE='no-such-device-xyz' matches no device" in bad.stdout
+    assert "errors.co.cpp:" in bad.stdout
+    bad = _run(exe, env={"CROKTILE_OPENCL_PLATFORM": "99"})
+    assert bad.returncode == 2 and "CROKTILE_OPENCL_PLATFORM=99: there are" in bad.stdout
