@@ -140,9 +140,10 @@ def test_an_unchanged_header_keeps_its_time_stamp(project):
     assert "probe_it(" in header.read_text()
 
 
-def test_cmake_dir():
+def test_cmake_dir(tmp_path):
+    # cwd outside the checkout: `python -m` would otherwise import ./croktile_driver
     res = subprocess.run([sys.executable, "-m", "croktile_driver", "--cmake-dir"], capture_output=True, text=True,
-                         env=dict(os.environ, PYTHONPATH=PKG_PARENT))
+                         env=dict(os.environ, PYTHONPATH=PKG_PARENT), cwd=tmp_path)
     assert res.returncode == 0 and res.stdout == cmake_dir() + "\n"
     assert (Path(cmake_dir()) / "CroktileConfig.cmake").is_file()
     assert (Path(cmake_dir()) / "CroktileConfigVersion.cmake").is_file()
