@@ -203,8 +203,6 @@ def _resolved(name: str, prof: Dict) -> Dict:
     out = dict(prof)
     out["name"] = name
     out["cxx"] = compiler_of(prof)
-    # applied here, once: ToolChain.compiler() would otherwise let $CXX replace any cxx, nvcc too
-    out["honour_env_cxx"] = False
     return out
 
 

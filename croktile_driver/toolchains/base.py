@@ -1,7 +1,6 @@
 """What every target's toolchain provides, and the C++ emission they share."""
 from __future__ import annotations
 
-import os
 from typing import Dict, List
 
 from ..frontend import ir
@@ -68,5 +67,5 @@ class ToolChain:
         return runtime_dir()
 
     def compiler(self) -> List[str]:
-        env = os.environ.get("CXX")
-        return [env] if env and self.profile.get("honour_env_cxx", True) else [self.profile.get("cxx", "c++")]
+        """The profile's compiler; $CXX/$NVCC were applied when the profile was resolved."""
+        return [self.profile.get("cxx", "c++")]
