@@ -41,6 +41,19 @@ def signature(fn: ir.Function) -> str:
     return f"{ret} {fn.name}({', '.join(params)})"
 
 
+def box_declarations(dma: ir.Dma, expr) -> List[str]:
+    """The shape/offset/extent arrays a host-side box copy takes; ``expr`` renders a Sym."""
+    rank = len(dma.src.extents)
+
+    def arr(items):
+        return "{" + ", ".join(f"(long long)({expr(x)})" for x in items) + "}"
+    return [f"const long long src_shape[{rank}] = {arr(dma.src.buffer.shape)}, "
+            f"src_off[{rank}] = {arr(dma.src.offsets)};",
+            f"const long long dst_shape[{rank}] = {arr(dma.dst.buffer.shape)}, "
+            f"dst_off[{rank}] = {arr(dma.dst.offsets)};",
+            f"const long long ext[{rank}] = {arr(dma.src.extents)};"]
+
+
 def check_stmt(check: ir.Check, indent: str) -> str:
     where = c_string(f"{check.loc.file}:{check.loc.line}:{check.loc.col}")
     values = ", ".join(f"(long long)({sym_c(v)})" for v in check.values)

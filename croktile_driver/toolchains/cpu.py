@@ -12,7 +12,7 @@ from typing import Dict, List
 
 from ..frontend import ir
 from ..frontend.pipeline import TranslationUnit
-from .base import ToolChain, check_stmt, c_string, elem_ctype, line_directive, signature, sym_c
+from .base import box_declarations, ToolChain, check_stmt, c_string, elem_ctype, line_directive, signature, sym_c
 
 STACK_LIMIT_BYTES = 64 * 1024
 
@@ -145,16 +145,9 @@ class FunctionEmitter:
         self.w(depth, f"std::swap({self.ptr(s.a)}, {self.ptr(s.b)});")
 
     def s_Dma(self, s: ir.Dma, depth: int) -> None:
-        rank = len(s.src.extents)
-
-        def arr(items):
-            return "{" + ", ".join(f"(long long)({sym_c(x)})" for x in items) + "}"
         self.w(depth, "{")
-        self.w(depth + 1, f"const long long src_shape[{rank}] = {arr(s.src.buffer.shape)}, "
-                          f"src_off[{rank}] = {arr(s.src.offsets)};")
-        self.w(depth + 1, f"const long long dst_shape[{rank}] = {arr(s.dst.buffer.shape)}, "
-                          f"dst_off[{rank}] = {arr(s.dst.offsets)};")
-        self.w(depth + 1, f"const long long ext[{rank}] = {arr(s.src.extents)};")
+        for line in box_declarations(s, sym_c):
+            self.w(depth + 1, line)
         self.w(depth + 1, f"croktile::cpu::copy_box({self.ptr(s.src.buffer)}, src_shape, src_off, "
                           f"{self.ptr(s.dst.buffer)}, dst_shape, dst_off, ext);")
         self.w(depth, "}")

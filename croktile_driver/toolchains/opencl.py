@@ -58,7 +58,7 @@ from ..frontend import ir
 from ..frontend.pipeline import TranslationUnit
 from ..frontend.splitter import LineMap, _Scanner
 from ..frontend.symbolic import Sym
-from .base import ToolChain, c_string, check_stmt, elem_ctype, line_directive, signature, sym_c
+from .base import box_declarations, ToolChain, c_string, check_stmt, elem_ctype, line_directive, signature, sym_c
 
 DEVICE_CTYPES = dict(ir.ELEM_CTYPES, f16="ushort", bf16="ushort")
 MAX_CHECK_VALUES = 4
@@ -635,16 +635,9 @@ class HostEmitter:
                       f"sizeof({elem_ctype(buf.elem)}), nullptr, {_where(s.loc)});")
 
     def s_Dma(self, s: ir.Dma, depth: int) -> None:
-        rank = len(s.src.extents)
-
-        def arr(items):
-            return "{" + ", ".join(f"(long long)({self.hx(x)})" for x in items) + "}"
         self.w(depth, "{")
-        self.w(depth + 1, f"const long long src_shape[{rank}] = {arr(s.src.buffer.shape)}, "
-                          f"src_off[{rank}] = {arr(s.src.offsets)};")
-        self.w(depth + 1, f"const long long dst_shape[{rank}] = {arr(s.dst.buffer.shape)}, "
-                          f"dst_off[{rank}] = {arr(s.dst.offsets)};")
-        self.w(depth + 1, f"const long long ext[{rank}] = {arr(s.src.extents)};")
+        for line in box_declarations(s, self.hx):
+            self.w(depth + 1, line)
         self.w(depth + 1, f"croktile::opencl::copy_box(croktile_rt, {self.mem(s.src.buffer)}, src_shape, src_off, "
                           f"{self.mem(s.dst.buffer)}, dst_shape, dst_off, ext, sizeof({elem_ctype(s.src.buffer.elem)}), "
                           f"{_where(s.loc)});")
