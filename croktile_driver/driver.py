@@ -172,15 +172,13 @@ def _compile_flags(args: ParsedArgs, toolchain) -> List[str]:
         flags.append("-g")
     if args.no_warnings:
         flags.append("-w")
-    if args.werror:
-        flags.append("-Werror")
     for d in args.include_dirs:
         flags.append(f"-I{d}")
     flags.extend(macro_flags(args))
     flags.append(f"-I{toolchain.runtime_include_dir()}")
-    flags.extend(f"-W{w}" for w in args.warning_flags)
-    flags.extend(_codegen_flags(args))
-    flags.extend(args.xcompiler)
+    flags.extend(toolchain.target_flags())
+    host = (["-Werror"] if args.werror else []) + [f"-W{w}" for w in args.warning_flags]
+    flags.extend(toolchain.host_flags(host + _codegen_flags(args) + list(args.xcompiler)))
     return flags
 
 
@@ -249,7 +247,7 @@ def _run(args: ParsedArgs, diag: Diagnostics, toolchain, workdir: str, profile_f
         if source != path:
             # the generated source lives elsewhere: #include "x.h" must still find the x.h
             # that sits beside the .co.cpp, as it would for the compiler's own input
-            compile_argv += ["-iquote", os.path.dirname(path) or "."]
+            compile_argv += toolchain.quote_include(os.path.dirname(path) or ".")
         compile_argv += ["-c", source, "-o", obj]
         job = Job(compile_argv, "compile", source, obj)
         if want_dep:
@@ -272,8 +270,8 @@ def _run(args: ParsedArgs, diag: Diagnostics, toolchain, workdir: str, profile_f
         out = args.output or "a.out"
         link = [*cxx, *objects, "-o", out]
         link += [f"-L{d}" for d in args.lib_dirs] + [f"-l{lib}" for lib in args.libs]
-        link += _codegen_flags(args)
-        link += [f"-Wl,{w}" for w in args.wl] + [a for f in args.xlinker for a in ("-Xlinker", f)]
+        link += toolchain.target_flags() + toolchain.host_flags(_codegen_flags(args))
+        link += toolchain.linker_flags(args.wl, args.xlinker)
         link += list(toolchain.profile.get("link_flags", []))
         link += [f"-l{lib}" for lib in toolchain.profile.get("libs", [])]
         link += [f for f in toolchain.profile.get("flags", []) if f == "-pthread"]

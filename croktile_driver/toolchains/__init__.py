@@ -8,6 +8,9 @@ def toolchain_for(target: str) -> type:
     if target == "cpu":
         from .cpu import CpuToolChain
         return CpuToolChain
+    if target == "cuda":
+        from .cuda import CudaToolChain
+        return CudaToolChain
     if target == "opencl":
         from .opencl import OpenclToolChain
         return OpenclToolChain

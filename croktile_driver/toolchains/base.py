@@ -79,6 +79,23 @@ class ToolChain:
         from ..paths import runtime_dir
         return runtime_dir()
 
+    # How the generic flags reach this target's compiler; gcc and clang take them as they are.
+    def target_flags(self) -> List[str]:
+        """Flags every compile and link job of this target gets (e.g. nvcc's -arch)."""
+        return []
+
+    def host_flags(self, flags: List[str]) -> List[str]:
+        """Warning, code-generation and -Xcompiler flags, meant for the host C++ compiler."""
+        return flags
+
+    def linker_flags(self, wl: List[str], xlinker: List[str]) -> List[str]:
+        """-Wl,ARGS and -Xlinker ARG, for the linker."""
+        return [f"-Wl,{w}" for w in wl] + [a for f in xlinker for a in ("-Xlinker", f)]
+
+    def quote_include(self, directory: str) -> List[str]:
+        """Makes #include "x.h" find headers beside the .co.cpp when compiling its generated source."""
+        return ["-iquote", directory]
+
     def compiler(self) -> List[str]:
         """The profile's compiler; $CXX/$NVCC were applied when the profile was resolved."""
         return [self.profile.get("cxx", "c++")]

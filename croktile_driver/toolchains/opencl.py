@@ -58,6 +58,9 @@ from ..frontend import ir
 from ..frontend.pipeline import TranslationUnit
 from ..frontend.splitter import LineMap, _Scanner
 from ..frontend.symbolic import Sym
+from .kernel_ir import (dev_expr, host_level_names, kernel_free_names, linear as _linear, matching as _matching,
+                        paren as _paren, product as _product, shape_vars as _shape_vars, strides as _strides,
+                        sym_vars as _sym_vars, walk_levels as _walk_levels)
 from .base import box_declarations, ToolChain, c_string, check_stmt, elem_ctype, line_directive, signature, sym_c
 
 DEVICE_CTYPES = dict(ir.ELEM_CTYPES, f16="ushort", bf16="ushort")
@@ -173,17 +176,6 @@ def _split_top(text: str, lo: int, hi: int, opens="([<{", closes=")]>}") -> List
     return items
 
 
-def _matching(text: str, pos: int, open_c: str, close_c: str) -> int:
-    depth = 0
-    for k in range(pos, len(text)):
-        if text[k] == open_c:
-            depth += 1
-        elif text[k] == close_c:
-            depth -= 1
-            if depth == 0:
-                return k
-    return -1
-
 
 def parse_cok(segments) -> CokInfo:
     info = CokInfo()
@@ -297,19 +289,7 @@ def _where(loc: Loc) -> str:
     return c_string(f"{loc.file}:{loc.line}:{loc.col}")
 
 
-def dev_expr(s: Sym) -> str:
-    return sym_c(s).replace("std::min<long long>(", "croktile_min(").replace("std::max<long long>(", "croktile_max(")
 
-
-def _product(dims: List[Sym]) -> Sym:
-    total = Sym.const(1)
-    for d in dims:
-        total = total * d
-    return total
-
-
-def _sym_vars(s: Optional[Sym]) -> Set[str]:
-    return set(s.variables()) if s is not None else set()
 
 
 class Generator:
@@ -484,20 +464,6 @@ class Generator:
 # Host code of one __co__ function
 # ---------------------------------------------------------------------------------
 
-def _strides(shape: List[Sym]) -> List[Sym]:
-    out = [Sym.const(1)] * len(shape)
-    acc = Sym.const(1)
-    for d in range(len(shape) - 1, -1, -1):
-        out[d] = acc
-        acc = acc * shape[d]
-    return out
-
-
-def _linear(offsets: List[Sym], shape: List[Sym]) -> Sym:
-    total = Sym.const(0)
-    for off, st in zip(offsets, _strides(shape)):
-        total = total + off * st
-    return total
 
 
 class HostEmitter:
@@ -714,14 +680,6 @@ class KernelArg:
     host: Tuple[str, str]       # (mem | local | C type, host expression)
 
 
-def _walk_levels(stmts: List[ir.Stmt], level: int):
-    """(stmt, level of the code it sits in) for every statement below."""
-    for s in stmts:
-        yield s, level
-        body = getattr(s, "body", None)
-        if body:
-            yield from _walk_levels(body, s.level if isinstance(s, ir.Parallel) else level)
-
 
 class KernelEmitter:
     def __init__(self, host: HostEmitter, par: ir.Parallel, name: str):
@@ -750,13 +708,7 @@ class KernelEmitter:
 
     # -- analysis --------------------------------------------------------------------
     def host_names(self) -> Set[str]:
-        names = set(self.host.entry_names)
-        for s, level in _walk_levels(self.fn.body, 0):
-            if level == 0 and isinstance(s, ir.ScalarDef):
-                names.add(s.name)
-            if level == 0 and isinstance(s, ir.Loop):
-                names.add(s.var)
-        return names
+        return host_level_names(self.fn, self.host.entry_names)
 
     def classify(self) -> None:
         declared = set()
@@ -833,46 +785,7 @@ class KernelEmitter:
         return False
 
     def free_scalars(self) -> List[str]:
-        used: Set[str] = set()
-        defined: Set[str] = set()
-        bufs: List[ir.Buffer] = []
-        for s, _ in self.all:
-            if isinstance(s, ir.Parallel):
-                defined.add(s.var)
-                used |= _sym_vars(s.count)
-                bufs += s.buffers
-            elif isinstance(s, ir.Loop):
-                defined.add(s.var)
-                used |= _sym_vars(s.count)
-            elif isinstance(s, ir.If):
-                used |= _sym_vars(s.cond)
-            elif isinstance(s, ir.ScalarDef):
-                defined.add(s.name)
-                used |= _sym_vars(s.value)
-            elif isinstance(s, ir.Assign):
-                used |= _sym_vars(s.value)
-            elif isinstance(s, ir.Dma):
-                for r in (s.src, s.dst):
-                    bufs.append(r.buffer)
-                    for x in r.offsets + r.extents:
-                        used |= _sym_vars(x)
-            elif isinstance(s, ir.Call):
-                for a in s.args:
-                    used |= _sym_vars(a.value)
-                    if a.region is not None:
-                        bufs.append(a.region.buffer)
-                        for x in a.region.offsets:
-                            used |= _sym_vars(x)
-                for t in s.template_args or []:
-                    used |= _sym_vars(t)
-            elif isinstance(s, ir.Check):
-                used |= _sym_vars(s.cond)
-                for v in s.values:
-                    used |= _sym_vars(v)
-        for b in bufs:
-            for d in b.shape:
-                used |= _sym_vars(d)
-        free = sorted(used - defined)
+        free = kernel_free_names(self.all)
         host = self.host_names()
         for v in free:
             if v not in host:
@@ -1204,17 +1117,3 @@ class KernelEmitter:
                                        f"{self.ptr(s.src.buffer)} + {_paren(dev_expr(src_at))}, "
                                        f"(size_t){_paren(dev_expr(run))}, {ev});")
         self.w(depth, "}")
-
-
-def _paren(text: str) -> str:
-    """`text` as one operand: parenthesised unless it is a name, a number or one (...) group."""
-    if re.fullmatch(r"[\w.]+", text) or (text.startswith("(") and _matching(text, 0, "(", ")") == len(text) - 1):
-        return text
-    return f"({text})"
-
-
-def _shape_vars(b: ir.Buffer) -> Set[str]:
-    out: Set[str] = set()
-    for d in b.shape:
-        out |= _sym_vars(d)
-    return out

@@ -1,0 +1,275 @@
+"""The cuda target.
+
+Without a GPU (CI): every sample, every ``__cok__`` form and ``features.co.cpp``
+compiles with ``-t cuda -c`` where nvcc exists, and the emitted source shows the
+mapping decisions (cooperative copies, masking to thread 0, barriers, cp.async,
+the planned shared-memory launch). Memory planning is checked through
+``--memory-report`` and the over-limit error.
+
+With a GPU (the device machine): every program runs, prints ``Test Passed`` and
+the same result elements as its ``cpu`` build; ``compute-sanitizer`` memcheck
+and racecheck find nothing. These tests skip, saying why, where no GPU is present.
+"""
+from __future__ import annotations
+
+import concurrent.futures
+import os
+import re
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Dict, Tuple
+
+import pytest
+
+from driver.util import fails, ok, run_croktilec
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parents[1]
+
+SAMPLES = sorted((REPO / "samples").glob("*.co.cpp"))
+COK_SAMPLES = sorted((REPO / "samples" / "opencl").glob("*.co.cpp"))
+FEATURES = REPO / "tests" / "opencl" / "features.co.cpp"
+PROGRAMS = {p.name[: -len(".co.cpp")]: p for p in SAMPLES}
+PROGRAMS.update({"cok_" + p.name[: -len(".co.cpp")]: p for p in COK_SAMPLES})
+PROGRAMS["features"] = FEATURES
+PROGRAMS["cuda_features"] = HERE / "cuda_features.co.cpp"
+
+
+def _nvcc() -> str:
+    return shutil.which(os.environ.get("NVCC") or "nvcc") or ""
+
+
+def _gpu_problem() -> str:
+    if not _nvcc():
+        return "nvcc is not installed"
+    smi = shutil.which("nvidia-smi")
+    if smi is None:
+        return "no NVIDIA driver (nvidia-smi) on this machine"
+    res = subprocess.run([smi, "-L"], capture_output=True, text=True)
+    if res.returncode != 0 or "GPU" not in res.stdout:
+        return "no NVIDIA GPU on this machine"
+    return ""
+
+
+@pytest.fixture(scope="session")
+def nvcc():
+    if not _nvcc():
+        pytest.skip("nvcc is not installed")
+
+
+@pytest.fixture(scope="session")
+def gpu():
+    problem = _gpu_problem()
+    if problem:
+        pytest.skip(problem)
+
+
+def _parallel(jobs: Dict, fn):
+    with concurrent.futures.ThreadPoolExecutor(max_workers=max(2, os.cpu_count() or 2)) as pool:
+        futures = {key: pool.submit(fn, *args) for key, args in jobs.items()}
+        return {key: fut.result() for key, fut in futures.items()}
+
+
+# ---------------------------------------------------------------------------------
+# No GPU needed
+# ---------------------------------------------------------------------------------
+
+@pytest.fixture(scope="session")
+def objects(nvcc, tmp_path_factory) -> Dict[str, Tuple[object, Path]]:
+    work = tmp_path_factory.mktemp("cuda-objects")
+    jobs = {name: (src, work / f"{name}.o") for name, src in PROGRAMS.items()}
+    return _parallel(jobs, lambda src, obj: (run_croktilec("-t", "cuda", "-c", str(src), "-o", str(obj),
+                                                           cwd=work, timeout=600), obj))
+
+
+@pytest.mark.parametrize("name", sorted(PROGRAMS))
+def test_compiles_with_nvcc(objects, name):
+    res, obj = objects[name]
+    assert res.rc == 0, res
+    assert obj.stat().st_size > 0
+
+
+def _source(tmp_path: Path, src: Path, *flags) -> str:
+    out = tmp_path / (src.name + ".cu")
+    ok("-t", "cuda", "-S", *flags, str(src), "-o", str(out), cwd=tmp_path)
+    return out.read_text()
+
+
+def _kernel(text: str, name: str) -> str:
+    start = text.index(f" {name}(")
+    return text[start: text.index("\n}\n", start)]
+
+
+def test_matmul_mapping(tmp_path):
+    text = _source(tmp_path, REPO / "samples" / "matmul.co.cpp")
+    k = _kernel(text, "matmul__launch0")
+    # one block per instance; the shared buffers are offsets into one dynamic arena
+    assert "extern __shared__ __align__(16) unsigned char croktile_smem[];" in k
+    assert "const long long p = blockIdx.x;" in k
+    assert re.search(r"int32_t\* lhs_load_buf__ptr = reinterpret_cast<int32_t\*>\(croktile_smem \+ \d+\);", k)
+    # DMA into shared: every thread of the block, then a barrier before the masked call reads it
+    assert "croktile::cuda::block_copy<0, false>(lhs_load_buf__ptr, lhs__ptr + (1152*p)" in k
+    assert "__syncthreads();\n    if (croktile_tid == 0) matmul_kernel<16, 4, 72>(" in k
+    # the launch requests exactly the planned arena
+    assert "croktile::cuda::launch(matmul__launch0, croktile_grid, croktile_block, croktile_smem," in text
+    report = run_croktilec("-t", "cuda", "-S", "--memory-report", str(REPO / "samples" / "matmul.co.cpp"),
+                           "-o", str(tmp_path / "m.cu"), cwd=tmp_path).err
+    arena = int(re.search(r"shared arena (\d+) bytes", report).group(1))
+    assert f"croktile_smem = (std::size_t)({arena});" in text
+
+
+def test_async_copies_use_cp_async_and_waits_synchronise(tmp_path):
+    text = _source(tmp_path, REPO / "samples" / "double_buffer.co.cpp")
+    k = _kernel(text, "double_buffered__launch0")
+    assert k.count("croktile::cuda::block_copy<0, true>(") == 2      # prologue and prefetch
+    assert re.search(r"cp_async_wait_all\(\);  // wait cur\n *__syncthreads\(\);", k)
+    # swap rotates the two arena buffers (pointers), no copy
+    assert "{ int32_t* croktile_t = cur_buf__ptr; cur_buf__ptr = nxt_buf__ptr; nxt_buf__ptr = croktile_t; }" in k
+    header = (REPO / "runtime" / "croktile_cuda.h").read_text()
+    assert "cp.async.cg.shared.global" in header and "__CUDA_ARCH__ >= 800" in header
+
+
+def test_inner_parallel_is_threads_with_barriers(tmp_path):
+    text = _source(tmp_path, REPO / "samples" / "masking.co.cpp")
+    k = _kernel(text, "masked__launch0")
+    assert "__launch_bounds__(32)" in text                     # 4 inner threads, rounded up to a warp
+    inner = k.index("for (long long q = croktile_tid; q < 4; q += croktile_nt) {")
+    before, after = k[:inner], k[inner:]
+    assert before.rstrip().endswith("__syncthreads();")       # entering the inner level
+    assert "if (croktile_tid == 0) init_row(" in before         # outer level: thread 0
+    assert "__align__(16) int32_t sq_buf[8] = {};" in after or "int32_t sq" in after
+    assert "const int32_t* const croktile_s = " in after       # per-thread copies, written out
+    assert after.index("__syncthreads();") < after.index("if (croktile_tid == 0) accumulate_rows(")
+
+
+def test_cok_functions_become_device_functions(tmp_path):
+    text = _source(tmp_path, REPO / "samples" / "opencl" / "ele_add.co.cpp")
+    assert re.search(r'extern "C" +__device__ +void kernel\(int \* a', text)
+
+
+def test_arena_reuses_bytes_of_buffers_not_live_together(tmp_path):
+    src = tmp_path / "reuse.co.cpp"
+    src.write_text(
+        "__device__ void touch(int* a, int n) { a[0] += n; }\n"
+        "__co__ s32 [2, 256] reuse(s32 [2, 256] x) {\n"
+        "  s32 [x.span] y;\n"
+        "  parallel p by 2 {\n"
+        "    a = dma.copy x.chunkat(p, _) => shared;\n"
+        "    call touch(a.data, 1);\n"
+        "    dma.copy a.data => y.chunkat(p, _);\n"
+        "    b = dma.copy y.chunkat(p, _) => shared;\n"
+        "    call touch(b.data, 2);\n"
+        "    dma.copy b.data => y.chunkat(p, _);\n"
+        "  }\n"
+        "  return y;\n"
+        "}\n")
+    res = ok("-t", "cuda", "-S", "--memory-report", str(src), "-o", str(tmp_path / "r.cu"), cwd=tmp_path)
+    assert re.search(r"reuse\.co\.cpp:4:3: memory plan of kernel 'reuse__launch0' \(profile 'cuda-sm80'\): "
+                     r"shared arena 1024 bytes, limit 166912", res.err), res
+    rows = re.findall(r"^\s+(\d+)\s+(\d+)\s+\[(\d+), (\d+)\]\s+(\w+) \(shared s32 \[1, 256\]\)$", res.err, re.M)
+    assert [(r[0], r[1], r[4]) for r in rows] == [("0", "1024", "a"), ("0", "1024", "b")], res.err
+    (a_first, a_last), (b_first, b_last) = [(int(r[2]), int(r[3])) for r in rows]
+    assert a_last < b_first
+
+
+def test_live_buffers_never_overlap(tmp_path):
+    res = ok("-t", "cuda", "-S", "--memory-report", str(REPO / "samples" / "pipeline.co.cpp"),
+             "-o", str(tmp_path / "p.cu"), cwd=tmp_path)
+    rows = [(int(o), int(b), int(f), int(l)) for o, b, f, l in
+            re.findall(r"^\s+(\d+)\s+(\d+)\s+\[(\d+), (\d+)\]", res.err, re.M)]
+    assert len(rows) == 4, res.err
+    for i, (o1, b1, f1, l1) in enumerate(rows):
+        assert o1 % 16 == 0
+        for o2, b2, f2, l2 in rows[i + 1:]:
+            if f1 <= l2 and f2 <= l1:
+                assert o1 + b1 <= o2 or o2 + b2 <= o1, res.err
+
+
+def test_plan_over_the_limit_is_a_compile_error(tmp_path):
+    src = tmp_path / "big.co.cpp"
+    src.write_text(
+        "__device__ void use(float* a, float* b) { a[0] = b[0]; }\n"
+        "__co__ void big(f32 [4, 256, 128] x) {\n"
+        "  parallel p by 4 {\n"
+        "    shared f32 [128, 128] acc;\n"
+        "    t = dma.copy x.chunkat(p, _, _) => shared;\n"
+        "    call use(acc, t.data);\n"
+        "  }\n"
+        "}\n")
+    res = fails("-t", "cuda", "-S", str(src), "-o", str(tmp_path / "big.cu"), cwd=tmp_path)
+    assert ("big.co.cpp:3:3: error: shared memory plan of this 'parallel' needs 196608 bytes per block, more "
+            "than the 166912 bytes profile 'cuda-sm80' allows") in res.err, res
+    assert "big.co.cpp:4:27: note: 'acc' (shared f32 [128, 128], 65536 bytes) is live at the same time" in res.err
+    assert "big.co.cpp:5:40: note: 't' (shared f32 [1, 256, 128], 131072 bytes) is live at the same time" in res.err
+    assert "    shared f32 [128, 128] acc;\n" in res.err and "^" in res.err
+    assert not (tmp_path / "big.cu").exists()
+    # the Hopper profile's limit is higher: the same program is fine there
+    ok("-t", "cuda", "--profile", "cuda-sm90a", "-S", str(src), "-o", str(tmp_path / "big.cu"), cwd=tmp_path)
+
+
+def test_jobs_use_nvcc_flags(tmp_path):
+    src = REPO / "samples" / "ele_add.co.cpp"
+    res = ok("-t", "cuda", "-###", "-Wall", "-Werror", "-Wl,--as-needed", str(src), "-o", "app", cwd=tmp_path)
+    compile_job, link_job = [l for l in res.err.splitlines() if " -c " in l or " -o app" in l][-2:]
+    assert compile_job.startswith("nvcc ") and "-arch=sm_80" in compile_job
+    assert "-Xcompiler=-Wall" in compile_job and "-Werror=all-warnings" in compile_job
+    assert "-iquote" not in compile_job and "-I " in compile_job and ".gen.cu" in compile_job
+    assert "-Xlinker=--as-needed" in link_job
+    res = ok("-t", "cuda", "-###", "-arch=sm_90a", str(src), "-o", "app", cwd=tmp_path)
+    assert "-arch=sm_90a" in res.err and "-arch=sm_80" not in res.err
+    res = ok("--profile", "cuda-sm90a", "-###", str(src), "-o", "app", cwd=tmp_path)
+    assert "-arch=sm_90a" in res.err
+
+
+# ---------------------------------------------------------------------------------
+# On a GPU
+# ---------------------------------------------------------------------------------
+
+@pytest.fixture(scope="session")
+def built(gpu, tmp_path_factory) -> Dict[Tuple[str, str], Tuple[object, Path]]:
+    work = tmp_path_factory.mktemp("cuda-builds")
+    jobs = {}
+    for name, src in PROGRAMS.items():
+        for target in ("cpu", "cuda"):
+            jobs[(name, target)] = (src, target, work / f"{name}.{target}")
+    return _parallel(jobs, lambda src, target, exe: (
+        run_croktilec("-t", target, *(["--profile", "cuda-sm90a"] if target == "cuda" else []), str(src), "-o",
+                      str(exe), cwd=work, timeout=600), exe))
+
+
+def _exe(built, name: str, target: str) -> Path:
+    res, exe = built[(name, target)]
+    assert res.rc == 0, res
+    return exe
+
+
+def _run(argv, env=None, timeout=300) -> subprocess.CompletedProcess:
+    full = dict(os.environ)
+    full.update(env or {})
+    return subprocess.run([str(a) for a in argv], capture_output=True, text=True, timeout=timeout, env=full)
+
+
+@pytest.mark.parametrize("name", sorted(PROGRAMS))
+def test_runs_on_the_gpu_like_cpu(built, name):
+    outs = {}
+    for target in ("cpu", "cuda"):
+        run = _run([_exe(built, name, target)], env={"CROKTILE_DUMP": "1"})
+        assert run.returncode == 0, f"{name} ({target}):\n{run.stdout}{run.stderr}"
+        outs[target] = run.stdout
+    if name not in ("features", "cuda_features"):
+        assert "Test Passed" in outs["cuda"]
+    assert outs["cuda"] == outs["cpu"], f"{name}: cuda and cpu results differ"
+    if name == "features":   # failed range checks inside kernels, reported with their .co.cpp lines
+        assert len(re.findall(r"features\.co\.cpp:\d+:\d+: runtime check failed", outs["cuda"])) == 3
+
+
+@pytest.mark.parametrize("tool", ["memcheck", "racecheck"])
+@pytest.mark.parametrize("name", sorted(PROGRAMS))
+def test_compute_sanitizer_is_clean(built, name, tool):
+    sanitizer = shutil.which("compute-sanitizer")
+    if sanitizer is None:
+        pytest.skip("compute-sanitizer is not installed")
+    run = _run([sanitizer, "--tool", tool, "--error-exitcode", "99", _exe(built, name, "cuda")], timeout=600)
+    assert run.returncode == 0, f"{name} under {tool}:\n{run.stdout[-4000:]}{run.stderr[-2000:]}"
+    assert "ERROR SUMMARY: 0 errors" in run.stdout or "RACECHECK SUMMARY: 0 hazards" in run.stdout, run.stdout[-2000:]
