@@ -47,6 +47,29 @@ DEFAULT_BLOCK = 128      # threads of a block whose launch has no inner level
 MAX_BLOCK = 512          # more inner instances than this loop over the block
 MAX_COPY_DIMS = 4        # strided dimensions of one copy (besides the contiguous run)
 BARRIER = "__syncthreads();"
+COOPERATIVE, THREAD0 = 2, 1            # who performs an outer-level step
+EVERYTHING = frozenset({("everything", 0, 0)})
+State = Tuple[frozenset, frozenset, frozenset, frozenset]
+EMPTY: State = (frozenset(), frozenset(), frozenset(), frozenset())
+
+
+def _conflict(a: frozenset, b: frozenset) -> bool:
+    """Whether two sets of memory keys may reach the same bytes."""
+    if not a or not b:
+        return False
+    if ("everything", 0, 0) in a or ("everything", 0, 0) in b:
+        return True
+    for ka in a:
+        for kb in b:
+            if ka[0] == kb[0] == "arena" and ka[1] < kb[2] and kb[1] < ka[2]:
+                return True
+            if ka[0] == kb[0] == "buffer" and ka[1] == kb[1]:
+                return True
+    return False
+
+
+def _join(a: State, b: State) -> State:
+    return tuple(x | y for x, y in zip(a, b))
 
 
 class CudaToolChain(ToolChain):
@@ -361,6 +384,14 @@ class KernelEmitter:
         for slot in self.plan.slots:
             if slot.buffer.origin == "decl":
                 self.zero_at.setdefault(slot.first, []).append(slot.buffer)
+        self.slot_of = {slot.buffer.name: slot for slot in self.plan.slots}
+        self.swap_group: Dict[str, List[ir.Buffer]] = {}
+        for st, _ in self.all:
+            if isinstance(st, ir.Swap):
+                group = self.swap_group.get(st.a.name, [st.a]) + self.swap_group.get(st.b.name, [st.b])
+                group = list({b.name: b for b in group}.values())
+                for b in group:
+                    self.swap_group[b.name] = group
         self.label_count = 0
         self.end_label: Optional[str] = None
         self.check_limits()
@@ -532,7 +563,7 @@ class KernelEmitter:
             at = str(slot.offset) if slot.offset is not None else f"{b.name}__off"
             self.w(1, f"{elem_ctype(b.elem)}* {self.ptr(b)} = reinterpret_cast<{elem_ctype(b.elem)}*>(croktile_smem + "
                       f"{at});")
-        self.stmts(par.body, 1, 1, 0)
+        self.stmts(par.body, 1, 1, EMPTY)
         self.lines.append("}")
         return "\n".join(self.lines)
 
@@ -545,30 +576,50 @@ class KernelEmitter:
                         names.append(a.text)
         return names
 
-    # Barrier state of the outer level: 0 all synchronised, 1 thread 0 worked alone
-    # since the last barrier, 2 the whole block worked (or copies are pending).
-    def stmts(self, stmts: List[ir.Stmt], depth: int, level: int, state: int) -> int:
+    # The barrier state of the outer level is what was accessed since the last barrier:
+    # (read and written by the whole block, read and written by thread 0 alone), as sets
+    # of memory keys (see `keys`). A step needs a barrier first only when it conflicts
+    # with such an access made by other threads.
+    def stmts(self, stmts: List[ir.Stmt], depth: int, level: int, state: State) -> State:
         for s in stmts:
             self.w(depth, line_directive(s.loc))
             if level == 1 and s.sid in self.zero_at:
-                state = self.before(level, state, 2, depth)
+                zeroed = frozenset().union(*(self.keys(b) for b in self.zero_at[s.sid]))
+                state = self.step(state, COOPERATIVE, frozenset(), zeroed, depth)
                 for b in self.zero_at[s.sid]:
                     self.w(depth, f"croktile::cuda::block_zero({self.ptr(b)}, {dev_expr(product(b.shape))});")
             state = getattr(self, "s_" + type(s).__name__)(s, depth, level, state)
         return state
 
-    def before(self, level: int, state: int, kind: int, depth: int) -> int:
-        """Emits the barrier an outer-level step of `kind` (1 masked, 2 cooperative) needs."""
-        if level != 1:
-            return state
-        if state == 2 or (state == 1 and kind == 2):
-            self.w(depth, BARRIER)
-            state = 0
-        return max(state, kind)
+    def keys(self, buf: ir.Buffer) -> frozenset:
+        """The memory a buffer's pointer may reach: its arena bytes (buffers that share
+        bytes conflict), or the buffer itself; `swap` makes its group one."""
+        out = set()
+        for b in self.swap_group.get(buf.name, [buf]):
+            slot = self.slot_of.get(b.name)
+            if slot is not None and slot.offset is not None:
+                out.add(("arena", slot.offset, slot.offset + align_up(slot.size)))
+            elif b.storage == "global" or slot is not None:
+                out.add(("buffer", b.name, 0))
+        return frozenset(out)
 
-    def s_Parallel(self, s: ir.Parallel, depth: int, level: int, state: int) -> int:
+    def step(self, state: State, kind: int, reads: frozenset, writes: frozenset, depth: int) -> State:
+        """Emits the barrier an outer-level step needs; returns the state after it."""
+        cr, cw, mr, mw = state
+        if kind == COOPERATIVE:
+            need = _conflict(writes, cr | cw | mr | mw) or _conflict(reads, cw | mw)
+        else:   # thread 0 alone: its own earlier accesses are ordered already
+            need = _conflict(writes, cr | cw) or _conflict(reads, cw)
+        if need:
+            self.w(depth, BARRIER)
+            cr = cw = mr = mw = frozenset()
+        if kind == COOPERATIVE:
+            return (cr | reads, cw | writes, mr, mw)
+        return (cr, cw, mr | reads, mw | writes)
+
+    def s_Parallel(self, s: ir.Parallel, depth: int, level: int, state: State) -> State:
         if s.level == 2:
-            if state:
+            if any(state):
                 self.w(depth, BARRIER)
             self.w(depth, f"for (long long {s.var} = croktile_tid; {s.var} < {dev_expr(s.count)}; "
                           f"{s.var} += croktile_nt) {{")
@@ -578,15 +629,17 @@ class KernelEmitter:
                 self.end_label = f"croktile_end{self.label_count}"
                 self.label_count += 1
             self.thread_buffers(s, depth + 1)
-            self.stmts(s.body, depth + 1, 2, 0)
+            self.stmts(s.body, depth + 1, 2, EMPTY)
             if self.end_label:
                 self.w(depth + 1, f"{self.end_label}:;")
             self.end_label = saved
             self.w(depth, "}")
-            return 2      # leaving: the next outer-level step that needs it starts with a barrier
+            # leaving: the inner threads may have touched anything; the next outer-level
+            # step that touches memory starts with a barrier
+            return (EVERYTHING, EVERYTHING, frozenset(), frozenset())
         self.w(depth, f"for (long long {s.var} = 0; {s.var} < {dev_expr(s.count)}; ++{s.var}) {{")
         self.thread_buffers(s, depth + 1)
-        self.stmts(s.body, depth + 1, s.level, 0)
+        self.stmts(s.body, depth + 1, s.level, EMPTY)
         self.w(depth, "}")
         return state
 
@@ -602,44 +655,44 @@ class KernelEmitter:
             self.w(depth, f"__align__(16) {ct} {b.name}[{max(count // b.elem_bytes, 1)}] = {{}};")
             self.w(depth, f"{ct}* {self.ptr(b)} = {b.name};")
 
-    def s_Loop(self, s: ir.Loop, depth: int, level: int, state: int) -> int:
+    def s_Loop(self, s: ir.Loop, depth: int, level: int, state: State) -> State:
         mark = len(self.lines)
         entry = state
         while True:
             self.w(depth, f"for (long long {s.var} = 0; {s.var} < {dev_expr(s.count)}; ++{s.var}) {{")
             end = self.stmts(s.body, depth + 1, level, entry)
             self.w(depth, "}")
-            joined = max(entry, end)
+            joined = _join(entry, end)
             if joined == entry:
                 return joined
             del self.lines[mark:]        # the next iteration starts in the state this one ends in
             entry = joined
 
-    def s_If(self, s: ir.If, depth: int, level: int, state: int) -> int:
+    def s_If(self, s: ir.If, depth: int, level: int, state: State) -> State:
         self.w(depth, f"if ({dev_expr(s.cond)}) {{")
         end = self.stmts(s.body, depth + 1, level, state)
         self.w(depth, "}")
-        return max(state, end)
+        return _join(state, end)
 
-    def s_ScalarDef(self, s: ir.ScalarDef, depth: int, level: int, state: int) -> int:
+    def s_ScalarDef(self, s: ir.ScalarDef, depth: int, level: int, state: State) -> State:
         ctype = "bool" if s.ctype == "bool" else "long long"
         self.w(depth, f"[[maybe_unused]] {ctype} {s.name} = {dev_expr(s.value)};")
         return state
 
-    def s_Assign(self, s: ir.Assign, depth: int, level: int, state: int) -> int:
+    def s_Assign(self, s: ir.Assign, depth: int, level: int, state: State) -> State:
         self.w(depth, f"{s.name} = {dev_expr(s.value)};")
         return state
 
-    def s_Alloc(self, s: ir.Alloc, depth: int, level: int, state: int) -> int:
+    def s_Alloc(self, s: ir.Alloc, depth: int, level: int, state: State) -> State:
         return state   # arena buffers are zeroed where their live range starts, thread arrays where declared
 
-    def s_Swap(self, s: ir.Swap, depth: int, level: int, state: int) -> int:
+    def s_Swap(self, s: ir.Swap, depth: int, level: int, state: State) -> State:
         ct = elem_ctype(s.a.elem)
         self.w(depth, f"{{ {ct}* croktile_t = {self.ptr(s.a)}; {self.ptr(s.a)} = {self.ptr(s.b)}; "
                       f"{self.ptr(s.b)} = croktile_t; }}")
         return state
 
-    def s_Wait(self, s: ir.Wait, depth: int, level: int, state: int) -> int:
+    def s_Wait(self, s: ir.Wait, depth: int, level: int, state: State) -> State:
         pending = [f for f in s.futures if f in self.async_futures]
         others = [f for f in s.futures if f not in self.async_futures]
         if others:
@@ -647,10 +700,10 @@ class KernelEmitter:
         if pending:
             self.w(depth, f"croktile::cuda::cp_async_wait_all();  // wait {', '.join(pending)}")
             self.w(depth, BARRIER)
-            return 0
+            return EMPTY
         return state
 
-    def s_Check(self, s: ir.Check, depth: int, level: int, state: int) -> int:
+    def s_Check(self, s: ir.Check, depth: int, level: int, state: State) -> State:
         cid = self.host.check_id(s)
         vals = [f"(long long)({dev_expr(v)})" for v in s.values[:MAX_CHECK_VALUES]]
         vals += ["0"] * (MAX_CHECK_VALUES - len(vals))
@@ -663,7 +716,7 @@ class KernelEmitter:
         off = linear(r.offsets, r.buffer.shape)
         return self.ptr(r.buffer) + ("" if off.is_const and off.value == 0 else f" + {paren(dev_expr(off))}")
 
-    def s_Call(self, s: ir.Call, depth: int, level: int, state: int) -> int:
+    def s_Call(self, s: ir.Call, depth: int, level: int, state: State) -> State:
         args = []
         for a in s.args:
             if a.kind == "data":
@@ -686,7 +739,8 @@ class KernelEmitter:
             targs = f"<{', '.join(vals)}>"
         text = f"{s.func}{targs}({', '.join(args)});"
         if level == 1:
-            state = self.before(level, state, 1, depth)
+            touched = frozenset().union(*(self.keys(a.region.buffer) for a in s.args if a.region is not None))
+            state = self.step(state, THREAD0, touched, touched, depth)
             self.w(depth, f"if (croktile_tid == 0) {text}")
         else:
             self.w(depth, text)
@@ -717,14 +771,14 @@ class KernelEmitter:
         return len(dims), (f"{dev_expr(run)}, {arr([ext[d] for d in dims])}, {arr([sst[d] for d in dims])}, "
                            f"{arr([dst[d] for d in dims])}")
 
-    def s_Dma(self, s: ir.Dma, depth: int, level: int, state: int) -> int:
+    def s_Dma(self, s: ir.Dma, depth: int, level: int, state: State) -> State:
         if level == 1:
             box = self.copy_box(s)
             if box is None:
                 return state
             nd, literal = box
             dst, src = self.region_ptr(s.dst), self.region_ptr(s.src)
-            state = self.before(level, state, 2, depth)
+            state = self.step(state, COOPERATIVE, self.keys(s.src.buffer), self.keys(s.dst.buffer), depth)
             is_async = "true" if s.future in self.async_futures and s.is_async else "false"
             self.w(depth, f"croktile::cuda::block_copy<{nd}, {is_async}>({dst}, {src}, "
                           f"croktile::cuda::box{{{literal}}});")

@@ -143,6 +143,21 @@ def test_inner_parallel_is_threads_with_barriers(tmp_path):
     assert after.index("__syncthreads();") < after.index("if (croktile_tid == 0) accumulate_rows(")
 
 
+def test_barriers_only_where_threads_share_bytes(tmp_path):
+    text = _source(tmp_path, HERE / "cuda_features.co.cpp")
+    k = _kernel(text, "phases__launch0")
+    body = [l.strip() for l in k.splitlines() if not l.strip().startswith("#line")]
+    copies = [i for i, l in enumerate(body) if "block_copy<" in l]
+    # the two loads touch different bytes: no barrier between them
+    assert copies[1] == copies[0] + 1
+    # x => out, then out => u: u has x's bytes (and reads what the block wrote to out)
+    x_out = next(i for i in copies if "x_buf__ptr, croktile::cuda::box" in body[i])
+    assert body[x_out + 1] == "__syncthreads();" and "block_copy<0, false>(u_buf__ptr" in body[x_out + 2]
+    # u and v (an async copy) go to different bytes: no barrier; the wait synchronises
+    assert "block_copy<0, true>(v_buf__ptr" in body[x_out + 3]
+    assert body[x_out + 4].startswith("croktile::cuda::cp_async_wait_all();") and body[x_out + 5] == "__syncthreads();"
+
+
 def test_cok_functions_become_device_functions(tmp_path):
     text = _source(tmp_path, REPO / "samples" / "opencl" / "ele_add.co.cpp")
     assert re.search(r'extern "C" +__device__ +void kernel\(int \* a', text)
