@@ -45,8 +45,10 @@ def _load_yaml(path: str):
     try:
         with open(path, encoding="utf-8") as fh:
             text = fh.read()
-        node = yaml.compose(text, Loader=yaml.SafeLoader)
-        data = yaml.safe_load(text) or {}
+        # libyaml's loader when PyYAML has it: every croktilec run reads this file
+        loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+        node = yaml.compose(text, Loader=loader)
+        data = yaml.load(text, Loader=loader) or {}
     except OSError as exc:
         raise ProfileError(f"{path}: {exc.strerror}")
     except UnicodeDecodeError:

@@ -105,7 +105,6 @@ def test_matmul_mapping(tmp_path):
     text = _source(tmp_path, REPO / "samples" / "matmul.co.cpp")
     k = _kernel(text, "matmul__launch0")
     # one block per instance; the shared buffers are offsets into one dynamic arena
-    assert "extern __shared__ __align__(16) unsigned char croktile_smem[];" in k
     assert "const long long p = blockIdx.x;" in k
     assert re.search(r"int32_t\* lhs_load_buf__ptr = reinterpret_cast<int32_t\*>\(croktile_smem \+ \d+\);", k)
     # DMA into shared: every thread of the block, then a barrier before the masked call reads it
@@ -116,7 +115,21 @@ def test_matmul_mapping(tmp_path):
     report = run_croktilec("-t", "cuda", "-S", "--memory-report", str(REPO / "samples" / "matmul.co.cpp"),
                            "-o", str(tmp_path / "m.cu"), cwd=tmp_path).err
     arena = int(re.search(r"shared arena (\d+) bytes", report).group(1))
-    assert f"croktile_smem = (std::size_t)({arena});" in text
+    # a plan of known size up to 48 KiB is a static array of exactly that size
+    assert f"__shared__ __align__(16) unsigned char croktile_smem[{arena}];" in k
+    assert "croktile_smem = (std::size_t)(0);" in text
+
+
+def test_large_and_run_time_sized_arenas_are_dynamic_shared_memory(tmp_path):
+    text = _source(tmp_path, HERE / "cuda_features.co.cpp")
+    k = _kernel(text, "big_arena__launch0")
+    assert "extern __shared__ __align__(16) unsigned char croktile_smem[];" in k
+    assert "const std::size_t croktile_smem = (std::size_t)(65536);" in text   # the launch raises the limit
+    text = _source(tmp_path, REPO / "samples" / "symbolic.co.cpp")
+    k = _kernel(text, "affine_rows__launch0")
+    assert "extern __shared__ __align__(16) unsigned char croktile_smem[];" in k
+    assert re.search(r"int32_t\* rows_buf__ptr = reinterpret_cast<int32_t\*>\(croktile_smem \+ rows_buf__off\);", k)
+    assert re.search(r"const long long y__off = rows_buf__off \+ ", text)     # one after the other
 
 
 def test_async_copies_use_cp_async_and_waits_synchronise(tmp_path):
@@ -134,7 +147,7 @@ def test_inner_parallel_is_threads_with_barriers(tmp_path):
     text = _source(tmp_path, REPO / "samples" / "masking.co.cpp")
     k = _kernel(text, "masked__launch0")
     assert "__launch_bounds__(32)" in text                     # 4 inner threads, rounded up to a warp
-    inner = k.index("for (long long q = croktile_tid; q < 4; q += croktile_nt) {")
+    inner = k.index("if (croktile_tid < 4) {   // one instance per thread\n    const long long q = croktile_tid;")
     before, after = k[:inner], k[inner:]
     assert before.rstrip().endswith("__syncthreads();")       # entering the inner level
     assert "if (croktile_tid == 0) init_row(" in before         # outer level: thread 0
