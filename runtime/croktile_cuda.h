@@ -279,7 +279,8 @@ __device__ __forceinline__ void block_copy(T* dst, const T* src, const box& b) {
   if (vectorizable<ND>(dst, src, b)) {
     const long long vrun = b.run * static_cast<long long>(sizeof(T)) / 16;
     const long long total = rows * vrun;
-    for (long long t = tid; t < total; t += nt) {
+#pragma unroll 4
+    for (long long t = tid; t < total; t += nt) {   // unrolled: several loads in flight per thread
       long long r = 0, v = t, so = 0, dof = 0;
       if (ND > 0) {
         r = t / vrun;
@@ -297,6 +298,7 @@ __device__ __forceinline__ void block_copy(T* dst, const T* src, const box& b) {
     return;
   }
   const long long total = rows * b.run;
+#pragma unroll 4
   for (long long t = tid; t < total; t += nt) {
     long long r = 0, e = t, so = 0, dof = 0;
     if (ND > 0) {

@@ -5,10 +5,11 @@ generic walkers (dumping, the mutation tests' sanity checks) need no per-node co
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field, fields
+from dataclasses import field, fields
 from typing import Any, Iterator, List, Optional
 
 from ..diagnostics import Loc
+from .nodes import dataclass
 
 
 @dataclass(eq=False)

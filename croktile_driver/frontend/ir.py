@@ -8,11 +8,12 @@ buffer into a box of another; shapes stay symbolic where the source is, and
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Iterator, List, Optional, Tuple, Union
 
 from ..diagnostics import Loc
 from .symbolic import Sym
+from .nodes import dataclass
 
 ELEM_CTYPES = {
     "s8": "int8_t", "s16": "int16_t", "s32": "int32_t",

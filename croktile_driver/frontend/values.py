@@ -5,11 +5,12 @@ Each class is one kind of value the language has: scalars, mdspans, ituples
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import List, Optional
 
 from . import ir
 from .symbolic import Sym
+from .nodes import dataclass
 
 
 class Value:
