@@ -269,35 +269,61 @@ __device__ __forceinline__ void cp_async_wait_all() {
 #endif
 }
 
+// The 16-byte-vector part of block_copy: thread i moves vectors i, i + blockDim.x, ...,
+// loading a batch of them before storing any, so that several loads are in flight.
+template <int ND, bool Async, typename I, typename T>
+__device__ __forceinline__ void block_copy_vectors(T* dst, const T* src, const box& b, I total, I vrun) {
+  constexpr int kBatch = 4;
+  const I tid = static_cast<I>(threadIdx.x), nt = static_cast<I>(blockDim.x);
+  for (I t0 = tid; t0 < total; t0 += kBatch * nt) {
+    uint4 v[kBatch];
+    uint4* d[kBatch];
+#pragma unroll
+    for (int j = 0; j < kBatch; ++j) {
+      const I t = t0 + j * nt;
+      d[j] = nullptr;
+      if (t < total) {
+        I e = t;
+        long long so = 0, dof = 0;
+        if (ND > 0) {
+          const I r = t / vrun;
+          e = t - r * vrun;
+          row_offsets<ND>(b, r, so, dof);
+        }
+        const uint4* s = reinterpret_cast<const uint4*>(src + so) + e;
+        d[j] = reinterpret_cast<uint4*>(dst + dof) + e;
+        if (Async)
+          cp_async16(d[j], s);
+        else
+          v[j] = *s;
+      }
+    }
+    if (!Async) {
+#pragma unroll
+      for (int j = 0; j < kBatch; ++j)
+        if (d[j]) *d[j] = v[j];
+    }
+  }
+}
+
 // All threads of the block copy the box together, thread i taking elements (or
 // 16-byte vectors) i, i + blockDim.x, ...; `Async` issues cp.async into shared
 // memory (the destination must be shared) and leaves the wait to the caller.
 template <int ND, bool Async, typename T>
 __device__ __forceinline__ void block_copy(T* dst, const T* src, const box& b) {
   const long long rows = box_rows<ND>(b);
-  const long long tid = threadIdx.x, nt = blockDim.x;
   if (vectorizable<ND>(dst, src, b)) {
     const long long vrun = b.run * static_cast<long long>(sizeof(T)) / 16;
     const long long total = rows * vrun;
-#pragma unroll 4
-    for (long long t = tid; t < total; t += nt) {   // unrolled: several loads in flight per thread
-      long long r = 0, v = t, so = 0, dof = 0;
-      if (ND > 0) {
-        r = t / vrun;
-        v = t - r * vrun;
-        row_offsets<ND>(b, r, so, dof);
-      }
-      const uint4* s = reinterpret_cast<const uint4*>(src + so) + v;
-      uint4* d = reinterpret_cast<uint4*>(dst + dof) + v;
-      if (Async)
-        cp_async16(d, s);
-      else
-        *d = *s;
-    }
+    if (total <= 0x7fffffffLL)   // 32-bit index arithmetic where it cannot overflow
+      block_copy_vectors<ND, Async, int>(dst, src, b, static_cast<int>(total), static_cast<int>(vrun));
+    else
+      block_copy_vectors<ND, Async, long long>(dst, src, b, total, vrun);
     if (Async) cp_async_commit();
     return;
   }
   const long long total = rows * b.run;
+  const long long tid = threadIdx.x, nt = blockDim.x;
 #pragma unroll 4
   for (long long t = tid; t < total; t += nt) {
     long long r = 0, e = t, so = 0, dof = 0;
