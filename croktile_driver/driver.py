@@ -194,7 +194,6 @@ def _run(args: ParsedArgs, diag: Diagnostics, toolchain, workdir: str, profile_f
     flags = _compile_flags(args, toolchain)
     cxx = toolchain.compiler()
     objects: List[str] = []
-    generated: List[tuple] = []   # (final path or None, temp path, text)
     jobs: List[Job] = []
     want_dep = args.dep_md or args.dep_mmd
     used_stems: set = set()

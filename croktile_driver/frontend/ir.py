@@ -9,7 +9,7 @@ buffer into a box of another; shapes stay symbolic where the source is, and
 from __future__ import annotations
 
 from dataclasses import field
-from typing import Iterator, List, Optional, Tuple, Union
+from typing import Iterator, List, Optional
 
 from ..diagnostics import Loc
 from .symbolic import Sym

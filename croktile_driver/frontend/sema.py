@@ -14,7 +14,7 @@ from . import ir
 from ..diagnostics import Diagnostics, Loc
 from .symbolic import Sym, prove_divisible, prove_equal
 from .values import (Future, Symbol, VBool, VData, VError, VFloat, VFuture, VInt, VMethod,
-                     VSpan, VTuple, Value, VVoid, VWild)
+                     VSpan, VTuple, Value, VWild)
 
 _ARITH = {"+", "-", "*", "/", "%"}
 _BITWISE = {"<<", ">>", "&", "|", "^"}

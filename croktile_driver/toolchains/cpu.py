@@ -12,7 +12,7 @@ from typing import Dict, List
 
 from ..frontend import ir
 from ..frontend.pipeline import TranslationUnit
-from .base import box_declarations, ToolChain, check_stmt, c_string, elem_ctype, line_directive, signature, sym_c
+from .base import box_declarations, ToolChain, check_stmt, elem_ctype, line_directive, signature, sym_c
 
 STACK_LIMIT_BYTES = 64 * 1024
 

@@ -58,13 +58,13 @@ from ..frontend import ir
 from ..frontend.pipeline import TranslationUnit
 from ..frontend.splitter import LineMap, _Scanner
 from ..frontend.symbolic import Sym
+from .base import box_declarations, ToolChain, c_string, check_stmt, elem_ctype, line_directive, signature
+from .device_host import MAX_CHECK_VALUES, DeviceHostEmitter, where as _where
 from .kernel_ir import (dev_expr, host_level_names, kernel_free_names, linear as _linear, matching as _matching,
                         paren as _paren, product as _product, shape_vars as _shape_vars, strides as _strides,
-                        sym_vars as _sym_vars, walk_levels as _walk_levels)
-from .base import box_declarations, ToolChain, c_string, check_stmt, elem_ctype, line_directive, signature, sym_c
+                        walk_levels as _walk_levels)
 
 DEVICE_CTYPES = dict(ir.ELEM_CTYPES, f16="ushort", bf16="ushort")
-MAX_CHECK_VALUES = 4
 BARRIER = "barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);"
 # OpenCL C keywords that are ordinary identifiers in C++: a __cok__ function may be
 # called `kernel` (spec 1 does), so such names are renamed in the device program.
@@ -285,9 +285,6 @@ def _blank(chars: List[str], a: int, b: int) -> None:
 # The whole translation unit
 # ---------------------------------------------------------------------------------
 
-def _where(loc: Loc) -> str:
-    return c_string(f"{loc.file}:{loc.line}:{loc.col}")
-
 
 
 
@@ -466,51 +463,16 @@ class Generator:
 
 
 
-class HostEmitter:
+class HostEmitter(DeviceHostEmitter):
+    target = "opencl"
+
     def __init__(self, gen: Generator, fn: ir.Function):
-        self.gen = gen
-        self.fn = fn
-        self.lines: List[str] = []
+        super().__init__(gen, fn)
         self.kernel_count = 0
-        self.checks: List[ir.Check] = []      # device checks, by id
-        self.check_ids: Dict[int, int] = {}
-        self.float_params = {p.name: p for p in fn.params if p.kind == "float"}
-        self.narrow = {p.name for p in fn.params if p.kind in ("int", "bool")}
-        self.entry_names = {b.symbol for b in fn.bindings} | {p.name for p in fn.params}
-        self.written_params = self._written_params()
 
-    def w(self, depth: int, text: str) -> None:
-        self.lines.append("  " * depth + text)
-
-    def hx(self, s: Sym) -> str:
-        """A host C++ expression; `int` parameters are widened so that sizes cannot overflow."""
-        return s.to_c(lambda n: f"(long long){n}" if n in self.narrow else n)
-
-    def _written_params(self) -> List[ir.Buffer]:
-        out = []
-        for s in self.fn.walk():
-            bufs = []
-            if isinstance(s, ir.Dma):
-                bufs = [s.dst.buffer]
-            elif isinstance(s, ir.Call):
-                bufs = [a.region.buffer for a in s.args if a.region is not None]
-            for b in bufs:
-                if b.origin == "param" and b not in out:
-                    out.append(b)
-        return out
-
-    def check_id(self, check: ir.Check) -> int:
-        if id(check) not in self.check_ids:
-            if len(check.values) > MAX_CHECK_VALUES:
-                self.gen.diag.error(check.loc, "internal limit: a device-side runtime check with more than "
-                                               f"{MAX_CHECK_VALUES} values")
-            self.check_ids[id(check)] = len(self.checks)
-            self.checks.append(check)
-        return self.check_ids[id(check)]
-
-    @staticmethod
-    def mem(buf: ir.Buffer) -> str:
-        return f"{buf.name}__mem"
+    def download(self, buf: ir.Buffer, dest: str, loc) -> str:
+        return (f"{self.mem(buf)}.read(croktile_rt, {dest}, (std::size_t)({self.hx(_product(buf.shape))}) * "
+                f"sizeof({elem_ctype(buf.elem)}), {_where(loc)});")
 
     def emit(self) -> str:
         fn = self.fn
@@ -550,49 +512,9 @@ class HostEmitter:
         if self.checks:
             self.lines.insert(self.device_checks_at, f"  croktile::opencl::device_checks croktile_checks(croktile_rt, "
                                                      f"{where});")
-            report = [f"[[noreturn]] static void croktile_report__{fn.name}(int id, const long long* v) {{",
-                      "  switch (id) {"]
-            for i, c in enumerate(self.checks):
-                vals = ", ".join(f"v[{k}]" for k in range(len(c.values)))
-                report.append(f"    case {i}: croktile::detail::check_failed("
-                              f"{_where(c.loc)}, {c_string(c.message)}, {{{vals}}});")
-            report.append("    default: break;")
-            report.append("  }")
-            report.append('  throw croktile::runtime_error("croktile: a device-side check failed");')
-            report.append("}")
+            report = self.report_function()
             return "\n".join(report + main)
         return "\n".join(main)
-
-    def copy_back(self, depth: int) -> None:
-        for b in self.written_params:
-            p = next(p for p in self.fn.params if p.buffer is b)
-            self.w(depth, f"{self.mem(b)}.read(croktile_rt, {p.name}.data(), {p.name}.size() * "
-                          f"sizeof({elem_ctype(p.elem)}), {_where(self.fn.loc)});")
-
-    def stmts(self, stmts: List[ir.Stmt], depth: int) -> None:
-        for s in stmts:
-            self.w(depth, line_directive(s.loc))
-            getattr(self, "s_" + type(s).__name__)(s, depth)
-
-    def s_Check(self, s: ir.Check, depth: int) -> None:
-        self.lines.append(check_stmt(s, "  " * depth))
-
-    def s_ScalarDef(self, s: ir.ScalarDef, depth: int) -> None:
-        ctype = "bool" if s.ctype == "bool" else "long long"
-        self.w(depth, f"[[maybe_unused]] {ctype} {s.name} = {self.hx(s.value)};")
-
-    def s_Assign(self, s: ir.Assign, depth: int) -> None:
-        self.w(depth, f"{s.name} = {self.hx(s.value)};")
-
-    def s_Loop(self, s: ir.Loop, depth: int) -> None:
-        self.w(depth, f"for (long long {s.var} = 0; {s.var} < {self.hx(s.count)}; ++{s.var}) {{")
-        self.stmts(s.body, depth + 1)
-        self.w(depth, "}")
-
-    def s_If(self, s: ir.If, depth: int) -> None:
-        self.w(depth, f"if ({self.hx(s.cond)}) {{")
-        self.stmts(s.body, depth + 1)
-        self.w(depth, "}")
 
     def s_Alloc(self, s: ir.Alloc, depth: int) -> None:
         buf = s.buffer
@@ -608,35 +530,6 @@ class HostEmitter:
                           f"{self.mem(s.dst.buffer)}, dst_shape, dst_off, ext, sizeof({elem_ctype(s.src.buffer.elem)}), "
                           f"{_where(s.loc)});")
         self.w(depth, "}")
-
-    def s_Wait(self, s: ir.Wait, depth: int) -> None:
-        self.w(depth, f"// wait {', '.join(s.futures)}: host-level copies complete when issued")
-
-    def s_Swap(self, s: ir.Swap, depth: int) -> None:
-        self.w(depth, f"std::swap({self.mem(s.a)}, {self.mem(s.b)});")
-
-    def s_Call(self, s: ir.Call, depth: int) -> None:   # sema allows calls only inside parallel
-        self.gen.diag.error(s.loc, "'call' outside 'parallel' cannot run on target 'opencl'")
-
-    def s_Return(self, s: ir.Return, depth: int) -> None:
-        self.copy_back(depth)
-        if s.buffer is not None:
-            buf = s.buffer
-            ctype, rank = elem_ctype(buf.elem), len(buf.shape)
-            if buf.origin == "param":
-                p = next(p for p in self.fn.params if p.buffer is buf)
-                shape = f"{p.name}.shape()"
-            else:
-                shape = (f"std::array<std::size_t, {rank}>{{" +
-                         ", ".join(f"(std::size_t)({self.hx(d)})" for d in buf.shape) + "}")
-            self.w(depth, f"croktile::spanned_data<{ctype}, {rank}> {buf.name}__result({shape});")
-            self.w(depth, f"{self.mem(buf)}.read(croktile_rt, {buf.name}__result.data(), {buf.name}__result.size() * "
-                          f"sizeof({ctype}), {_where(s.loc)});")
-            self.w(depth, f"return {buf.name}__result;")
-        elif s.value is not None:
-            self.w(depth, f"return {self.hx(s.value)};")
-        else:
-            self.w(depth, "return;")
 
     def s_Parallel(self, s: ir.Parallel, depth: int) -> None:
         k = KernelEmitter(self, s, f"{self.fn.name}__launch{self.kernel_count}")

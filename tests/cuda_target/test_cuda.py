@@ -301,3 +301,17 @@ def test_compute_sanitizer_is_clean(built, name, tool):
     run = _run([sanitizer, "--tool", tool, "--error-exitcode", "99", _exe(built, name, "cuda")], timeout=600)
     assert run.returncode == 0, f"{name} under {tool}:\n{run.stdout[-4000:]}{run.stderr[-2000:]}"
     assert "ERROR SUMMARY: 0 errors" in run.stdout or "RACECHECK SUMMARY: 0 hazards" in run.stdout, run.stdout[-2000:]
+
+
+def test_launch_failure_is_a_runtime_error_with_the_location(gpu, tmp_path):
+    src = HERE / "cuda_errors.co.cpp"
+    exe = tmp_path / "errors"
+    res = run_croktilec("-t", "cuda", str(src), "-o", str(exe), cwd=tmp_path, timeout=600)
+    assert res.rc == 0, res
+    run = _run([exe])
+    assert run.returncode == 0, run.stdout + run.stderr
+    line = next(i for i, l in enumerate(src.read_text().splitlines(), 1) if "parallel p by 2" in l)
+    assert "n=1024 ok 2" in run.stdout, run.stdout
+    assert re.search(rf"n=1048576 error: \S*cuda_errors\.co\.cpp:{line}:3: the kernel needs \d+ bytes of shared "
+                     r"memory; this device allows \d+", run.stdout), run.stdout
+
