@@ -262,10 +262,12 @@ __device__ __forceinline__ void cp_async_commit() {
 #endif
 }
 
-// Waits for all of this thread's cp.async groups; the caller then synchronises the block.
-__device__ __forceinline__ void cp_async_wait_all() {
+// Waits until at most `Keep` of this thread's most recent cp.async groups are still
+// in flight; the caller then synchronises the block.
+template <int Keep>
+__device__ __forceinline__ void cp_async_wait_group() {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-  asm volatile("cp.async.wait_all;\n" ::: "memory");
+  asm volatile("cp.async.wait_group %0;\n" ::"n"(Keep) : "memory");
 #endif
 }
 
@@ -322,6 +324,9 @@ __device__ __forceinline__ void block_copy(T* dst, const T* src, const box& b) {
     if (Async) cp_async_commit();
     return;
   }
+  // element copies complete here; an async copy still commits its (empty) group, so that
+  // the generated cp.async.wait_group counts stay right
+  if (Async) cp_async_commit();
   const long long total = rows * b.run;
   const long long tid = threadIdx.x, nt = blockDim.x;
 #pragma unroll 4

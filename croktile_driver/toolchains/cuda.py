@@ -277,6 +277,7 @@ class KernelEmitter:
                         for b in s.buffers if static_bytes(b) is None]
         self.globals = [b for b in self.fn.buffers if b.storage == "global" and self.uses(b)]
         self.async_futures = self.cp_async_futures()
+        self.wait_groups = self.plan_waits()
         self.plan = plan_arena(self.arena, self.wait_extensions())
         self.zero_at: Dict[int, List[ir.Buffer]] = {}
         for slot in self.plan.slots:
@@ -324,6 +325,7 @@ class KernelEmitter:
             elif isinstance(s, ir.Swap):
                 swaps.append((s.a, s.b))
         by_buffer = {dma.dst.buffer.name: f for f, (dma, _) in futures.items()}
+        self.future_of_buffer = by_buffer
         group = {f: {f} for f in futures}
         for a, b in swaps:
             fa, fb = by_buffer.get(a.name), by_buffer.get(b.name)
@@ -338,6 +340,57 @@ class KernelEmitter:
             if levels and all(lv == 1 for lv in levels) and all(self.cp_async_eligible(*futures[m]) for m in members):
                 out.add(f)
         return out
+
+    def plan_waits(self) -> Dict[int, int]:
+        """For each outer-level `wait` of cp.async copies: how many cp.async groups, issued
+        after the waited ones, may stay in flight (`cp.async.wait_group N`), so that a
+        prefetch issued before the wait keeps overlapping the work after it.
+
+        Walks the outer level in program order with the issued-but-unwaited futures, oldest
+        first (every such copy commits one group per thread); `swap` exchanges two names;
+        a loop body is walked twice (the first iteration and the steady state), each wait
+        keeping the smaller count; where the order is not known (a loop whose state does
+        not settle, an `if`), the next wait waits for everything."""
+        result: Dict[int, int] = {}
+
+        def walk(stmts, pending):
+            for st in stmts:
+                if isinstance(st, ir.Dma) and st.is_async and st.future in self.async_futures:
+                    if pending is not None:
+                        pending = tuple(f for f in pending if f != st.future) + (st.future,)
+                elif isinstance(st, ir.Wait):
+                    mine = [f for f in st.futures if f in self.async_futures]
+                    if not mine:
+                        continue
+                    if pending is None:
+                        keep, pending = 0, ()
+                    else:
+                        last = max((i for i, f in enumerate(pending) if f in mine), default=-1)
+                        keep, pending = len(pending) - last - 1, pending[last + 1:]
+                    result[id(st)] = min(result.get(id(st), keep), keep)
+                elif isinstance(st, ir.Swap) and pending is not None:
+                    fa, fb = self.future_of_buffer.get(st.a.name), self.future_of_buffer.get(st.b.name)
+                    if fa and fb:
+                        pending = tuple(fb if f == fa else fa if f == fb else f for f in pending)
+                elif isinstance(st, ir.Loop):
+                    first = walk(st.body, pending)
+                    steady = walk(st.body, first)
+                    if steady != first:
+                        for inner in ir.walk(st.body):
+                            if isinstance(inner, ir.Wait):
+                                result[id(inner)] = 0
+                        pending = None
+                    elif not (st.count.is_const and st.count.value >= 1) and first != pending:
+                        pending = None
+                    else:
+                        pending = first
+                elif isinstance(st, ir.If):
+                    if walk(st.body, pending) != pending:
+                        pending = None
+            return pending
+
+        walk(self.par.body, ())
+        return result
 
     def cp_async_eligible(self, dma: ir.Dma, level: int) -> bool:
         return (level == 1 and dma.dst.buffer.name in self.arena_names
@@ -609,7 +662,9 @@ class KernelEmitter:
         if others:
             self.w(depth, f"/* wait {', '.join(others)}: these copies completed when issued */")
         if pending:
-            self.w(depth, f"croktile::cuda::cp_async_wait_all();  // wait {', '.join(pending)}")
+            keep = self.wait_groups.get(id(s), 0)
+            self.w(depth, f"croktile::cuda::cp_async_wait_group<{keep}>();  // wait {', '.join(pending)}"
+                          + (f"; {keep} later cp.async group(s) may stay in flight" if keep else ""))
             self.w(depth, BARRIER)
             return EMPTY
         return state

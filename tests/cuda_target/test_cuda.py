@@ -136,11 +136,24 @@ def test_async_copies_use_cp_async_and_waits_synchronise(tmp_path):
     text = _source(tmp_path, REPO / "samples" / "double_buffer.co.cpp")
     k = _kernel(text, "double_buffered__launch0")
     assert k.count("croktile::cuda::block_copy<0, true>(") == 2      # prologue and prefetch
-    assert re.search(r"cp_async_wait_all\(\);  // wait cur\n *__syncthreads\(\);", k)
+    # in the loop, the prefetch of the next tile stays in flight while the current one is
+    # waited for and used; after the loop everything is waited for
+    assert re.search(r"cp_async_wait_group<1>\(\);  // wait cur; 1 later cp.async group\(s\) may stay in flight"
+                     r"\n *__syncthreads\(\);", k)
+    assert re.search(r"cp_async_wait_group<0>\(\);  // wait cur\n *__syncthreads\(\);", k)
     # swap rotates the two arena buffers (pointers), no copy
     assert "{ int32_t* croktile_t = cur_buf__ptr; cur_buf__ptr = nxt_buf__ptr; nxt_buf__ptr = croktile_t; }" in k
+    # pipeline: l, r, b issued in that order; `wait l, r` leaves b in flight
+    k = _kernel(_source(tmp_path, REPO / "samples" / "pipeline.co.cpp"), "fma_tiles__launch0")
+    assert k.index("cp_async_wait_group<1>();  // wait l, r;") < k.index("cp_async_wait_group<0>();  // wait b")
     header = (REPO / "runtime" / "croktile_cuda.h").read_text()
     assert "cp.async.cg.shared.global" in header and "__CUDA_ARCH__ >= 800" in header
+
+
+def test_before_sm80_async_copies_fall_back_and_compile(nvcc, tmp_path):
+    res = ok("-t", "cuda", "-arch=sm_75", "-c", str(REPO / "samples" / "double_buffer.co.cpp"),
+             "-o", str(tmp_path / "db.o"), cwd=tmp_path)
+    assert (tmp_path / "db.o").stat().st_size > 0, res
 
 
 def test_inner_parallel_is_threads_with_barriers(tmp_path):
@@ -168,7 +181,7 @@ def test_barriers_only_where_threads_share_bytes(tmp_path):
     assert body[x_out + 1] == "__syncthreads();" and "block_copy<0, false>(u_buf__ptr" in body[x_out + 2]
     # u and v (an async copy) go to different bytes: no barrier; the wait synchronises
     assert "block_copy<0, true>(v_buf__ptr" in body[x_out + 3]
-    assert body[x_out + 4].startswith("croktile::cuda::cp_async_wait_all();") and body[x_out + 5] == "__syncthreads();"
+    assert body[x_out + 4].startswith("croktile::cuda::cp_async_wait_group<0>();") and body[x_out + 5] == "__syncthreads();"
 
 
 def test_cok_functions_become_device_functions(tmp_path):
