@@ -26,6 +26,10 @@
 # The generated source is the whole translation unit, host code included: a source used
 # here must not define main() (keep main in an ordinary .cpp of the executable).
 #
+# factor: the transpile also writes `<stem>.gen.dev.cpp`, which the profile's device_cc
+# (with all of the profile's flags, -fPIC -shared) builds into `<stem>.gen.so`; the object
+# of `<stem>.gen.cpp` embeds that module, so the library needs nothing beside it.
+#
 # Usage requirements of <name>: Croktile::runtime, Threads::Threads, and per target
 # OpenCL::OpenCL (opencl), CUDA::cudart (cuda), ${CMAKE_DL_LIBS} (factor), plus the
 # profile's `libs` and `link_flags`. The profile's `flags` apply to the compile, except -O,
@@ -117,6 +121,8 @@ function(croktile_add_kernel name)
   elseif(_target STREQUAL "factor")
     list(APPEND _usage ${CMAKE_DL_LIBS})
     list(REMOVE_ITEM _libs dl)
+    _croktile_device_compiler(_device_cc "${_where}" "${_json}" "${_profile}")
+    set(_device_flags ${_flags})   # the device compiler is not CMake's: all of the profile's flags
   endif()
   if(NOT TARGET Threads::Threads)
     find_package(Threads REQUIRED)
@@ -170,8 +176,12 @@ function(croktile_add_kernel name)
     file(MAKE_DIRECTORY "${_header_dir}")
     # the header is a byproduct: croktilec leaves an unchanged one alone, so editing a
     # kernel's body does not recompile the code that includes the header
+    set(_gen_outputs "${_gen}")
+    if(_target STREQUAL "factor")
+      list(APPEND _gen_outputs "${_dir}/${_unique}.gen.dev.cpp")
+    endif()
     add_custom_command(
-      OUTPUT "${_gen}"
+      OUTPUT ${_gen_outputs}
       BYPRODUCTS "${_header}"
       COMMAND Croktile::croktilec -S -t "${_target}" --profile "${_profile}" ${_select_file} ${_kt}
               "$<$<BOOL:${_includes}>:-I$<JOIN:${_includes},;-I>>"
@@ -183,6 +193,10 @@ function(croktile_add_kernel name)
       COMMENT "Transpiling ${_file} for ${_target} (croktilec --profile ${_profile})"
       VERBATIM COMMAND_EXPAND_LISTS)
     list(APPEND _outputs "${_gen}" "${_header}")
+    if(_target STREQUAL "factor")
+      _croktile_factor_module(_module "${_dir}/${_unique}" "${_file}" "${_source_dir}")
+      list(APPEND _outputs "${_module}")
+    endif()
   endforeach()
   if(NOT _count EQUAL 1)
     list(TRANSFORM _headers PREPEND "#include \"")
@@ -208,6 +222,46 @@ function(croktile_add_kernel name)
       set_target_properties(${name} PROPERTIES CUDA_ARCHITECTURES "${CMAKE_MATCH_2}")
     endif()
   endif()
+endfunction()
+
+# factor: the profile's device compiler (a command, maybe with flags), which must exist.
+function(_croktile_device_compiler out where json profile)
+  string(JSON _cc ERROR_VARIABLE _none GET "${json}" profiles "${profile}" device_cc)
+  string(JSON _path ERROR_VARIABLE _none GET "${json}" profiles "${profile}" device_cc_path)
+  if(NOT _cc OR _cc STREQUAL "null")
+    set(_cc cc)
+  endif()
+  if(NOT _path OR _path STREQUAL "null")
+    message(FATAL_ERROR "${where}: TARGET factor builds its device module with the device compiler "
+                        "'${_cc}' of profile '${profile}', which was not found")
+  endif()
+  separate_arguments(_cc UNIX_COMMAND "${_cc}")
+  list(POP_FRONT _cc)
+  set(${out} "${_path}" ${_cc} PARENT_SCOPE)
+endfunction()
+
+# factor: the device module of one transpiled source (<base>.gen.dev.cpp -> <base>.gen.so),
+# built with the profile's device compiler and embedded in the object of <base>.gen.cpp,
+# whose compile therefore waits for it and names it (CROKTILE_FACTOR_MODULE). Uses the
+# caller's _device_cc, _device_flags, _includes and _defines.
+function(_croktile_factor_module out base file source_dir)
+  set(_module "${base}.gen.so")
+  add_custom_command(
+    OUTPUT "${_module}"
+    COMMAND ${_device_cc} ${_device_flags} -fPIC -shared -fvisibility=hidden
+            "-I$<JOIN:$<TARGET_PROPERTY:Croktile::runtime,INTERFACE_INCLUDE_DIRECTORIES>,;-I>"
+            "$<$<BOOL:${_includes}>:-I$<JOIN:${_includes},;-I>>"
+            "$<$<BOOL:${_defines}>:-D$<JOIN:${_defines},;-D>>"
+            -iquote "${source_dir}" -MD -MF "${_module}.d" "${base}.gen.dev.cpp" -o "${_module}"
+    DEPENDS "${base}.gen.dev.cpp"
+    DEPFILE "${_module}.d"
+    COMMENT "Building the factor device module of ${file}"
+    VERBATIM COMMAND_EXPAND_LISTS)
+  set_source_files_properties("${_module}" PROPERTIES HEADER_FILE_ONLY ON)
+  set_source_files_properties("${base}.gen.cpp" PROPERTIES
+    COMPILE_DEFINITIONS "CROKTILE_FACTOR_MODULE=\"${_module}\""
+    OBJECT_DEPENDS "${_module}")
+  set(${out} "${_module}" PARENT_SCOPE)
 endfunction()
 
 # Runs croktilec --print-toolchains --format=json for the selection (once per configure)

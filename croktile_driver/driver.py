@@ -226,6 +226,7 @@ def _run(args: ParsedArgs, diag: Diagnostics, toolchain, workdir: str, profile_f
             jobs.append(Job(["croktilec", "-S", "-t", toolchain.target, "--profile", toolchain.profile["name"]]
                             + (["--toolchain-file", args.toolchain_file] if args.toolchain_file else [])
                             + (["-w"] if args.no_warnings else []) + (["-Werror"] if args.werror else [])
+                            + (["-kt"] if args.kernel_templates else [])
                             + macro_flags(args)
                             + [f"-I{d}" for d in args.include_dirs] + ["-o", gen_path, path],
                             "transpile", path, gen_path))
@@ -247,6 +248,7 @@ def _run(args: ParsedArgs, diag: Diagnostics, toolchain, workdir: str, profile_f
             # the generated source lives elsewhere: #include "x.h" must still find the x.h
             # that sits beside the .co.cpp, as it would for the compiler's own input
             compile_argv += toolchain.quote_include(os.path.dirname(path) or ".")
+            compile_argv += _device_build(jobs, toolchain, source, flags, path)
         compile_argv += ["-c", source, "-o", obj]
         job = Job(compile_argv, "compile", source, obj)
         if want_dep:
@@ -263,6 +265,7 @@ def _run(args: ParsedArgs, diag: Diagnostics, toolchain, workdir: str, profile_f
             job.dep_source = path
             job.tmp_dep = tmp_dep
             job.dep_targets = targets
+            _device_deps(jobs, job, "-MMD" if args.dep_mmd else "-MD")
         jobs.append(job)
         objects.append(obj)
     if not args.stage_source and not args.stage_compile:
@@ -291,6 +294,29 @@ def _run(args: ParsedArgs, diag: Diagnostics, toolchain, workdir: str, profile_f
     finally:
         _discard(staged)   # a failure, an exception or ^C: no output, no temporaries
     return rc
+
+
+def _device_build(jobs: List[Job], toolchain, generated: str, flags: List[str], co_source: str) -> List[str]:
+    """Adds the job that builds the target's device module from the generated sources, if
+    it has one (factor); returns what the compile of the host source then needs."""
+    build = toolchain.device_build(generated, flags, os.path.dirname(co_source) or ".")
+    if build is None:
+        return []
+    jobs.append(Job(build.argv, "device", build.source, build.output))
+    return build.host_flags
+
+
+def _device_deps(jobs: List[Job], compile_job: Job, flag: str) -> None:
+    """-MD/-MMD: the device module's compile lists the headers of the __cok__ code into the
+    depfile of the host compile it precedes."""
+    device = jobs[-1] if jobs and jobs[-1].kind == "device" else None
+    if device is None:
+        return
+    device.tmp_dep = os.path.splitext(compile_job.tmp_dep)[0] + ".device.d"
+    device.argv += [flag, "-MF", device.tmp_dep]
+    device.depfile = compile_job.depfile
+    device.dep_source = compile_job.dep_source
+    device.dep_targets = compile_job.dep_targets
 
 
 def _run_jobs(jobs: List[Job], args: ParsedArgs, diag: Diagnostics, toolchain, workdir: str, staged) -> int:

@@ -14,6 +14,9 @@ def toolchain_for(target: str) -> type:
     if target == "opencl":
         from .opencl import OpenclToolChain
         return OpenclToolChain
+    if target == "factor":
+        from .factor import FactorToolChain
+        return FactorToolChain
     raise KeyError(target)
 
 

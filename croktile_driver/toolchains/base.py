@@ -1,7 +1,8 @@
 """What every target's toolchain provides, and the C++ emission they share."""
 from __future__ import annotations
 
-from typing import Dict, List
+from dataclasses import dataclass
+from typing import Dict, List, Optional
 
 from ..frontend import ir
 from ..frontend.pipeline import TranslationUnit
@@ -61,6 +62,16 @@ def check_stmt(check: ir.Check, indent: str) -> str:
             f"{where}, {c_string(check.message)}, {{{values}}});")
 
 
+@dataclass
+class DeviceBuild:
+    """A device module that must be built from the generated sources before the host source
+    compiles (factor: a shared object the host object embeds)."""
+    argv: List[str]          # the job that builds it
+    source: str              # the generated device source it compiles
+    output: str              # the file it writes
+    host_flags: List[str]    # what the compile of the host source then needs
+
+
 class ToolChain:
     """Target knowledge lives in subclasses; the driver only asks these questions."""
 
@@ -99,3 +110,8 @@ class ToolChain:
     def compiler(self) -> List[str]:
         """The profile's compiler; $CXX/$NVCC were applied when the profile was resolved."""
         return [self.profile.get("cxx", "c++")]
+
+    def device_build(self, generated: str, flags: List[str], source_dir: str) -> Optional[DeviceBuild]:
+        """The device module built from the sources generated at `generated` (compiled with
+        `flags`; `source_dir` holds the .co.cpp), or None where the host source is all."""
+        return None
