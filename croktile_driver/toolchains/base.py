@@ -62,6 +62,23 @@ def check_stmt(check: ir.Check, indent: str) -> str:
             f"{where}, {c_string(check.message)}, {{{values}}});")
 
 
+def call_arguments(call: ir.Call, region_ptr, expr) -> List[str]:
+    """The C++ arguments of a `call`: data as a pointer to the region's first element
+    (`region_ptr` renders it), integers and booleans converted (`expr` renders a Sym),
+    floats as written."""
+    out = []
+    for a in call.args:
+        if a.kind == "data":
+            out.append(region_ptr(a.region))
+        elif a.kind == "int":
+            out.append(f"(int)({expr(a.value)})")
+        elif a.kind == "bool":
+            out.append(f"(bool)({expr(a.value)})")
+        else:
+            out.append(a.text)
+    return out
+
+
 @dataclass
 class DeviceBuild:
     """A device module that must be built from the generated sources before the host source

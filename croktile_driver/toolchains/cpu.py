@@ -12,7 +12,7 @@ from typing import Dict, List
 
 from ..frontend import ir
 from ..frontend.pipeline import TranslationUnit
-from .base import box_declarations, ToolChain, check_stmt, elem_ctype, line_directive, signature, sym_c
+from .base import box_declarations, call_arguments, ToolChain, check_stmt, elem_ctype, line_directive, signature, sym_c
 
 STACK_LIMIT_BYTES = 64 * 1024
 
@@ -156,16 +156,7 @@ class FunctionEmitter:
         self.w(depth, f"// wait {', '.join(s.futures)}: cpu copies complete when issued")
 
     def s_Call(self, s: ir.Call, depth: int) -> None:
-        args = []
-        for a in s.args:
-            if a.kind == "data":
-                args.append(self.region_ptr(a.region))
-            elif a.kind == "int":
-                args.append(f"(int)({sym_c(a.value)})")
-            elif a.kind == "bool":
-                args.append(f"(bool)({sym_c(a.value)})")
-            else:
-                args.append(a.text)
+        args = call_arguments(s, self.region_ptr, sym_c)
         targs = "" if s.template_args is None else "<" + ", ".join(sym_c(t) for t in s.template_args) + ">"
         self.w(depth, f"{s.func}{targs}({', '.join(args)});")
 

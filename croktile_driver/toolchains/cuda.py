@@ -37,7 +37,7 @@ from typing import Dict, List, Optional, Set, Tuple
 from ..frontend import ir
 from ..frontend.pipeline import TranslationUnit
 from ..frontend.symbolic import Sym
-from .base import box_declarations, ToolChain, check_stmt, elem_ctype, line_directive, signature
+from .base import box_declarations, call_arguments, ToolChain, check_stmt, elem_ctype, line_directive, signature
 from .device_host import MAX_CHECK_VALUES, DeviceHostEmitter, where as _where
 from .kernel_ir import (dev_expr, host_level_names, kernel_free_names, linear, paren, product, shape_vars, strides,
                         walk_levels)
@@ -683,16 +683,7 @@ class KernelEmitter:
         return self.ptr(r.buffer) + ("" if off.is_const and off.value == 0 else f" + {paren(dev_expr(off))}")
 
     def s_Call(self, s: ir.Call, depth: int, level: int, state: State) -> State:
-        args = []
-        for a in s.args:
-            if a.kind == "data":
-                args.append(self.region_ptr(a.region))
-            elif a.kind == "int":
-                args.append(f"(int)({dev_expr(a.value)})")
-            elif a.kind == "bool":
-                args.append(f"(bool)({dev_expr(a.value)})")
-            else:
-                args.append(a.text)
+        args = call_arguments(s, self.region_ptr, dev_expr)
         targs = ""
         if s.template_args is not None:
             vals = []

@@ -41,7 +41,7 @@ from ..frontend import ir
 from ..frontend.pipeline import TranslationUnit
 from ..frontend.splitter import _Scanner
 from ..frontend.symbolic import Sym
-from .base import DeviceBuild, ToolChain, box_declarations, c_string, line_directive, signature
+from .base import DeviceBuild, ToolChain, box_declarations, c_string, call_arguments, line_directive, signature
 from .cpu import FunctionEmitter
 from .kernel_ir import dev_expr, kernel_free_names, linear, matching, product, walk_levels
 from .opencl import _masked, parse_cok, segment_loc
@@ -643,16 +643,7 @@ class EntryEmitter:
         return f"{self.ptr(r.buffer)} + ({dev_expr(off)})"
 
     def s_Call(self, s: ir.Call, depth: int) -> None:
-        args = []
-        for a in s.args:
-            if a.kind == "data":
-                args.append(self.region_ptr(a.region))
-            elif a.kind == "int":
-                args.append(f"(int)({dev_expr(a.value)})")
-            elif a.kind == "bool":
-                args.append(f"(bool)({dev_expr(a.value)})")
-            else:
-                args.append(a.text)
+        args = call_arguments(s, self.region_ptr, dev_expr)
         self.w(depth, f"{self.gen.callees.get(id(s), s.func)}({', '.join(args)});")
 
     def s_Check(self, s: ir.Check, depth: int) -> None:

@@ -28,51 +28,15 @@ from pathlib import Path
 
 import pytest
 
-import croktile_driver
+from driver.util import PKG_PARENT, fails, ok, run_croktilec as croktilec
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parents[1]
 COK_SAMPLES = sorted((REPO / "samples" / "opencl").glob("*.co.cpp"))
 NAMES = [p.name[: -len(".co.cpp")] for p in COK_SAMPLES]
 FEATURES = REPO / "tests" / "opencl" / "features.co.cpp"
-PKG_PARENT = str(Path(croktile_driver.__file__).resolve().parent.parent)
 # a copy waits this long in its DMA engine before it happens: a missing wait shows
 SLOW_DMA = {"CROKTILE_FACTOR_DMA_LATENCY_US": "300", "CROKTILE_FACTOR_CORES": "3"}
-
-
-class Result:
-    def __init__(self, proc: subprocess.CompletedProcess):
-        self.rc, self.out, self.err = proc.returncode, proc.stdout, proc.stderr
-
-    def __repr__(self) -> str:
-        return f"Result(rc={self.rc})\n--- stdout\n{self.out}\n--- stderr\n{self.err}"
-
-
-def croktilec(*args, cwd, env=None) -> Result:
-    """``croktilec`` as the user runs it, from where this test imports croktile_driver."""
-    full = dict(os.environ)
-    full["PYTHONPATH"] = PKG_PARENT + (os.pathsep + full["PYTHONPATH"] if full.get("PYTHONPATH") else "")
-    full.pop("CROKTILE_TOOLCHAINS", None)
-    full["LC_ALL"] = "C"
-    full.update(env or {})
-    proc = subprocess.run([sys.executable, "-m", "croktile_driver", *map(str, args)], cwd=str(cwd), env=full,
-                          capture_output=True, text=True, timeout=300)
-    res = Result(proc)
-    assert "Traceback (most recent call last)" not in res.err, res
-    assert "internal compiler error" not in res.err, res
-    return res
-
-
-def ok(*args, cwd, env=None) -> Result:
-    res = croktilec(*args, cwd=cwd, env=env)
-    assert res.rc == 0, res
-    return res
-
-
-def fails(*args, cwd, env=None) -> Result:
-    res = croktilec(*args, cwd=cwd, env=env)
-    assert res.rc == 1, res
-    return res
 
 
 def run(exe: Path, *args, env=None, cwd=None) -> subprocess.CompletedProcess:
