@@ -32,15 +32,15 @@ location, and results are copied out.
 from __future__ import annotations
 
 import sys
-from typing import Dict, List, Optional, Set, Tuple
+from typing import Dict, List, Optional, Tuple
 
 from ..frontend import ir
 from ..frontend.pipeline import TranslationUnit
 from ..frontend.symbolic import Sym
 from .base import box_declarations, call_arguments, ToolChain, check_stmt, elem_ctype, line_directive, signature
-from .device_host import MAX_CHECK_VALUES, DeviceHostEmitter, where as _where
-from .kernel_ir import (dev_expr, host_level_names, kernel_free_names, linear, paren, product, shape_vars, strides,
-                        walk_levels)
+from .device_host import DeviceHostEmitter, where as _where
+from .kernel_ir import (KernelEmitterBase, dev_expr, host_level_names, kernel_free_names, linear, paren, product,
+                        shape_vars, strides, waited_async_futures)
 from .memplan import align_up, plan_arena, static_bytes
 from .opencl import parse_cok
 
@@ -255,18 +255,18 @@ class HostEmitter(DeviceHostEmitter):
 # One __global__ function: an outermost parallel
 # ---------------------------------------------------------------------------------
 
-class KernelEmitter:
+class KernelEmitter(KernelEmitterBase):
+    index_type = "long long"
+    check_fail = "croktile::cuda::check_fail"
+    join = staticmethod(_join)
+
     def __init__(self, host: HostEmitter, par: ir.Parallel, name: str):
-        self.host = host
+        super().__init__(host, par)
         self.diag = host.gen.diag
         self.toolchain = host.gen.toolchain
-        self.fn = host.fn
-        self.par = par
         self.name = name
-        self.lines: List[str] = []
         self.params: List[str] = []
         self.host_args: List[str] = []
-        self.all = list(walk_levels([par], 0))
         self.inner = [s for s, _ in self.all if isinstance(s, ir.Parallel) and s.level == 2]
         self.uses_checks = any(isinstance(s, ir.Check) for s, _ in self.all)
         self.arena = list(par.buffers)                     # what one block owns
@@ -276,7 +276,7 @@ class KernelEmitter:
         self.scratch = [b for s, _ in self.all if isinstance(s, ir.Parallel) and s.level >= 2
                         for b in s.buffers if static_bytes(b) is None]
         self.globals = [b for b in self.fn.buffers if b.storage == "global" and self.uses(b)]
-        self.async_futures = self.cp_async_futures()
+        self.async_futures, self.future_of_buffer = waited_async_futures(self.all, self.cp_async_eligible)
         self.wait_groups = self.plan_waits()
         self.plan = plan_arena(self.arena, self.wait_extensions())
         self.zero_at: Dict[int, List[ir.Buffer]] = {}
@@ -296,51 +296,9 @@ class KernelEmitter:
                 group = list({b.name: b for b in group}.values())
                 for b in group:
                     self.swap_group[b.name] = group
-        self.label_count = 0
-        self.end_label: Optional[str] = None
         self.check_limits()
 
     # -- analysis --------------------------------------------------------------------
-    def uses(self, buf: ir.Buffer) -> bool:
-        for s, _ in self.all:
-            if isinstance(s, ir.Dma) and buf in (s.src.buffer, s.dst.buffer):
-                return True
-            if isinstance(s, ir.Call) and any(a.region is not None and a.region.buffer is buf for a in s.args):
-                return True
-            if isinstance(s, ir.Swap) and buf in (s.a, s.b):
-                return True
-        return False
-
-    def cp_async_futures(self) -> Set[str]:
-        """Async copies global -> arena whose every wait (also through swap) is at the outer level."""
-        futures: Dict[str, Tuple[ir.Dma, int]] = {}
-        waits: Dict[str, List[int]] = {}
-        swaps: List[Tuple[ir.Buffer, ir.Buffer]] = []
-        for s, level in self.all:
-            if isinstance(s, ir.Dma) and s.is_async and s.future:
-                futures[s.future] = (s, level)
-            elif isinstance(s, ir.Wait):
-                for f in s.futures:
-                    waits.setdefault(f, []).append(level)
-            elif isinstance(s, ir.Swap):
-                swaps.append((s.a, s.b))
-        by_buffer = {dma.dst.buffer.name: f for f, (dma, _) in futures.items()}
-        self.future_of_buffer = by_buffer
-        group = {f: {f} for f in futures}
-        for a, b in swaps:
-            fa, fb = by_buffer.get(a.name), by_buffer.get(b.name)
-            if fa and fb and group[fa] is not group[fb]:
-                merged = group[fa] | group[fb]
-                for f in merged:
-                    group[f] = merged
-        out = set()
-        for f in futures:
-            members = group[f]
-            levels = [lv for m in members for lv in waits.get(m, [])]
-            if levels and all(lv == 1 for lv in levels) and all(self.cp_async_eligible(*futures[m]) for m in members):
-                out.add(f)
-        return out
-
     def plan_waits(self) -> Dict[int, int]:
         """For each outer-level `wait` of cp.async copies: how many cp.async groups, issued
         after the waited ones, may stay in flight (`cp.async.wait_group N`), so that a
@@ -465,9 +423,6 @@ class KernelEmitter:
         return f"((long long)({self.host.hx(product(b.shape))}) * (long long)sizeof({elem_ctype(b.elem)}) + 15) / 16 * 16"
 
     # -- emission --------------------------------------------------------------------
-    def w(self, depth: int, text: str) -> None:
-        self.lines.append("  " * depth + text)
-
     @staticmethod
     def ptr(buf: ir.Buffer) -> str:
         return f"{buf.name}__ptr"
@@ -526,19 +481,6 @@ class KernelEmitter:
         self.lines.append("}")
         return "\n".join(self.lines)
 
-    def float_args(self) -> List[str]:
-        names = []
-        for s, _ in self.all:
-            if isinstance(s, ir.Call):
-                for a in s.args:
-                    if a.kind == "float" and a.text in self.host.float_params and a.text not in names:
-                        names.append(a.text)
-        return names
-
-    # The barrier state of the outer level is what was accessed since the last barrier:
-    # (read and written by the whole block, read and written by thread 0 alone), as sets
-    # of memory keys (see `keys`). A step needs a barrier first only when it conflicts
-    # with such an access made by other threads.
     def stmts(self, stmts: List[ir.Stmt], depth: int, level: int, state: State) -> State:
         for s in stmts:
             self.w(depth, line_directive(s.loc))
@@ -619,34 +561,6 @@ class KernelEmitter:
             self.w(depth, f"__align__(16) {ct} {b.name}[{max(count // b.elem_bytes, 1)}] = {{}};")
             self.w(depth, f"{ct}* {self.ptr(b)} = {b.name};")
 
-    def s_Loop(self, s: ir.Loop, depth: int, level: int, state: State) -> State:
-        mark = len(self.lines)
-        entry = state
-        while True:
-            self.w(depth, f"for (long long {s.var} = 0; {s.var} < {dev_expr(s.count)}; ++{s.var}) {{")
-            end = self.stmts(s.body, depth + 1, level, entry)
-            self.w(depth, "}")
-            joined = _join(entry, end)
-            if joined == entry:
-                return joined
-            del self.lines[mark:]        # the next iteration starts in the state this one ends in
-            entry = joined
-
-    def s_If(self, s: ir.If, depth: int, level: int, state: State) -> State:
-        self.w(depth, f"if ({dev_expr(s.cond)}) {{")
-        end = self.stmts(s.body, depth + 1, level, state)
-        self.w(depth, "}")
-        return _join(state, end)
-
-    def s_ScalarDef(self, s: ir.ScalarDef, depth: int, level: int, state: State) -> State:
-        ctype = "bool" if s.ctype == "bool" else "long long"
-        self.w(depth, f"[[maybe_unused]] {ctype} {s.name} = {dev_expr(s.value)};")
-        return state
-
-    def s_Assign(self, s: ir.Assign, depth: int, level: int, state: State) -> State:
-        self.w(depth, f"{s.name} = {dev_expr(s.value)};")
-        return state
-
     def s_Alloc(self, s: ir.Alloc, depth: int, level: int, state: State) -> State:
         return state   # arena buffers are zeroed where their live range starts, thread arrays where declared
 
@@ -667,15 +581,6 @@ class KernelEmitter:
                           + (f"; {keep} later cp.async group(s) may stay in flight" if keep else ""))
             self.w(depth, BARRIER)
             return EMPTY
-        return state
-
-    def s_Check(self, s: ir.Check, depth: int, level: int, state: State) -> State:
-        cid = self.host.check_id(s)
-        vals = [f"(long long)({dev_expr(v)})" for v in s.values[:MAX_CHECK_VALUES]]
-        vals += ["0"] * (MAX_CHECK_VALUES - len(vals))
-        leave = "return;" if level == 1 or self.end_label is None else f"goto {self.end_label};"
-        self.w(depth, f"if (!({dev_expr(s.cond)})) {{ croktile::cuda::check_fail(croktile_err, {cid}, "
-                      f"{', '.join(vals)}); {leave} }}")
         return state
 
     def region_ptr(self, r: ir.Region) -> str:

@@ -13,8 +13,7 @@ from typing import Dict, List
 from ..frontend import ir
 from ..frontend.symbolic import Sym
 from .base import c_string, check_stmt, elem_ctype, line_directive
-
-MAX_CHECK_VALUES = 4     # values a device-side check can report
+from .kernel_ir import MAX_CHECK_VALUES
 
 
 def where(loc) -> str:

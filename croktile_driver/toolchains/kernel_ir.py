@@ -6,11 +6,13 @@ level each sits in, and which scalars a kernel must receive from the host.
 from __future__ import annotations
 
 import re
-from typing import List, Optional, Set
+from typing import Dict, List, Optional, Set, Tuple
 
 from ..frontend import ir
 from ..frontend.symbolic import Sym
 from .base import sym_c
+
+MAX_CHECK_VALUES = 4     # values a device-side runtime check can report
 
 
 def matching(text: str, pos: int, open_c: str, close_c: str) -> int:
@@ -133,3 +135,122 @@ def host_level_names(fn: ir.Function, entry_names: Set[str]) -> Set[str]:
         if level == 0 and isinstance(s, ir.Loop):
             names.add(s.var)
     return names
+
+
+def waited_async_futures(stmts_with_levels, eligible) -> Tuple[Set[str], Dict[str, str]]:
+    """The async copies a kernel may leave in flight until their `wait`: those whose
+    every wait is at the outer level and for which ``eligible(dma, level)`` holds. Futures
+    whose buffers `swap` exchanges are judged together (a wait of one is a wait of the
+    other's copy). Returns them and the map destination buffer -> future."""
+    futures: Dict[str, Tuple[ir.Dma, int]] = {}
+    waits: Dict[str, List[int]] = {}
+    swaps: List[Tuple[ir.Buffer, ir.Buffer]] = []
+    for s, level in stmts_with_levels:
+        if isinstance(s, ir.Dma) and s.is_async and s.future:
+            futures[s.future] = (s, level)
+        elif isinstance(s, ir.Wait):
+            for f in s.futures:
+                waits.setdefault(f, []).append(level)
+        elif isinstance(s, ir.Swap):
+            swaps.append((s.a, s.b))
+    by_buffer = {dma.dst.buffer.name: f for f, (dma, _) in futures.items()}
+    group = {f: {f} for f in futures}
+    for a, b in swaps:
+        fa, fb = by_buffer.get(a.name), by_buffer.get(b.name)
+        if fa and fb and group[fa] is not group[fb]:
+            merged = group[fa] | group[fb]
+            for f in merged:
+                group[f] = merged
+    out = set()
+    for f in futures:
+        members = group[f]
+        levels = [lv for m in members for lv in waits.get(m, [])]
+        if levels and all(lv == 1 for lv in levels) and all(eligible(*futures[m]) for m in members):
+            out.add(f)
+    return out, by_buffer
+
+
+class KernelEmitterBase:
+    """What the opencl and cuda kernel emitters share: statements of the outer level run
+    on every thread of a group, with a barrier state threaded through them (each target
+    defines the state, `join` and what needs a barrier); the rest is written alike."""
+
+    index_type = "long long"      # the device's 64-bit integer
+    check_fail = ""               # the device function that records a failed check
+
+    def __init__(self, host, par: ir.Parallel):
+        self.host = host
+        self.fn = host.fn
+        self.par = par
+        self.lines: List[str] = []
+        self.all = list(walk_levels([par], 0))
+        self.label_count = 0
+        self.end_label: Optional[str] = None
+
+    def w(self, depth: int, text: str) -> None:
+        self.lines.append("  " * depth + text)
+
+    @staticmethod
+    def join(a, b):
+        """The barrier state where two paths meet."""
+        raise NotImplementedError
+
+    def stmts(self, stmts: List[ir.Stmt], depth: int, level: int, state):
+        raise NotImplementedError
+
+    def uses(self, buf: ir.Buffer) -> bool:
+        for s, _ in self.all:
+            if isinstance(s, ir.Dma) and buf in (s.src.buffer, s.dst.buffer):
+                return True
+            if isinstance(s, ir.Call) and any(a.region is not None and a.region.buffer is buf for a in s.args):
+                return True
+            if isinstance(s, ir.Swap) and buf in (s.a, s.b):
+                return True
+        return False
+
+    def float_args(self) -> List[str]:
+        """Float parameters of the __co__ function that calls in the kernel pass on."""
+        names = []
+        for s, _ in self.all:
+            if isinstance(s, ir.Call):
+                for a in s.args:
+                    if a.kind == "float" and a.text in self.host.float_params and a.text not in names:
+                        names.append(a.text)
+        return names
+
+    def s_Loop(self, s: ir.Loop, depth: int, level: int, state):
+        mark = len(self.lines)
+        entry = state
+        while True:
+            self.w(depth, f"for ({self.index_type} {s.var} = 0; {s.var} < {dev_expr(s.count)}; ++{s.var}) {{")
+            end = self.stmts(s.body, depth + 1, level, entry)
+            self.w(depth, "}")
+            joined = self.join(entry, end)
+            if joined == entry:
+                return joined
+            del self.lines[mark:]        # the next iteration starts in the state this one ends in
+            entry = joined
+
+    def s_If(self, s: ir.If, depth: int, level: int, state):
+        self.w(depth, f"if ({dev_expr(s.cond)}) {{")
+        end = self.stmts(s.body, depth + 1, level, state)
+        self.w(depth, "}")
+        return self.join(state, end)
+
+    def s_ScalarDef(self, s: ir.ScalarDef, depth: int, level: int, state):
+        ctype = "bool" if s.ctype == "bool" else self.index_type
+        self.w(depth, f"{ctype} {s.name} = {dev_expr(s.value)};")
+        return state
+
+    def s_Assign(self, s: ir.Assign, depth: int, level: int, state):
+        self.w(depth, f"{s.name} = {dev_expr(s.value)};")
+        return state
+
+    def s_Check(self, s: ir.Check, depth: int, level: int, state):
+        cid = self.host.check_id(s)
+        vals = [f"({self.index_type})({dev_expr(v)})" for v in s.values[:MAX_CHECK_VALUES]]
+        vals += ["0"] * (MAX_CHECK_VALUES - len(vals))
+        leave = "return;" if level == 1 or self.end_label is None else f"goto {self.end_label};"
+        self.w(depth, f"if (!({dev_expr(s.cond)})) {{ {self.check_fail}(croktile_err, {cid}, {', '.join(vals)}); "
+                      f"{leave} }}")
+        return state

@@ -59,10 +59,10 @@ from ..frontend.pipeline import TranslationUnit
 from ..frontend.splitter import LineMap, _Scanner
 from ..frontend.symbolic import Sym
 from .base import box_declarations, ToolChain, c_string, check_stmt, elem_ctype, line_directive, signature
-from .device_host import MAX_CHECK_VALUES, DeviceHostEmitter, where as _where
-from .kernel_ir import (dev_expr, host_level_names, kernel_free_names, linear as _linear, matching as _matching,
+from .device_host import DeviceHostEmitter, where as _where
+from .kernel_ir import (KernelEmitterBase, dev_expr, host_level_names, kernel_free_names, linear as _linear, matching as _matching,
                         paren as _paren, product as _product, shape_vars as _shape_vars, strides as _strides,
-                        walk_levels as _walk_levels)
+                        waited_async_futures)
 
 DEVICE_CTYPES = dict(ir.ELEM_CTYPES, f16="ushort", bf16="ushort")
 BARRIER = "barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);"
@@ -574,18 +574,18 @@ class KernelArg:
 
 
 
-class KernelEmitter:
+class KernelEmitter(KernelEmitterBase):
+    index_type = "long"
+    check_fail = "croktile_check_fail"
+    join = staticmethod(max)      # the barrier state is a number: more is more to synchronise
+
     def __init__(self, host: HostEmitter, par: ir.Parallel, name: str):
-        self.host = host
+        super().__init__(host, par)
         self.gen = host.gen
         self.diag = host.gen.diag
-        self.fn = host.fn
-        self.par = par
         self.name = name
-        self.lines: List[str] = []
         self.args: List[KernelArg] = []
         self.uses_checks = False
-        self.all = list(_walk_levels([par], 0))
         self.max_level = max(s.level for s, _ in self.all if isinstance(s, ir.Parallel))
         self.group = self.max_level >= 2
         self.inner = [s for s, _ in self.all if isinstance(s, ir.Parallel) and s.level == 2]
@@ -595,8 +595,6 @@ class KernelEmitter:
         self.static_local: List[ir.Buffer] = []
         self.level_buffers: Dict[int, List[ir.Buffer]] = {}   # id(parallel) -> buffers to set up there
         self.event_futures: Set[str] = set()
-        self.label_count = 0
-        self.end_label: Optional[str] = None
         self.classify()
 
     # -- analysis --------------------------------------------------------------------
@@ -634,48 +632,13 @@ class KernelEmitter:
                 self.space[b.name] = "g"
                 self.kind[b.name] = "arg"
         # asynchronous copies that can be work-group copies with events
-        futures: Dict[str, Tuple[ir.Dma, int]] = {}
-        waits: Dict[str, List[int]] = {}
-        swaps: List[Tuple[ir.Buffer, ir.Buffer]] = []
-        for s, level in self.all:
-            if isinstance(s, ir.Dma) and s.is_async and s.future:
-                futures[s.future] = (s, level)
-            elif isinstance(s, ir.Wait):
-                for f in s.futures:
-                    waits.setdefault(f, []).append(level)
-            elif isinstance(s, ir.Swap):
-                swaps.append((s.a, s.b))
-        # futures whose buffers `swap` exchanges share their waits: judge them as one group
-        by_buffer = {dma.dst.buffer.name: f for f, (dma, _) in futures.items()}
-        group = {f: {f} for f in futures}
-        for a, b in swaps:
-            fa, fb = by_buffer.get(a.name), by_buffer.get(b.name)
-            if fa and fb and group[fa] is not group[fb]:
-                merged = group[fa] | group[fb]
-                for f in merged:
-                    group[f] = merged
-        ok = {}
-        for f in futures:
-            members = group[f]
-            levels = [lv for m in members for lv in waits.get(m, [])]
-            ok[f] = bool(levels) and all(lv == 1 for lv in levels) and all(
-                self.eligible(*futures[m]) for m in members)
-        self.event_futures = {f for f, v in ok.items() if v}
-        self.future_of_buffer = by_buffer
+        self.event_futures, self.future_of_buffer = waited_async_futures(self.all, self.eligible)
 
     def eligible(self, dma: ir.Dma, level: int) -> bool:
         """An outer-level copy between global and __local memory: a work-group copy."""
         spaces = {self.space.get(dma.src.buffer.name), self.space.get(dma.dst.buffer.name)}
         return (level == 1 and spaces == {"g", "l"} and self.kind.get(dma.src.buffer.name) != "scratch"
                 and self.kind.get(dma.dst.buffer.name) != "scratch")
-
-    def uses(self, buf: ir.Buffer) -> bool:
-        for s, _ in self.all:
-            if isinstance(s, ir.Dma) and buf in (s.src.buffer, s.dst.buffer):
-                return True
-            if isinstance(s, ir.Call) and any(a.region is not None and a.region.buffer is buf for a in s.args):
-                return True
-        return False
 
     def free_scalars(self) -> List[str]:
         free = kernel_free_names(self.all)
@@ -699,9 +662,6 @@ class KernelEmitter:
         return " + ".join(f"(({self.buffer_bytes(b)} + 15) / 16 * 16)" for b in self.scratch)
 
     # -- emission --------------------------------------------------------------------
-    def w(self, depth: int, text: str) -> None:
-        self.lines.append("  " * depth + text)
-
     def ptr(self, buf: ir.Buffer) -> str:
         return f"{buf.name}__ptr"
 
@@ -754,15 +714,6 @@ class KernelEmitter:
         self.stmts(par.body, 1, 1, state)
         self.lines.append("}")
         return "\n".join(self.lines)
-
-    def float_args(self) -> List[str]:
-        names = []
-        for s, _ in self.all:
-            if isinstance(s, ir.Call):
-                for a in s.args:
-                    if a.kind == "float" and a.text in self.host.float_params and a.text not in names:
-                        names.append(a.text)
-        return names
 
     def setup_buffers(self, par: ir.Parallel, depth: int, level: int, state: int) -> int:
         """Pointers to (and zeroing of) the buffers an instance of `par` owns."""
@@ -839,34 +790,6 @@ class KernelEmitter:
         self.w(depth, "}")
         return state
 
-    def s_Loop(self, s: ir.Loop, depth: int, level: int, state: int) -> int:
-        mark = len(self.lines)
-        entry = state
-        while True:
-            self.w(depth, f"for (long {s.var} = 0; {s.var} < {dev_expr(s.count)}; ++{s.var}) {{")
-            end = self.stmts(s.body, depth + 1, level, entry)
-            self.w(depth, "}")
-            joined = max(entry, end)
-            if joined == entry:
-                return joined
-            del self.lines[mark:]        # the next iteration starts in the state this one ends in
-            entry = joined
-
-    def s_If(self, s: ir.If, depth: int, level: int, state: int) -> int:
-        self.w(depth, f"if ({dev_expr(s.cond)}) {{")
-        end = self.stmts(s.body, depth + 1, level, state)
-        self.w(depth, "}")
-        return max(state, end)
-
-    def s_ScalarDef(self, s: ir.ScalarDef, depth: int, level: int, state: int) -> int:
-        ctype = "bool" if s.ctype == "bool" else "long"
-        self.w(depth, f"{ctype} {s.name} = {dev_expr(s.value)};")
-        return state
-
-    def s_Assign(self, s: ir.Assign, depth: int, level: int, state: int) -> int:
-        self.w(depth, f"{s.name} = {dev_expr(s.value)};")
-        return state
-
     def s_Alloc(self, s: ir.Alloc, depth: int, level: int, state: int) -> int:
         return state   # every buffer is set up where its parallel instance starts, as on cpu
 
@@ -890,15 +813,6 @@ class KernelEmitter:
             if self.group:
                 self.w(depth, BARRIER)
                 return 0
-        return state
-
-    def s_Check(self, s: ir.Check, depth: int, level: int, state: int) -> int:
-        cid = self.host.check_id(s)
-        vals = [f"(long)({dev_expr(v)})" for v in s.values[:MAX_CHECK_VALUES]]
-        vals += ["0"] * (MAX_CHECK_VALUES - len(vals))
-        leave = "return;" if level == 1 or self.end_label is None else f"goto {self.end_label};"
-        self.w(depth, f"if (!({dev_expr(s.cond)})) {{ croktile_check_fail(croktile_err, {cid}, {', '.join(vals)}); "
-                      f"{leave} }}")
         return state
 
     def region_ptr(self, r: ir.Region) -> str:
