@@ -16,12 +16,16 @@ Mapping (DESIGN.md section 4):
     cooperative step (the same barrier analysis as the opencl target).
   * Storage: everything an instance of the outer level owns (``shared`` data,
     ``local`` data and DMA destinations of that level) lives in the block's
-    dynamic shared memory arena, planned from live ranges (memplan.py). Data of
-    inner levels is a per-thread array.
+    shared memory arena, planned from live ranges (memplan.py): a static
+    ``__shared__`` array up to 48 KiB, dynamic shared memory beyond or when sized at
+    run time. Data of inner levels is a per-thread array (run-time sized: a slice of
+    a global scratch buffer).
   * ``dma.copy.async`` from global memory into the arena, waited at the outer
     level, is ``cp.async`` on sm_80 and newer (the runtime header falls back to
-    plain copies for older architectures); ``wait`` is ``cp.async.wait_all``
-    plus ``__syncthreads()``. Other copies complete when issued.
+    plain copies for older architectures), one commit group per copy; ``wait`` is
+    ``cp.async.wait_group N`` (N: the groups issued after the waited ones, which may
+    stay in flight; see ``plan_waits``) plus ``__syncthreads()``. Other copies
+    complete when issued.
 
 Host side: shapes are checked, every global array gets device memory (RAII, so it
 is freed on every way out), inputs are copied in, each launch requests exactly
