@@ -11,9 +11,9 @@ Mapping (DESIGN.md section 4):
     ``threadIdx.x == 0`` (spec 4's masking). A DMA of that level is performed by
     all threads of the block together, each a slice, in 16-byte vectors when sizes,
     strides and addresses allow. ``__syncthreads()`` separates what one thread
-    wrote from what others read: on entering and leaving an inner ``parallel``,
-    after a cooperative copy, and between thread 0's calls and the next
-    cooperative step (the same barrier analysis as the opencl target).
+    wrote from what others read: on entering and leaving an inner ``parallel``, and
+    before an outer-level step (a cooperative copy, a thread-0 call) that touches
+    bytes other threads accessed since the last barrier (see ``step``).
   * Storage: everything an instance of the outer level owns (``shared`` data,
     ``local`` data and DMA destinations of that level) lives in the block's
     shared memory arena, planned from live ranges (memplan.py): a static
