@@ -146,6 +146,43 @@ CROKTILE_HOST_DEVICE inline float bf16_bits_to_float(std::uint16_t b) {
 
 struct from_bits_t {};
 
+
+// The walk of every host-side box copy: for each position of the first `outer`
+// dimensions of the box `ext` at `src_off` / `dst_off` (row-major order), calls
+// f(s, t) with the element offsets of the box's corner there in the row-major
+// source and destination arrays; the dimensions from `outer` on are f's to copy.
+// An empty box calls nothing.
+template <std::size_t Rank, typename F>
+void for_each_box_slab(const long long (&src_shape)[Rank], const long long (&src_off)[Rank],
+                       const long long (&dst_shape)[Rank], const long long (&dst_off)[Rank],
+                       const long long (&ext)[Rank], std::size_t outer, F&& f) {
+  long long total = 1;
+  for (std::size_t d = 0; d < Rank; ++d) total *= ext[d];
+  if (total <= 0) return;
+  long long src_stride[Rank], dst_stride[Rank];
+  src_stride[Rank - 1] = dst_stride[Rank - 1] = 1;
+  for (std::size_t d = Rank - 1; d > 0; --d) {
+    src_stride[d - 1] = src_stride[d] * src_shape[d];
+    dst_stride[d - 1] = dst_stride[d] * dst_shape[d];
+  }
+  long long idx[Rank] = {};   // positions in the first `outer` dimensions; 0 beyond
+  for (;;) {
+    long long s = 0, t = 0;
+    for (std::size_t d = 0; d < Rank; ++d) {
+      s += (src_off[d] + idx[d]) * src_stride[d];
+      t += (dst_off[d] + idx[d]) * dst_stride[d];
+    }
+    f(s, t);
+    std::size_t d = outer;
+    for (;;) {
+      if (d == 0) return;
+      --d;
+      if (++idx[d] < ext[d]) break;
+      idx[d] = 0;
+    }
+  }
+}
+
 }  // namespace detail
 
 // Storage types for half precision. Arithmetic and comparison go through the

@@ -64,32 +64,9 @@ template <typename T, std::size_t Rank>
 void copy_box(const T* src, const long long (&src_shape)[Rank], const long long (&src_off)[Rank],
               T* dst, const long long (&dst_shape)[Rank], const long long (&dst_off)[Rank],
               const long long (&ext)[Rank]) {
-  long long total = 1;
-  for (std::size_t d = 0; d < Rank; ++d) total *= ext[d];
-  if (total <= 0) return;
-  long long src_stride[Rank], dst_stride[Rank];
-  src_stride[Rank - 1] = dst_stride[Rank - 1] = 1;
-  for (std::size_t d = Rank - 1; d > 0; --d) {
-    src_stride[d - 1] = src_stride[d] * src_shape[d];
-    dst_stride[d - 1] = dst_stride[d] * dst_shape[d];
-  }
-  long long idx[Rank] = {};
-  const long long row = ext[Rank - 1];
-  for (;;) {
-    long long s = 0, t = 0;
-    for (std::size_t d = 0; d < Rank; ++d) {
-      s += (src_off[d] + (d + 1 < Rank ? idx[d] : 0)) * src_stride[d];
-      t += (dst_off[d] + (d + 1 < Rank ? idx[d] : 0)) * dst_stride[d];
-    }
-    std::memcpy(dst + t, src + s, static_cast<std::size_t>(row) * sizeof(T));
-    std::size_t d = Rank - 1;
-    for (;;) {
-      if (d == 0) return;
-      --d;
-      if (++idx[d] < ext[d]) break;
-      idx[d] = 0;
-    }
-  }
+  const std::size_t row_bytes = static_cast<std::size_t>(ext[Rank - 1]) * sizeof(T);
+  detail::for_each_box_slab(src_shape, src_off, dst_shape, dst_off, ext, Rank - 1,
+                            [&](long long s, long long t) { std::memcpy(dst + t, src + s, row_bytes); });
 }
 
 }  // namespace cpu

@@ -162,40 +162,18 @@ template <std::size_t Rank>
 void copy_box(const void* src, const long long (&src_shape)[Rank], const long long (&src_off)[Rank], void* dst,
               const long long (&dst_shape)[Rank], const long long (&dst_off)[Rank], const long long (&ext)[Rank],
               std::size_t elem, const char* where) {
-  long long total = 1;
-  for (std::size_t d = 0; d < Rank; ++d) total *= ext[d];
-  if (total <= 0) return;
-  long long src_stride[Rank], dst_stride[Rank];
-  src_stride[Rank - 1] = dst_stride[Rank - 1] = 1;
-  for (std::size_t d = Rank - 1; d > 0; --d) {
-    src_stride[d - 1] = src_stride[d] * src_shape[d];
-    dst_stride[d - 1] = dst_stride[d] * dst_shape[d];
-  }
-  const std::size_t rows_dim = Rank >= 2 ? Rank - 2 : 0;
-  const long long rows = Rank >= 2 ? ext[rows_dim] : 1;
-  long long idx[Rank] = {};   // over the dimensions before rows_dim
-  for (;;) {
-    long long s = 0, t = 0;
-    for (std::size_t d = 0; d < Rank; ++d) {
-      const long long i = idx[d];   // 0 from rows_dim on
-      s += (src_off[d] + i) * src_stride[d];
-      t += (dst_off[d] + i) * dst_stride[d];
-    }
-    const std::size_t spitch = Rank >= 2 ? static_cast<std::size_t>(src_stride[rows_dim]) * elem : 0;
-    const std::size_t dpitch = Rank >= 2 ? static_cast<std::size_t>(dst_stride[rows_dim]) * elem : 0;
-    const std::size_t width = static_cast<std::size_t>(ext[Rank - 1]) * elem;
-    check(cudaMemcpy2D(static_cast<char*>(dst) + t * static_cast<long long>(elem), Rank >= 2 ? dpitch : width,
-                       static_cast<const char*>(src) + s * static_cast<long long>(elem), Rank >= 2 ? spitch : width,
-                       width, static_cast<std::size_t>(rows), cudaMemcpyDeviceToDevice),
-          "cudaMemcpy2D", where);
-    std::size_t d = rows_dim;
-    for (;;) {
-      if (d == 0) return;
-      --d;
-      if (++idx[d] < ext[d]) break;
-      idx[d] = 0;
-    }
-  }
+  const std::size_t width = static_cast<std::size_t>(ext[Rank - 1]) * elem;
+  // pitches of the row dimension (Rank - 2); a rank-1 box is one row
+  const std::size_t spitch = Rank >= 2 ? static_cast<std::size_t>(src_shape[Rank - 1]) * elem : width;
+  const std::size_t dpitch = Rank >= 2 ? static_cast<std::size_t>(dst_shape[Rank - 1]) * elem : width;
+  const std::size_t rows = Rank >= 2 ? static_cast<std::size_t>(ext[Rank - 2]) : 1;
+  detail::for_each_box_slab(src_shape, src_off, dst_shape, dst_off, ext, Rank >= 2 ? Rank - 2 : 0,
+                            [&](long long s, long long t) {
+                              check(cudaMemcpy2D(static_cast<char*>(dst) + t * static_cast<long long>(elem), dpitch,
+                                                 static_cast<const char*>(src) + s * static_cast<long long>(elem),
+                                                 spitch, width, rows, cudaMemcpyDeviceToDevice),
+                                    "cudaMemcpy2D", where);
+                            });
 }
 
 // ---------------------------------------------------------------------------

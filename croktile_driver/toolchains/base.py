@@ -42,6 +42,26 @@ def signature(fn: ir.Function) -> str:
     return f"{ret} {fn.name}({', '.join(params)})"
 
 
+def host_translation_unit(tu: TranslationUnit, head: List[str], cok_lines, co_text) -> str:
+    """The generated host source: `head`, then the input's segments in order: host C++ as
+    written (after a #line), each `__cok__` block as ``cok_lines(index, segment)`` renders
+    it, and the declarations and definitions (``co_text(function)``) of __co__ functions."""
+    functions = {fn.name: fn for fn in (tu.module.functions if tu.module else [])}
+    out = list(head)
+    for si, seg in enumerate(tu.segments):
+        if seg.kind == "host":
+            if not seg.text.startswith("#line"):
+                out.append(line_directive(seg.loc))
+            out.append(seg.text)
+        elif seg.kind == "cok":
+            out.extend(cok_lines(si, seg))
+        elif seg.kind == "co_decl" and seg.name in functions:
+            out.append(signature(functions[seg.name]) + ";")
+        elif seg.kind == "co" and seg.name in functions:
+            out.append(co_text(functions[seg.name]))
+    return "\n".join(out) + "\n"
+
+
 def box_declarations(dma: ir.Dma, expr) -> List[str]:
     """The shape/offset/extent arrays a host-side box copy takes; ``expr`` renders a Sym."""
     rank = len(dma.src.extents)

@@ -3,7 +3,7 @@
 The opencl and cuda targets emit the same host-level control flow, checks,
 result copies and the table of device-side runtime checks; they differ in how
 a device buffer is made, copied and read back, and in how a kernel is launched,
-which their subclasses supply (``s_Alloc``, ``s_Dma``, ``s_Parallel``,
+which their subclasses supply (``s_Alloc``, ``copy_box_call``, ``s_Parallel``,
 ``download``, ``emit``).
 """
 from __future__ import annotations
@@ -12,7 +12,7 @@ from typing import Dict, List
 
 from ..frontend import ir
 from ..frontend.symbolic import Sym
-from .base import c_string, check_stmt, elem_ctype, line_directive
+from .base import box_declarations, c_string, check_stmt, elem_ctype, line_directive, signature
 from .kernel_ir import MAX_CHECK_VALUES
 
 
@@ -83,6 +83,31 @@ class DeviceHostEmitter:
     def download(self, buf: ir.Buffer, dest: str, loc) -> str:
         """The statement that copies all of `buf`'s device memory to host memory at `dest`."""
         raise NotImplementedError
+
+    def open_function(self) -> List[ir.Stmt]:
+        """Writes the signature, the shape bindings and the checks that lead the body (they
+        run before any device work); returns the statements left to emit."""
+        fn = self.fn
+        body = list(fn.body)
+        self.w(0, line_directive(fn.loc))
+        self.w(0, signature(fn) + " {")
+        for b in fn.bindings:
+            self.w(1, f"[[maybe_unused]] const long long {b.symbol} = (long long){b.param}.shape()[{b.dim}];")
+        while body and isinstance(body[0], ir.Check):
+            self.w(1, line_directive(body[0].loc))
+            self.lines.append(check_stmt(body.pop(0), "  "))
+        return body
+
+    def copy_box_call(self, s: ir.Dma) -> str:
+        """The runtime call of a host-level copy, given the arrays `box_declarations` declares."""
+        raise NotImplementedError
+
+    def s_Dma(self, s: ir.Dma, depth: int) -> None:
+        self.w(depth, "{")
+        for line in box_declarations(s, self.hx):
+            self.w(depth + 1, line)
+        self.w(depth + 1, self.copy_box_call(s))
+        self.w(depth, "}")
 
     def copy_back(self, depth: int) -> None:
         for b in self.written_params:

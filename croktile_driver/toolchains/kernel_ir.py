@@ -184,6 +184,8 @@ class KernelEmitterBase:
         self.par = par
         self.lines: List[str] = []
         self.all = list(walk_levels([par], 0))
+        # what the kernel may take from the host (sizes of its buffers must be among them)
+        self.host_names = host_level_names(self.fn, host.entry_names)
         self.label_count = 0
         self.end_label: Optional[str] = None
 
