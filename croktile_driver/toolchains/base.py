@@ -109,6 +109,42 @@ class DeviceBuild:
     host_flags: List[str]    # what the compile of the host source then needs
 
 
+class StatementWriter:
+    """The statements every emitter writes alike, one thread of control: loops,
+    conditions and scalars, each after a #line into the .co.cpp. Subclasses say how a
+    symbolic value is written (`expr`) and emit the other statements."""
+
+    lines: List[str]
+
+    def expr(self, s: Sym) -> str:
+        return sym_c(s)
+
+    def w(self, depth: int, text: str) -> None:
+        self.lines.append("  " * depth + text)
+
+    def stmts(self, stmts: List[ir.Stmt], depth: int) -> None:
+        for s in stmts:
+            self.w(depth, line_directive(s.loc))
+            getattr(self, "s_" + type(s).__name__)(s, depth)
+
+    def s_Loop(self, s: ir.Loop, depth: int) -> None:
+        self.w(depth, f"for (long long {s.var} = 0; {s.var} < {self.expr(s.count)}; ++{s.var}) {{")
+        self.stmts(s.body, depth + 1)
+        self.w(depth, "}")
+
+    def s_If(self, s: ir.If, depth: int) -> None:
+        self.w(depth, f"if ({self.expr(s.cond)}) {{")
+        self.stmts(s.body, depth + 1)
+        self.w(depth, "}")
+
+    def s_ScalarDef(self, s: ir.ScalarDef, depth: int) -> None:
+        ctype = "bool" if s.ctype == "bool" else "long long"
+        self.w(depth, f"[[maybe_unused]] {ctype} {s.name} = {self.expr(s.value)};")
+
+    def s_Assign(self, s: ir.Assign, depth: int) -> None:
+        self.w(depth, f"{s.name} = {self.expr(s.value)};")
+
+
 class ToolChain:
     """Target knowledge lives in subclasses; the driver only asks these questions."""
 

@@ -12,7 +12,7 @@ from typing import Dict, List
 
 from ..frontend import ir
 from ..frontend.pipeline import TranslationUnit
-from .base import (box_declarations, call_arguments, host_translation_unit, ToolChain, check_stmt, elem_ctype,
+from .base import (box_declarations, call_arguments, host_translation_unit, StatementWriter, ToolChain, check_stmt, elem_ctype,
                    line_directive, signature, sym_c)
 
 STACK_LIMIT_BYTES = 64 * 1024
@@ -33,7 +33,7 @@ def emit_translation_unit(tu: TranslationUnit) -> str:
                                  lambda fn: FunctionEmitter(fn).emit())
 
 
-class FunctionEmitter:
+class FunctionEmitter(StatementWriter):
     def __init__(self, fn: ir.Function):
         self.fn = fn
         self.lines: List[str] = []
@@ -41,9 +41,6 @@ class FunctionEmitter:
         # allocated once at the top of its parallel level (so `swap` can rotate it)
         self.entry_names = {b.symbol for b in fn.bindings} | {p.name for p in fn.params}
         self.hoisted = set()
-
-    def w(self, depth: int, text: str) -> None:
-        self.lines.append("  " * depth + text)
 
     def emit(self) -> str:
         fn = self.fn
@@ -88,11 +85,6 @@ class FunctionEmitter:
         return self.ptr(region.buffer) + ("" if offset == "0" else f" + ({offset})")
 
     # -- statements --------------------------------------------------------------
-    def stmts(self, stmts: List[ir.Stmt], depth: int) -> None:
-        for s in stmts:
-            self.w(depth, line_directive(s.loc))
-            getattr(self, "s_" + type(s).__name__)(s, depth)
-
     def s_Parallel(self, s: ir.Parallel, depth: int) -> None:
         if s.level == 1:
             self.w(depth, f"croktile::cpu::parallel_for({sym_c(s.count)}, [&](long long {s.var}) {{")
@@ -104,23 +96,6 @@ class FunctionEmitter:
                 self.alloc(buf, depth + 1)
         self.stmts(s.body, depth + 1)
         self.w(depth, "});" if s.level == 1 else "}")
-
-    def s_Loop(self, s: ir.Loop, depth: int) -> None:
-        self.w(depth, f"for (long long {s.var} = 0; {s.var} < {sym_c(s.count)}; ++{s.var}) {{")
-        self.stmts(s.body, depth + 1)
-        self.w(depth, "}")
-
-    def s_If(self, s: ir.If, depth: int) -> None:
-        self.w(depth, f"if ({sym_c(s.cond)}) {{")
-        self.stmts(s.body, depth + 1)
-        self.w(depth, "}")
-
-    def s_ScalarDef(self, s: ir.ScalarDef, depth: int) -> None:
-        ctype = "bool" if s.ctype == "bool" else "long long"
-        self.w(depth, f"[[maybe_unused]] {ctype} {s.name} = {sym_c(s.value)};")
-
-    def s_Assign(self, s: ir.Assign, depth: int) -> None:
-        self.w(depth, f"{s.name} = {sym_c(s.value)};")
 
     def s_Alloc(self, s: ir.Alloc, depth: int) -> None:
         if s.buffer.name not in self.hoisted:

@@ -12,7 +12,7 @@ from typing import Dict, List
 
 from ..frontend import ir
 from ..frontend.symbolic import Sym
-from .base import box_declarations, c_string, check_stmt, elem_ctype, line_directive, signature
+from .base import StatementWriter, box_declarations, c_string, check_stmt, elem_ctype, line_directive, signature
 from .kernel_ir import MAX_CHECK_VALUES
 
 
@@ -20,7 +20,7 @@ def where(loc) -> str:
     return c_string(f"{loc.file}:{loc.line}:{loc.col}")
 
 
-class DeviceHostEmitter:
+class DeviceHostEmitter(StatementWriter):
     target = ""
 
     def __init__(self, gen, fn: ir.Function):
@@ -34,12 +34,11 @@ class DeviceHostEmitter:
         self.entry_names = {b.symbol for b in fn.bindings} | {p.name for p in fn.params}
         self.written_params = self._written_params()
 
-    def w(self, depth: int, text: str) -> None:
-        self.lines.append("  " * depth + text)
-
     def hx(self, s: Sym) -> str:
         """A host C++ expression; `int` parameters are widened so that sizes cannot overflow."""
         return s.to_c(lambda n: f"(long long){n}" if n in self.narrow else n)
+
+    expr = hx
 
     def _written_params(self) -> List[ir.Buffer]:
         """Parameters the device may write: copied back to the caller's memory."""
@@ -114,30 +113,8 @@ class DeviceHostEmitter:
             p = next(p for p in self.fn.params if p.buffer is b)
             self.w(depth, self.download(b, f"{p.name}.data()", self.fn.loc))
 
-    def stmts(self, stmts: List[ir.Stmt], depth: int) -> None:
-        for s in stmts:
-            self.w(depth, line_directive(s.loc))
-            getattr(self, "s_" + type(s).__name__)(s, depth)
-
     def s_Check(self, s: ir.Check, depth: int) -> None:
         self.lines.append(check_stmt(s, "  " * depth))
-
-    def s_ScalarDef(self, s: ir.ScalarDef, depth: int) -> None:
-        ctype = "bool" if s.ctype == "bool" else "long long"
-        self.w(depth, f"[[maybe_unused]] {ctype} {s.name} = {self.hx(s.value)};")
-
-    def s_Assign(self, s: ir.Assign, depth: int) -> None:
-        self.w(depth, f"{s.name} = {self.hx(s.value)};")
-
-    def s_Loop(self, s: ir.Loop, depth: int) -> None:
-        self.w(depth, f"for (long long {s.var} = 0; {s.var} < {self.hx(s.count)}; ++{s.var}) {{")
-        self.stmts(s.body, depth + 1)
-        self.w(depth, "}")
-
-    def s_If(self, s: ir.If, depth: int) -> None:
-        self.w(depth, f"if ({self.hx(s.cond)}) {{")
-        self.stmts(s.body, depth + 1)
-        self.w(depth, "}")
 
     def s_Wait(self, s: ir.Wait, depth: int) -> None:
         self.w(depth, f"// wait {', '.join(s.futures)}: host-level copies complete when issued")

@@ -41,7 +41,7 @@ from ..frontend import ir
 from ..frontend.pipeline import TranslationUnit
 from ..frontend.splitter import _Scanner
 from ..frontend.symbolic import Sym
-from .base import (DeviceBuild, ToolChain, box_declarations, c_string, call_arguments, host_translation_unit,
+from .base import (DeviceBuild, StatementWriter, ToolChain, box_declarations, c_string, call_arguments, host_translation_unit,
                    line_directive)
 from .cpu import FunctionEmitter
 from .kernel_ir import dev_expr, kernel_free_names, linear, matching, product, walk_levels
@@ -471,7 +471,8 @@ class EntryArg:
     decl: str = ""   # how the entry point reads it from croktile_args[i]
 
 
-class EntryEmitter:
+class EntryEmitter(StatementWriter):
+    expr = staticmethod(dev_expr)     # device code: croktile_min / croktile_max
     def __init__(self, gen: Generator, fn: ir.Function, par: ir.Parallel, name: str):
         self.gen = gen
         self.fn = fn
@@ -487,9 +488,6 @@ class EntryEmitter:
         for s in ir.walk([self.par]):
             if isinstance(s, ir.Dma) and s.future:
                 self.future_of_buffer.setdefault(s.dst.buffer.name, s.future)
-
-    def w(self, depth: int, text: str) -> None:
-        self.lines.append("  " * depth + text)
 
     @staticmethod
     def ptr(buf: ir.Buffer) -> str:
@@ -568,23 +566,6 @@ class EntryEmitter:
         self.w(depth, f"for (long long {s.var} = 0; {s.var} < {dev_expr(s.count)}; ++{s.var}) {{")
         self.instance(s, depth + 1)
         self.w(depth, "}")
-
-    def s_Loop(self, s: ir.Loop, depth: int) -> None:
-        self.w(depth, f"for (long long {s.var} = 0; {s.var} < {dev_expr(s.count)}; ++{s.var}) {{")
-        self.stmts(s.body, depth + 1)
-        self.w(depth, "}")
-
-    def s_If(self, s: ir.If, depth: int) -> None:
-        self.w(depth, f"if ({dev_expr(s.cond)}) {{")
-        self.stmts(s.body, depth + 1)
-        self.w(depth, "}")
-
-    def s_ScalarDef(self, s: ir.ScalarDef, depth: int) -> None:
-        ctype = "bool" if s.ctype == "bool" else "long long"
-        self.w(depth, f"[[maybe_unused]] {ctype} {s.name} = {dev_expr(s.value)};")
-
-    def s_Assign(self, s: ir.Assign, depth: int) -> None:
-        self.w(depth, f"{s.name} = {dev_expr(s.value)};")
 
     def s_Swap(self, s: ir.Swap, depth: int) -> None:
         ctype = ir.ELEM_CTYPES[s.a.elem]

@@ -25,57 +25,18 @@ import os
 import re
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 from typing import Dict, Tuple
 
 import pytest
 
-import croktile_driver
+from driver.util import fails, ok, run_croktilec
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parents[1]
 SAMPLES = sorted((REPO / "samples").glob("*.co.cpp"))
 COK_SAMPLES = sorted((REPO / "samples" / "opencl").glob("*.co.cpp"))
 NAMES = [p.name[: -len(".co.cpp")] for p in COK_SAMPLES]
-
-
-PKG_PARENT = str(Path(croktile_driver.__file__).resolve().parent.parent)
-
-
-class Result:
-    def __init__(self, proc: subprocess.CompletedProcess):
-        self.rc, self.out, self.err = proc.returncode, proc.stdout, proc.stderr
-
-    def __repr__(self) -> str:
-        return f"Result(rc={self.rc})\n--- stdout\n{self.out}\n--- stderr\n{self.err}"
-
-
-def run_croktilec(*args, cwd, env=None, timeout: float = 120) -> Result:
-    """``croktilec`` as the user runs it, from where this test imports croktile_driver."""
-    full = dict(os.environ)
-    full["PYTHONPATH"] = PKG_PARENT + (os.pathsep + full["PYTHONPATH"] if full.get("PYTHONPATH") else "")
-    full.pop("CROKTILE_TOOLCHAINS", None)
-    full["LC_ALL"] = "C"
-    full.update(env or {})
-    proc = subprocess.run([sys.executable, "-m", "croktile_driver", *map(str, args)], cwd=str(cwd), env=full,
-                          capture_output=True, text=True, timeout=timeout)
-    res = Result(proc)
-    assert "Traceback (most recent call last)" not in res.err, res
-    assert "internal compiler error" not in res.err, res
-    return res
-
-
-def ok(*args, cwd, env=None) -> Result:
-    res = run_croktilec(*args, cwd=cwd, env=env)
-    assert res.rc == 0, res
-    return res
-
-
-def fails(*args, cwd, env=None) -> Result:
-    res = run_croktilec(*args, cwd=cwd, env=env)
-    assert res.rc == 1, res
-    return res
 
 
 def _opencl_problem() -> str:
