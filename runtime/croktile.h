@@ -5,17 +5,27 @@
 // generated CUDA/Cute sources include it next to user host code.
 #pragma once
 
+// Every generated translation unit includes this header before the user's host code,
+// so the headers below are visible to host programs without an #include of their own
+// (the spec's complete programs rely on it): the algorithms (std::fill_n, std::copy),
+// the C library (abort, exit, printf, size_t), the streams (std::cout, std::cerr,
+// std::endl), strings and the integer types.
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <initializer_list>
+#include <iostream>
 #include <limits>
 #include <memory>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
 #include <utility>
+#include <vector>
 
 // f16/bf16 and spanned_view element access may be used from device code when
 // the header is compiled by nvcc; elsewhere the annotation must vanish.

@@ -3,9 +3,6 @@
 // opencl target (the block becomes OpenCL C) as well as for cpu. The tileflow
 // function and main are those of samples/ele_add.co.cpp. With CROKTILE_DUMP set,
 // main prints every result element (the tests compare cpu and opencl with it).
-#include <algorithm>
-#include <cstdlib>
-#include <iostream>
 
 // Device Program
 __cok__ {
