@@ -7,10 +7,12 @@ goes on (values that failed become ``VError``, which silences follow-on errors).
 """
 from __future__ import annotations
 
-from typing import Dict, List, Optional, Set
+from contextlib import contextmanager
+from typing import Dict, Iterator, List, Optional, Set
 
 from . import ast as A
 from . import ir
+from . import pending as P
 from ..diagnostics import Diagnostics, Loc
 from .symbolic import Sym, prove_divisible, prove_equal
 from .values import (Future, Symbol, VBool, VData, VError, VFloat, VFuture, VInt, VMethod,
@@ -85,7 +87,7 @@ class FunctionChecker:
         self.max_level = 0
         self.parallel_stack: List[ir.Parallel] = []
         self.iterating: Set[str] = set()
-        self.pending: Dict[str, Future] = {}
+        self.flow: List[object] = []     # events for the read-before-wait analysis (pending.py)
         self.futures: List[Future] = []
         self.check_sink: Optional[List[ir.Stmt]] = None
         self.host_vars: Set[str] = set()
@@ -139,6 +141,16 @@ class FunctionChecker:
             if sym.ir_name:
                 self.host_vars.add(sym.ir_name)
 
+    @contextmanager
+    def construct(self, kind: str, loc: Loc) -> Iterator[None]:
+        """Records the events of a control-flow construct's body under it (pending.Construct)."""
+        outer, self.flow = self.flow, []
+        try:
+            yield
+        finally:
+            body, self.flow = self.flow, outer
+            self.flow.append(P.Construct(kind, loc, body))
+
     def push(self) -> None:
         self.scope = _Scope(self.scope)
 
@@ -177,8 +189,7 @@ class FunctionChecker:
         if ret_kind not in ("void", "error") and not self.returned:
             self.error(fn.body.loc if not fn.body.stmts else fn.name.loc,
                        f"no 'return' statement in __co__ function '{fn.name.name}' returning a value")
-        for fut in self.pending.values():
-            self.diag.warning(fut.loc, f"asynchronous copy '{fut.user_name}' is never waited")
+        P.analyse(self.flow, self.diag)
         if ret_kind == "auto":
             ret_kind, ret_elem, ret_shape = getattr(self, "auto_ret", ("void", None, None))
         irfn = ir.Function(fn.name.name, fn.loc, params, ret_kind, ret_elem, ret_shape, bindings,
@@ -550,13 +561,7 @@ class FunctionChecker:
         if checks:
             self.error(e.loc, "'swap' needs futures whose shapes are provably equal")
             return []
-        f_pending, g_pending = f.name in self.pending, g.name in self.pending
-        self.pending.pop(f.name, None)
-        self.pending.pop(g.name, None)
-        if g_pending:
-            self.pending[f.name] = f
-        if f_pending:
-            self.pending[g.name] = g
+        self.flow.append(P.Swap(f, g))
         return [ir.Swap(e.loc, fb, gb)]
 
     def stmt_CallStmt(self, s: A.CallStmt) -> List[ir.Stmt]:
@@ -611,16 +616,13 @@ class FunctionChecker:
             return ir.CallArg("bool", value=value.sym)
         if isinstance(value, VFuture):
             value = self.future_data(value.future, node.loc)
-            if value is None:
-                return None
         at = _start_loc(node)
         if isinstance(value, VData):
             if value.is_chunk:
                 self.error(at, "a chunk cannot be passed to a device function; "
                                "copy it with 'dma.copy' first and pass the copy")
                 return None
-            if not self.check_readable(value, at):
-                return None
+            self.check_readable(value, at)
             return ir.CallArg("data", region=value.region)
         if isinstance(value, VSpan):
             self.error(at, "an mdspan cannot be passed to a device function; pass its dimensions "
@@ -631,17 +633,15 @@ class FunctionChecker:
             self.error(at, f"{_kind_name(value)} cannot be passed to a device function")
         return None
 
-    def check_readable(self, value: VData, loc: Loc, access: str = "read") -> bool:
-        """An async copy's destination may not be read (or written) before its `wait`."""
-        for fut in self.pending.values():
-            if fut.region.buffer is value.region.buffer:
-                self.error(loc, f"'{fut.user_name}' is {access} before 'wait {fut.user_name}': the asynchronous "
-                                f"copy into it may not have finished")
-                return False
-        return True
+    def check_readable(self, value: VData, loc: Loc, access: str = "read") -> None:
+        """An async copy's destination may not be read (or written) before its `wait`:
+        recorded here, decided by the dataflow of pending.py once the function is complete.
+        Data reached through `f.data` was recorded where `.data` was read."""
+        if value.future is None:
+            self.flow.append(P.Access(value.region.buffer, loc, access))
 
     def stmt_WaitStmt(self, s: A.WaitStmt) -> List[ir.Stmt]:
-        names = []
+        waited: List[Future] = []
         for n in s.futures:
             sym = self.scope.lookup(n.name)
             if sym is None:
@@ -660,9 +660,10 @@ class FunctionChecker:
                 self.error(n.loc, f"cannot wait on '{n.name}': it comes from a synchronous 'dma.copy' "
                                   "(only 'dma.copy.async' gives a future to wait on)")
                 continue
-            self.pending.pop(fut.name, None)
-            names.append(fut.name)
-        return [ir.Wait(s.loc, names)] if names else []
+            waited.append(fut)
+        if waited:
+            self.flow.append(P.Wait(waited, s.loc))
+        return [ir.Wait(s.loc, [f.name for f in waited])] if waited else []
 
     def stmt_ReturnStmt(self, s: A.ReturnStmt) -> List[ir.Stmt]:
         if self.level > 0:
@@ -697,8 +698,6 @@ class FunctionChecker:
             return [ir.Return(s.loc, value=value.sym)]
         if isinstance(value, VFuture):
             value = self.future_data(value.future, s.value.loc)
-            if value is None:
-                return []
         if not isinstance(value, VData):
             self.error(s.value.loc, f"returning {_kind_name(value)} from a function returning spanned data")
             return []
@@ -709,6 +708,8 @@ class FunctionChecker:
         if value.elem != elem:
             self.error(s.value.loc, f"returning '{value.elem}' data from a function returning '{elem}' data")
             return []
+        if value.future is None:
+            self.check_readable(value, _start_loc(s.value))
         out: List[ir.Stmt] = []
         if shape is None:
             if spec.rank is not None and spec.rank.value != len(buf.shape):
@@ -759,17 +760,13 @@ class FunctionChecker:
         self.push()
         self.declare(s.var, Symbol(s.var.name, "bounded", VInt(Sym.var(var), count_sym, "parallel"),
                                    s.var.loc, var, [var], "parallel"))
-        pending_before = dict(self.pending)
         try:
-            node.body = self.block_stmts(s.body.stmts)
+            with self.construct("parallel", s.loc):
+                node.body = self.block_stmts(s.body.stmts)
         finally:
             self.pop()
             self.parallel_stack.pop()
             self.level -= 1
-        for key, fut in list(self.pending.items()):
-            if key not in pending_before:
-                self.diag.warning(fut.loc, f"asynchronous copy '{fut.user_name}' is never waited")
-                self.pending.pop(key)
         return checks + [node]
 
     def stmt_WithStmt(self, s: A.WithStmt) -> List[ir.Stmt]:
@@ -904,8 +901,10 @@ class FunctionChecker:
                 self.error(s.cond.loc, f"the 'foreach ... if' condition must be a boolean, not {_kind_name(cond)}")
         for atom, _ in loops:
             self.iterating.add(atom)
+        always = cond_sym is None or (cond_sym.is_const and cond_sym.value != 0)
         try:
-            body = self.scoped_block(s.body)
+            with self.construct("loop", s.loc) if always else self.masked_loop(s.loc):
+                body = self.scoped_block(s.body)
         finally:
             for atom, _ in loops:
                 self.iterating.discard(atom)
@@ -916,6 +915,12 @@ class FunctionChecker:
                 self.diag.warning(s.cond.loc, "the 'foreach' condition is always false")
             body = [ir.If(s.loc, cond_sym, body)]
         return body
+
+    @contextmanager
+    def masked_loop(self, loc: Loc) -> Iterator[None]:
+        """`foreach ... if`: a loop whose body may run for no instance at all."""
+        with self.construct("masked", loc), self.construct("loop", loc):
+            yield
 
     # -- DMA -------------------------------------------------------------------
     def dma(self, node: A.DmaCopy, future_name: Optional[A.Name]) -> List[ir.Stmt]:
@@ -929,13 +934,12 @@ class FunctionChecker:
         src = self.expr(node.src)
         if isinstance(src, VFuture):
             src = self.future_data(src.future, node.src.loc)
-        if src is None or isinstance(src, VError):
+        if isinstance(src, VError):
             return self._declare_failed_future(future_name)
         if not isinstance(src, VData):
             self.error(node.src.loc, f"the source of 'dma.copy' must be spanned data, not {_kind_name(src)}")
             return self._declare_failed_future(future_name)
-        if not self.check_readable(src, _start_loc(node.src)):
-            return self._declare_failed_future(future_name)
+        self.check_readable(src, _start_loc(node.src))
         out: List[ir.Stmt] = []
         extents = list(src.region.extents)
         if isinstance(node.dst, A.StorageRef):
@@ -951,12 +955,13 @@ class FunctionChecker:
             buf = self.new_buffer(base, src.elem, storage, extents, node.dst.loc, "dma",
                                   future_name.name if future_name else "")
             dst = VData(ir.Region(buf, [Sym.const(0)] * len(extents), extents), src.elem)
+            self.check_readable(dst, node.dst.loc, "written")  # the previous iteration's copy
             out.append(ir.Alloc(node.dst.loc, buf))
         else:
             dst = self.expr(node.dst)
             if isinstance(dst, VFuture):
                 dst = self.future_data(dst.future, node.dst.loc)
-            if dst is None or isinstance(dst, VError):
+            if isinstance(dst, VError):
                 return self._declare_failed_future(future_name)
             if not isinstance(dst, VData):
                 self.error(node.dst.loc, f"the destination of 'dma.copy' must be spanned data or a storage "
@@ -967,8 +972,7 @@ class FunctionChecker:
                 self.error(dst_at, f"'dma.copy' does not convert: source is '{src.elem}' data, "
                                    f"destination is '{dst.elem}' data")
                 return self._declare_failed_future(future_name)
-            if not self.check_readable(dst, dst_at, "written"):
-                return self._declare_failed_future(future_name)
+            self.check_readable(dst, dst_at, "written")
             before = self.diag.errors
             out += self.shape_match(dst_at, extents, list(dst.region.extents),
                                     "the copied chunk", "the destination")
@@ -980,7 +984,7 @@ class FunctionChecker:
             fut = Future(fut_ir_name, future_name.name, dst.region, src.elem, is_async, future_name.loc)
             self.declare(future_name, Symbol(future_name.name, "future", VFuture(fut), future_name.loc, fut_ir_name))
             if is_async:
-                self.pending[fut_ir_name] = fut
+                self.flow.append(P.Issue(fut))
         elif is_async:
             self.diag.warning(node.loc, "the future of this 'dma.copy.async' is discarded, so it can never be "
                                         "waited; assign it, e.g. 'f = dma.copy.async ...;'")
@@ -992,11 +996,9 @@ class FunctionChecker:
             self.declare(name, Symbol(name.name, "error", VError(), name.loc))
         return []
 
-    def future_data(self, fut: Future, loc: Loc) -> Optional[VData]:
-        if fut.name in self.pending:
-            self.error(loc, f"'{fut.user_name}.data' is read before 'wait {fut.user_name}': the asynchronous "
-                            "copy may not have finished")
-            return None
+    def future_data(self, fut: Future, loc: Loc) -> VData:
+        """`f.data`: a read that the dataflow of pending.py checks against f's pending copy."""
+        self.flow.append(P.Access(fut.region.buffer, loc, via=fut))
         return VData(fut.region, fut.elem, fut)
 
     # -- expressions -----------------------------------------------------------
@@ -1213,8 +1215,7 @@ class FunctionChecker:
             return base
         if isinstance(base, VFuture):
             if e.name == "data":
-                data = self.future_data(base.future, e.loc)
-                return data if data is not None else VError()
+                return self.future_data(base.future, e.loc)
             if e.name == "span":
                 return VSpan(list(base.future.region.extents))
             return self.error(e.loc, f"a future has members 'data' and 'span', not '{e.name}'")

@@ -1,0 +1,218 @@
+"""Read-before-wait: which asynchronous copies may still be in flight at each access.
+
+Sema records what matters for this question as a small tree of events while it walks a
+``__co__`` function (copies issued, waits, swaps, accesses to data, and the constructs
+that shape control flow); ``analyse`` then runs a forward dataflow over that tree, as
+clang's analysis-based warnings run over a function once its body is complete:
+
+* the state is the set of futures whose copy may still be in flight on some path;
+* a ``foreach ... if`` body may run for no instance, so its exit joins (unions) the
+  state before it with the state after its body; a `wait` inside it does not help the
+  instances that the condition excludes;
+* a ``foreach`` body runs at least once (its bounds are positive, checked at run time
+  when not known) and its back edge joins the state at the end of the body into the
+  state at its head, iterated to a fixed point;
+* an access to a buffer that a possibly pending copy writes is an error at the access.
+
+The sets only grow along a loop's iterations (every transfer is monotone), so the fixed
+point is reached after at most one iteration per future; results of inner loops are
+cached by their entry set, which keeps nested loops linear in practice.
+"""
+from __future__ import annotations
+
+from typing import Dict, FrozenSet, List, Optional, Tuple
+
+from ..diagnostics import Diagnostics, Loc
+from .nodes import dataclass
+from .values import Future
+
+
+# -- the event tree that sema records -------------------------------------------------
+@dataclass(eq=False)
+class Issue:
+    """`f = dma.copy.async ...`: f's destination is written from now until `wait f`."""
+    future: Future
+
+
+@dataclass(eq=False)
+class Wait:
+    futures: List[Future]
+    loc: Loc
+
+
+@dataclass(eq=False)
+class Swap:
+    """`swap(f, g)`: f now names the copy that g named, and the other way round."""
+    first: Future
+    second: Future
+
+
+@dataclass(eq=False)
+class Access:
+    """Data is read (or written) at ``loc``; ``via`` is set for `f.data`."""
+    buffer: object
+    loc: Loc
+    access: str = "read"
+    via: Optional[Future] = None
+
+
+@dataclass(eq=False)
+class Construct:
+    """A construct that shapes control flow.
+
+    kind: ``parallel`` (runs once per instance), ``loop`` (a `foreach`, at least once,
+    with a back edge) or ``masked`` (the body of `foreach ... if`, maybe not at all).
+    """
+    kind: str
+    loc: Loc
+    body: List[object]
+
+
+# -- the state --------------------------------------------------------------------------
+@dataclass(eq=False)
+class InFlight:
+    """Why a future may be pending: where its copy was issued, and how it got here."""
+    future: Future
+    carried: bool = False               # pending from an earlier iteration of a loop
+    skipped_wait: Optional[Loc] = None  # its `wait` is inside a `foreach ... if`
+
+
+class State:
+    """Possibly pending futures by IR name; `waited` remembers the last wait of each."""
+
+    def __init__(self, pending: Optional[Dict[str, InFlight]] = None,
+                 waited: Optional[Dict[str, Loc]] = None):
+        self.pending: Dict[str, InFlight] = dict(pending or {})
+        self.waited: Dict[str, Loc] = dict(waited or {})
+
+    def copy(self) -> "State":
+        return State(self.pending, self.waited)
+
+    def keys(self) -> FrozenSet[str]:
+        return frozenset(self.pending)
+
+    def join(self, other: "State") -> "State":
+        """The union of two paths; where both hold a future, this side's reason is kept."""
+        out = self.copy()
+        for name, why in other.pending.items():
+            out.pending.setdefault(name, why)
+        for name, loc in other.waited.items():
+            out.waited.setdefault(name, loc)
+        return out
+
+
+# -- the analysis ---------------------------------------------------------------------
+class Analysis:
+    def __init__(self, diag: Diagnostics):
+        self.diag = diag
+        self.cache: Dict[Tuple[int, FrozenSet[str]], State] = {}
+
+    def block(self, events: List[object], state: State, report: bool) -> State:
+        for ev in events:
+            state = getattr(self, "on_" + type(ev).__name__)(ev, state, report)
+        return state
+
+    def on_Issue(self, ev: Issue, state: State, report: bool) -> State:
+        state = state.copy()
+        state.pending[ev.future.name] = InFlight(ev.future)
+        return state
+
+    def on_Wait(self, ev: Wait, state: State, report: bool) -> State:
+        state = state.copy()
+        for fut in ev.futures:
+            state.pending.pop(fut.name, None)
+            state.waited[fut.name] = ev.loc
+        return state
+
+    def on_Swap(self, ev: Swap, state: State, report: bool) -> State:
+        state = state.copy()
+        first = state.pending.pop(ev.first.name, None)
+        second = state.pending.pop(ev.second.name, None)
+        if second is not None:
+            state.pending[ev.first.name] = second
+        if first is not None:
+            state.pending[ev.second.name] = first
+        return state
+
+    def on_Access(self, ev: Access, state: State, report: bool) -> State:
+        if not report:
+            return state
+        via = state.pending.get(ev.via.name) if ev.via is not None else None
+        if via is not None:
+            name = ev.via.user_name
+            self.diag.error(ev.loc, f"'{name}.data' is read before 'wait {name}': the asynchronous "
+                                    "copy may not have finished")
+            self.explain(via)
+            return state
+        for why in state.pending.values():
+            if why.future.region.buffer is ev.buffer:
+                name = why.future.user_name
+                self.diag.error(ev.loc, f"'{name}' is {ev.access} before 'wait {name}': the asynchronous "
+                                        f"copy into it may not have finished")
+                self.explain(why)
+                break
+        return state
+
+    def explain(self, why: InFlight) -> None:
+        """Notes at the copy and at the `wait` that does not cover every path."""
+        if why.skipped_wait is not None:
+            self.diag.note(why.skipped_wait, "this 'wait' does not run for the instances that the "
+                                             "'foreach ... if' condition excludes")
+        where = "in an earlier iteration of the loop" if why.carried else "here"
+        self.diag.note(why.future.loc, f"the asynchronous copy '{why.future.user_name}' is issued {where}")
+
+    def on_Construct(self, ev: Construct, state: State, report: bool) -> State:
+        return getattr(self, "construct_" + ev.kind)(ev, state, report)
+
+    def construct_parallel(self, ev: Construct, state: State, report: bool) -> State:
+        out = self.block(ev.body, state, report).copy()
+        for name, why in list(out.pending.items()):
+            if name not in state.pending:
+                if report:
+                    self.unwaited(why)
+                del out.pending[name]
+        return out
+
+    def unwaited(self, why: InFlight) -> None:
+        name = why.future.user_name
+        if why.skipped_wait is None:
+            self.diag.warning(why.future.loc, f"asynchronous copy '{name}' is never waited")
+            return
+        self.diag.warning(why.future.loc, f"asynchronous copy '{name}' is not waited on every path")
+        self.diag.note(why.skipped_wait, "this 'wait' does not run for the instances that the "
+                                         "'foreach ... if' condition excludes")
+
+    def construct_masked(self, ev: Construct, state: State, report: bool) -> State:
+        body_out = self.block(ev.body, state, report)
+        out = body_out.copy()
+        for name, why in state.pending.items():
+            if name not in body_out.pending:  # waited in the body: not for the excluded instances
+                out.pending[name] = InFlight(why.future, why.carried, body_out.waited.get(name))
+        return out
+
+    def construct_loop(self, ev: Construct, state: State, report: bool) -> State:
+        head = state
+        while True:
+            out = self.silent(ev, head)
+            carried = State({n: InFlight(w.future, True, w.skipped_wait)
+                             for n, w in out.pending.items()}, out.waited)
+            following = head.join(carried)
+            if following.keys() == head.keys():
+                break
+            head = following
+        return self.block(ev.body, head, True) if report else out
+
+    def silent(self, ev: Construct, head: State) -> State:
+        """One pass over a loop body without diagnostics, cached by the entry set."""
+        key = (id(ev), head.keys())
+        if key not in self.cache:
+            self.cache[key] = self.block(ev.body, head, False)
+        return self.cache[key]
+
+
+def analyse(events: List[object], diag: Diagnostics) -> None:
+    """Reports every access to data that a possibly pending copy writes, and every copy
+    still pending when the function ends."""
+    analysis = Analysis(diag)
+    for why in analysis.block(events, State(), True).pending.values():
+        analysis.unwaited(why)
