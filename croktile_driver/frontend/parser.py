@@ -37,6 +37,15 @@ class ParseError(Exception):
     pass
 
 
+def _extend(p) -> list:
+    """``x_list : x | x_list COMMA x``: appends in place, so a list of n items costs O(n)
+    (copying the list at each item made long lists quadratic)."""
+    if len(p) == 2:
+        return [p[1]]
+    p[1].append(p[3])
+    return p[1]
+
+
 class _Grammar:
     """The grammar rules. Kept apart from the driver class so PLY's reflection sees only them."""
 
@@ -102,7 +111,7 @@ class _Grammar:
     def p_param_list(self, p):
         """param_list : param
                       | param_list COMMA param"""
-        p[0] = [p[1]] if len(p) == 2 else p[1] + [p[3]]
+        p[0] = _extend(p)
 
     def p_param(self, p):
         """param : spanned_type ID
@@ -128,10 +137,10 @@ class _Grammar:
     def p_stmt_list(self, p):
         """stmt_list : stmt
                      | stmt_list stmt"""
-        if len(p) == 2:
-            p[0] = [p[1]] if p[1] is not None else []
-        else:
-            p[0] = p[1] + ([p[2]] if p[2] is not None else [])
+        items, stmt = ([], p[1]) if len(p) == 2 else (p[1], p[2])
+        if stmt is not None:
+            items.append(stmt)
+        p[0] = items
 
     def p_stmt(self, p):
         """stmt : block
@@ -199,13 +208,8 @@ class _Grammar:
 
     def p_init(self, p):
         """init : expr
-                | tuple_lit
                 | dma_expr"""
         p[0] = p[1]
-
-    def p_tuple_lit(self, p):
-        """tuple_lit : LBRACE expr_list RBRACE"""
-        p[0] = A.TupleLit(self._loc(p, 1), p[2])
 
     def p_dma_expr(self, p):
         """dma_expr : DMA PERIOD ID dma_async expr ARROW dma_target"""
@@ -250,7 +254,7 @@ class _Grammar:
     def p_template_arg_list(self, p):
         """template_arg_list : shift_expr
                              | template_arg_list COMMA shift_expr"""
-        p[0] = [p[1]] if len(p) == 2 else p[1] + [p[3]]
+        p[0] = _extend(p)
 
     def p_wait_stmt(self, p):
         """wait_stmt : WAIT id_list SEMI"""
@@ -276,7 +280,7 @@ class _Grammar:
     def p_binding_list(self, p):
         """binding_list : binding
                         | binding_list COMMA binding"""
-        p[0] = [p[1]] if len(p) == 2 else p[1] + [p[3]]
+        p[0] = _extend(p)
 
     def p_binding_name(self, p):
         """binding : ID IN expr"""
@@ -293,7 +297,7 @@ class _Grammar:
     def p_where_list(self, p):
         """where_list : where_item
                       | where_list COMMA where_item"""
-        p[0] = [p[1]] if len(p) == 2 else p[1] + [p[3]]
+        p[0] = _extend(p)
 
     def p_where_item(self, p):
         """where_item : ID BIND ID"""
@@ -313,13 +317,14 @@ class _Grammar:
         if len(p) == 2:
             p[0] = [A.Name(self._loc(p, 1), p[1])]
         else:
-            p[0] = p[1] + [A.Name(self._loc(p, 3), p[3])]
+            p[1].append(A.Name(self._loc(p, 3), p[3]))
+            p[0] = p[1]
 
     # -- expressions -----------------------------------------------------------
     def p_expr_list(self, p):
         """expr_list : expr
                      | expr_list COMMA expr"""
-        p[0] = [p[1]] if len(p) == 2 else p[1] + [p[3]]
+        p[0] = _extend(p)
 
     def p_arg_list_opt(self, p):
         """arg_list_opt :
@@ -432,6 +437,10 @@ class _Grammar:
         """primary_expr : LBRACKET expr_list RBRACKET"""
         p[0] = A.SpanLit(self._loc(p, 1), p[2])
 
+    def p_primary_tuple(self, p):
+        """primary_expr : LBRACE expr_list RBRACE"""
+        p[0] = A.TupleLit(self._loc(p, 1), p[2])
+
     def p_primary_sizeof(self, p):
         """primary_expr : OR postfix_expr OR"""
         p[0] = A.SizeOf(self._loc(p, 1), p[2])
@@ -471,6 +480,8 @@ class _Grammar:
             self.diag.error(loc, f"expected ')' before '{shown}'")
         elif "RBRACKET" in acceptable:
             self.diag.error(loc, f"expected ']' before '{shown}'")
+        elif "RBRACE" in acceptable:
+            self.diag.error(loc, f"expected '}}' before '{shown}'")
         else:
             self.diag.error(loc, f"syntax error before '{shown}'")
         return None

@@ -1286,7 +1286,8 @@ class FunctionChecker:
                 for item, ub in zip(v.items, v.bounds):
                     parts.append((item, ub, arg.loc, label))
             elif isinstance(v, (VInt, VTuple)):
-                return self.error(arg.loc, f"chunkat index '{label}' is not bounded; bind it with "
+                named = f" '{arg.name}'" if isinstance(arg, A.Name) else ""
+                return self.error(arg.loc, f"chunkat index{named} is not bounded; bind it with "
                                            "'parallel ... by' or 'with ... in', or use '_'")
             else:
                 return self.error(arg.loc, f"chunkat indices are bounded integers, bounded ituples or '_', "

@@ -5,7 +5,7 @@ __co__ void chunkat_unbounded(s32 [6, 8] a, int i) {
     x = dma.copy a.chunkat(p, i) => local;   // expect-error: chunkat index 'i' is not bounded
     ituple t = {1, 2};
     y = dma.copy a.chunkat(t) => local;      // expect-error: chunkat index 't' is not bounded
-    z = dma.copy a.chunkat(p, 3) => local;   // expect-error: chunkat index 'index' is not bounded
+    z = dma.copy a.chunkat(p, 3) => local;   // expect-error: chunkat index is not bounded
     w = dma.copy a.chunkat(p, _) => local;   // fine
   }
 }

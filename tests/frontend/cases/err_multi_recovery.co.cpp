@@ -16,7 +16,7 @@ __co__ void many_semantic_errors(s32 [6, 17] a, float pad) {
   s32 x;                               // expect-error: 's32' is not a scalar type
   call kernel(a, 1);                   // expect-error: can only be called inside 'parallel'
   parallel p by 6 {
-    f = dma.copy a.chunkat(p, 3) => local;  // expect-error: chunkat index 'index' is not bounded
+    f = dma.copy a.chunkat(p, 3) => local;  // expect-error: chunkat index is not bounded
     wait f;                            // no follow-on error for the failed copy
     with i in [4] {
       foreach i {
