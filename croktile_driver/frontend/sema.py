@@ -35,6 +35,17 @@ def _as_int(t: VTuple) -> VInt:
     return VInt(t.items[0], t.bounds[0] if t.bounds else None, t.origin)
 
 
+def _is_single(v: Value) -> bool:
+    return isinstance(v, VTuple) and len(v.items) == 1
+
+
+def _scalar(v: Value) -> Value:
+    """The language rule for one-element ituples (`with i in [4]` binds one): wherever an
+    integer is expected, a one-element ituple is its integer, keeping its bound. Every
+    place that expects an integer reads its operand through this."""
+    return _as_int(v) if _is_single(v) else v
+
+
 def _article(word: str) -> str:
     return ("an " if word[:1] in "aeiou" else "a ") + word
 
@@ -246,7 +257,7 @@ class FunctionChecker:
                     self.host_vars.add(item.name)
                     dims.append(Sym.var(item.name))
                     continue
-                value = self.expr(item)
+                value = _scalar(self.expr(item))
                 if isinstance(value, VSpan):
                     self.error(item.loc, "a parameter shape lists its dimensions one by one")
                     dims.append(actual_dim)
@@ -372,7 +383,7 @@ class FunctionChecker:
             return []
         init_value: Optional[Value] = None
         if s.init is not None:
-            init_value = self.init_value(s.init, s.name)
+            init_value = _scalar(self.init_value(s.init, s.name))
             if isinstance(init_value, VError):
                 init_value = None
             elif ty.kind == "int" and not isinstance(init_value, (VInt, VBool)):
@@ -465,7 +476,7 @@ class FunctionChecker:
                 return []
             self.error(s.value.loc, f"cannot define '{name.name}' from {_kind_name(value)}")
             return []
-        value = self.expr(s.value)
+        value = _scalar(self.expr(s.value)) if existing.kind in ("int", "bool") else self.expr(s.value)
         if existing.kind == "mdspan":
             self.error(name.loc, f"mdspan '{name.name}' cannot be assigned; an mdspan is defined only once")
             return []
@@ -577,7 +588,7 @@ class FunctionChecker:
         if s.template_args is not None:
             targs = []
             for i, t in enumerate(s.template_args):
-                value = self.expr(t)
+                value = _scalar(self.expr(t))
                 if isinstance(value, VError):
                     continue
                 if not isinstance(value, (VInt, VBool)):
@@ -605,7 +616,7 @@ class FunctionChecker:
     def call_arg(self, node: A.Node, fname: str) -> Optional[ir.CallArg]:
         if isinstance(node, A.FloatLit):
             return ir.CallArg("float", text=node.text)
-        value = self.expr(node)
+        value = _scalar(self.expr(node))
         if isinstance(value, VError):
             return None
         if isinstance(value, VFloat):
@@ -676,6 +687,8 @@ class FunctionChecker:
                 self.error(s.loc, "'return' with no value in a __co__ function returning a value")
             return [ir.Return(s.loc)]
         value = self.expr(s.value)
+        if kind in ("int", "bool", "auto"):
+            value = _scalar(value)
         if isinstance(value, VError) or kind == "error":
             return []
         if kind == "void":
@@ -740,7 +753,7 @@ class FunctionChecker:
 
     # -- parallel, with, foreach ----------------------------------------------
     def stmt_ParallelStmt(self, s: A.ParallelStmt) -> List[ir.Stmt]:
-        count = self.expr(s.count)
+        count = _scalar(self.expr(s.count))
         count_sym = Sym.const(1)
         if isinstance(count, VInt):
             count_sym = count.sym
@@ -892,7 +905,7 @@ class FunctionChecker:
                 loops.append((atom, ub))
         cond_sym = None
         if s.cond is not None:
-            cond = self.expr(s.cond)
+            cond = _scalar(self.expr(s.cond))
             if isinstance(cond, (VInt, VBool)):
                 cond_sym = cond.sym.op("!=", 0) if isinstance(cond, VInt) else cond.sym
             elif isinstance(cond, VFloat):
@@ -1035,7 +1048,7 @@ class FunctionChecker:
     def expr_TupleLit(self, e: A.TupleLit) -> Value:
         items = []
         for it in e.items:
-            v = self.expr(it)
+            v = _scalar(self.expr(it))
             if isinstance(v, VError):
                 return v
             if not isinstance(v, VInt):
@@ -1075,8 +1088,7 @@ class FunctionChecker:
         if isinstance(v, VFloat):
             return self.error(e.loc, "floating-point arithmetic is not allowed in tileflow code; "
                                      "floating-point values may only be passed to calls")
-        if isinstance(v, VTuple) and len(v.items) == 1:
-            v = VInt(v.items[0])
+        v = _scalar(v)
         if not isinstance(v, (VInt, VBool)):
             return self.error(e.loc, f"invalid operand to unary '{e.op}' (have {_kind_name(v)})")
         if e.op == "-":
@@ -1095,11 +1107,11 @@ class FunctionChecker:
         if isinstance(left, VFloat) or isinstance(right, VFloat):
             return self.error(e.loc, "floating-point arithmetic is not allowed in tileflow code; "
                                      "floating-point values may only be passed to calls")
-        # a one-element (bounded) ituple behaves as its integer
-        if isinstance(left, VTuple) and len(left.items) == 1 and isinstance(right, (VInt, VBool)):
-            left = _as_int(left)
-        if isinstance(right, VTuple) and len(right.items) == 1 and isinstance(left, (VInt, VBool)):
-            right = _as_int(right)
+        # a one-element ituple beside an integer (or another one) is its integer
+        if isinstance(right, (VInt, VBool)) or _is_single(right):
+            left = _scalar(left)
+        if isinstance(left, (VInt, VBool)):
+            right = _scalar(right)
         if isinstance(left, VSpan) and e.op in _SPAN_OPS:
             return self.span_op(e, left, right)
         if isinstance(left, VTuple) and isinstance(right, (VInt, VTuple)) and e.op in _SPAN_OPS:
@@ -1165,7 +1177,7 @@ class FunctionChecker:
         return VSpan(dims)
 
     def expr_Ternary(self, e: A.Ternary) -> Value:
-        c, a, b = self.expr(e.cond), self.expr(e.then), self.expr(e.other)
+        c, a, b = (_scalar(self.expr(x)) for x in (e.cond, e.then, e.other))
         if any(isinstance(v, VError) for v in (c, a, b)):
             return VError()
         if any(isinstance(v, VFloat) for v in (c, a, b)):
@@ -1251,7 +1263,7 @@ class FunctionChecker:
             items = base.dims if isinstance(base, VSpan) else base.items
             if len(e.args) != 1:
                 return self.error(e.loc, "a dimension is selected with one index, e.g. 'sp(0)'")
-            idx = self.expr(e.args[0])
+            idx = _scalar(self.expr(e.args[0]))
             if isinstance(idx, VError):
                 return idx
             if not isinstance(idx, VInt) or not idx.sym.is_const:
@@ -1343,7 +1355,7 @@ class FunctionChecker:
     def expr_SpanLit(self, e: A.SpanLit) -> Value:
         dims: List[Sym] = []
         for it in e.items:
-            v = self.expr(it)
+            v = _scalar(self.expr(it))
             if isinstance(v, VError):
                 return v
             if isinstance(v, VInt):
