@@ -14,7 +14,7 @@ from . import ast as A
 from . import ir
 from . import pending as P
 from ..diagnostics import Diagnostics, Loc
-from .symbolic import Sym, prove_divisible, prove_equal
+from .symbolic import INT_MAX, INT_MIN, Sym, fits_int, prove_divisible, prove_equal
 from .values import (Future, Symbol, VBool, VData, VError, VFloat, VFuture, VInt, VMethod,
                      VSpan, VTuple, Value, VWild)
 
@@ -1092,7 +1092,7 @@ class FunctionChecker:
         if not isinstance(v, (VInt, VBool)):
             return self.error(e.loc, f"invalid operand to unary '{e.op}' (have {_kind_name(v)})")
         if e.op == "-":
-            return VInt(-v.sym)
+            return self.int32(e.loc, f"-({v.sym.to_c()})", VInt(-v.sym))
         if e.op == "+":
             return VInt(v.sym)
         if e.op == "!":
@@ -1125,20 +1125,24 @@ class FunctionChecker:
             return self.error(e.loc, "division by zero")
         if e.op in ("<<", ">>") and b.is_const and not 0 <= b.value < 32:
             return self.error(e.loc, f"shift count {b.value} is out of range for 'int' (0 to 31)")
-        bound = self._index_bound(e.op, left, right)
-        if e.op == "+":
-            return VInt(a + b, *bound)
-        if e.op == "-":
-            return VInt(a - b, *bound)
-        if e.op == "*":
-            return VInt(a * b)
-        if e.op == "%" and bound:
-            return VInt(a.op("%", b), *bound)
-        if e.op in ("/", "%") or e.op in _BITWISE:
-            return VInt(a.op(e.op, b))
-        if e.op in _COMPARE:
+        if e.op in _COMPARE or e.op in _LOGICAL:
             return VBool(a.op(e.op, b))
-        return VBool(a.op(e.op, b))
+        if e.op == "%" and not fits_int(a.op("/", b)):  # C++: a % b is undefined when a / b is
+            return self.error(e.loc, f"integer overflow in constant expression: '{a.to_c()} % {b.to_c()}' "
+                                     f"divides {a.to_c()} by {b.to_c()}, whose quotient is outside the "
+                                     "range of 'int'")
+        value = a + b if e.op == "+" else a - b if e.op == "-" else a * b if e.op == "*" else a.op(e.op, b)
+        return self.int32(e.loc, f"{a.to_c()} {e.op} {b.to_c()}",
+                          VInt(value, *self._index_bound(e.op, left, right)))
+
+    def int32(self, loc: Loc, text: str, value: VInt) -> Value:
+        """Tileflow's int is 32-bit (spec 2, "Scalar Types"): an operation whose operands
+        are known and whose result is outside that range is an error at the operation,
+        not a value that a target compiler would truncate or reject elsewhere."""
+        if fits_int(value.sym):
+            return value
+        return self.error(loc, f"integer overflow in constant expression: '{text}' is {value.sym.value}, "
+                               f"outside the range of 'int' ({INT_MIN} to {INT_MAX})")
 
     @staticmethod
     def _index_bound(op: str, left: Value, right: Value) -> tuple:
@@ -1174,6 +1178,8 @@ class FunctionChecker:
                 dims.append(a * b)
             else:
                 dims.append(a.op(e.op, b))
+            if isinstance(self.int32(e.loc, f"{a.to_c()} {e.op} {b.to_c()}", VInt(dims[-1])), VError):
+                return VError()
         return VSpan(dims)
 
     def expr_Ternary(self, e: A.Ternary) -> Value:
@@ -1219,7 +1225,7 @@ class FunctionChecker:
         total = Sym.const(1)
         for d in dims:
             total = total * d
-        return VInt(total)
+        return self.int32(e.loc, " * ".join(d.to_c() for d in dims), VInt(total))
 
     def expr_Member(self, e: A.Member) -> Value:
         base = self.expr(e.base)

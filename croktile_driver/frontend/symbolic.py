@@ -11,6 +11,22 @@ from __future__ import annotations
 from typing import Callable, Dict, Iterable, Optional, Tuple
 
 
+INT_MIN, INT_MAX = -2 ** 31, 2 ** 31 - 1   # tileflow's int is 32-bit (spec 2, "Scalar Types")
+
+
+def fits_int(value: "Sym") -> bool:
+    """False only for a constant outside the range of a 32-bit int."""
+    return not value.is_const or INT_MIN <= value.value <= INT_MAX
+
+
+def _shl(a: int, b: int) -> int:
+    """`a << b` as C++ defines it (C++20, and gcc before): a result that fits in 32 bits
+    wraps into the sign bit (`1 << 31` is INT_MIN); one that does not stays out of range
+    for sema to report as an overflow."""
+    v = a << b
+    return v - 2 ** 32 if INT_MAX < v < 2 ** 32 else v
+
+
 def _c_div(a: int, b: int) -> int:
     q = abs(a) // abs(b)
     return q if (a >= 0) == (b >= 0) else -q
@@ -22,7 +38,7 @@ def _c_mod(a: int, b: int) -> int:
 
 _FOLD = {
     "/": _c_div, "%": _c_mod,
-    "<<": lambda a, b: a << b, ">>": lambda a, b: a >> b,
+    "<<": _shl, ">>": lambda a, b: a >> b,
     "&": lambda a, b: a & b, "|": lambda a, b: a | b, "^": lambda a, b: a ^ b,
     "==": lambda a, b: int(a == b), "!=": lambda a, b: int(a != b),
     "<": lambda a, b: int(a < b), ">": lambda a, b: int(a > b),
