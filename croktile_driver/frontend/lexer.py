@@ -38,6 +38,10 @@ tokens = sorted(set(KEYWORDS.values())) + [
 ]
 
 
+_CLOSER_OF = {"LPAREN": "RPAREN", "LBRACKET": "RBRACKET", "LBRACE": "RBRACE"}
+_OPENER_OF = {close: open_ for open_, close in _CLOSER_OF.items()}
+
+
 class LexError(Exception):
     def __init__(self, loc: Loc, msg: str):
         super().__init__(msg)
@@ -115,6 +119,7 @@ class TileflowLexer:
         self._pushback = []
         self.prev_token = None   # the token before `last_token` (for "expected ';'" after it)
         self.last_token = None
+        self.open_brackets = []  # the '(', '[' and '{' tokens read and not closed yet
 
     def token(self):
         if self._pushback:
@@ -123,8 +128,35 @@ class TileflowLexer:
             tok = self.lexer.token()
             if tok is not None:
                 tok.endlexpos = self.lexer.lexpos
+                self._track_brackets(tok)
         self.prev_token, self.last_token = self.last_token, tok
         return tok
+
+    def _track_brackets(self, tok) -> None:
+        """Keeps ``open_brackets``; a closer that does not match the innermost opener gets
+        that opener as ``tok.mismatched`` (for "to match this '('" notes)."""
+        if tok.type in _CLOSER_OF:
+            self.open_brackets.append(tok)
+            return
+        want = _OPENER_OF.get(tok.type)
+        if want is None:
+            return
+        stack = self.open_brackets
+        if stack and stack[-1].type == want:
+            stack.pop()
+            return
+        tok.mismatched = stack[-1] if stack else None
+        for k in range(len(stack) - 1, -1, -1):  # it closes the nearest opener of its kind
+            if stack[k].type == want:
+                del stack[k:]
+                break
+
+    def innermost_open(self, tok):
+        """The innermost bracket open before ``tok`` (the token being looked at)."""
+        stack = self.open_brackets
+        if stack and stack[-1] is tok:
+            return stack[-2] if len(stack) > 1 else None
+        return stack[-1] if stack else None
 
     def push_back(self, tok) -> None:
         """Makes ``tok`` the next token again (the parser inserted one before it)."""

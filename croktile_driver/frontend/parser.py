@@ -30,6 +30,7 @@ _SPELLING = {
     "ID": "identifier", "INT_CONST": "integer constant", "FLOAT_CONST": "floating constant",
 }
 
+_CLOSER = {"LPAREN": "RPAREN", "LBRACKET": "RBRACKET", "LBRACE": "RBRACE"}
 _WORDS = {"ID", "INT_CONST", "FLOAT_CONST"}  # named, not quoted: "expected identifier before ..."
 
 
@@ -467,7 +468,20 @@ class _Grammar:
             self.cascade_line = None
             return self._insert_token(tok, prev, "SEMI", ";")
         self.cascade_line = where
-        expected = self._expected()
+        opener = self.lex.innermost_open(tok)
+        if opener is not None and _CLOSER[opener.type] not in acceptable:
+            opener = None
+        if getattr(tok, "mismatched", None) is not None:
+            opener = tok.mismatched  # `{ ... )`: the closer the opener needs, as clang words it
+            self.diag.error(loc, f"expected '{_SPELLING[_CLOSER[opener.type]]}' before '{shown}'")
+        else:
+            self._expected_message(loc, shown, acceptable)
+        if opener is not None:
+            self.diag.note(self.lex.loc(opener.lineno, opener.lexpos), f"to match this '{opener.value}'")
+        return None
+
+    def _expected_message(self, loc: Loc, shown: str, acceptable: set) -> None:
+        expected = sorted(acceptable)
         if expected and len(expected) <= 3:
             want = " or ".join(_SPELLING[e] if e in _WORDS else f"'{_SPELLING.get(e, e.lower())}'"
                                for e in expected)
@@ -484,7 +498,6 @@ class _Grammar:
             self.diag.error(loc, f"expected '}}' before '{shown}'")
         else:
             self.diag.error(loc, f"syntax error before '{shown}'")
-        return None
 
     def _insert_token(self, tok, prev, type_: str, value: str):
         """Error recovery by insertion: ``type_`` becomes the lookahead, ``tok`` follows it."""
@@ -528,9 +541,6 @@ class _Grammar:
                 return False
             stack.append(nxt)
         return False
-
-    def _expected(self) -> List[str]:
-        return sorted(self._acceptable())
 
 
 class TileflowParser:

@@ -38,7 +38,7 @@ def run_frontend(text: str, filename: str, diag: Diagnostics, *,
         return tu
     # after a splitter error (a stray '}', an unterminated function) the functions it did
     # find are still parsed and checked: their errors usually show the cause
-    co_segments = [s for s in tu.segments if s.kind == "co"]
+    co_segments = [s for s in tu.segments if s.kind == "co" and s.brackets_match]
     check = stop_after != "parse"
     # every __co__ name (definitions and prototypes) is known before the first check, so
     # a call to a later one is caught; each function is then parsed and checked in turn,

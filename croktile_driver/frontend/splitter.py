@@ -13,6 +13,8 @@ from typing import List, Optional, Tuple
 from ..diagnostics import Diagnostics, Loc
 
 _LINE_MARKER = re.compile(r'[ \t]*#[ \t]*(?:line)?[ \t]*(\d+)(?:[ \t]+"((?:[^"\\]|\\.)*)")?')
+_CLOSER = {"{": "}", "(": ")", "[": "]"}
+_OPENER = {close: open_ for open_, close in _CLOSER.items()}
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 # conditional blocks the preprocessor passed through (unknown macros) may hold braces that
 # only balance per branch
@@ -26,6 +28,7 @@ class Segment:
     loc: Loc            # where `text` starts in the user's file
     end_loc: Loc        # where it ends
     name: Optional[str] = None  # the function name of "co" / "co_decl"
+    brackets_match: bool = True  # False: a mismatched bracket was reported; not worth parsing
 
 
 class LineMap:
@@ -103,10 +106,18 @@ class _Scanner:
             return min(j + 1, len(t))
         return i
 
-    def find_matching_brace(self, open_pos: int) -> int:
-        """Offset of the `}` matching the `{` at open_pos, or -1."""
+    def find_matching_brace(self, open_pos: int, mismatches: Optional[List[Tuple[int, int]]] = None) -> int:
+        """Offset of the `}` matching the `{` at open_pos, or -1.
+
+        With a ``mismatches`` list, (), [] and {} are tracked as one stack: a closing
+        bracket that does not match the innermost open one is recorded there as (offset
+        of the token to report, offset of the opener it fails to match or None for a closer
+        of a kind that nothing open needs), and the scan
+        recovers (``_recover``) so that the end of the block is still found.
+        """
         t = self.text
-        depth = 0
+        track_all = mismatches is not None
+        stack: List[List] = []   # [offset of an open bracket, offset of the first ';' in it or None]
         i = open_pos
         while i < len(t):
             j = self.skip_literal_or_comment(i)
@@ -114,14 +125,76 @@ class _Scanner:
                 i = j
                 continue
             c = t[i]
-            if c == "{":
-                depth += 1
-            elif c == "}":
-                depth -= 1
-                if depth == 0:
+            if c == "{" or (track_all and c in "(["):
+                stack.append([i, None])
+            elif c == ";" and stack and stack[-1][1] is None:
+                stack[-1][1] = i
+            elif c == "}" or (track_all and c in ")]"):
+                if t[stack[-1][0]] == _OPENER[c]:
+                    stack.pop()
+                elif track_all:
+                    opener, depth = stack[-1][0], len(stack)
+                    report = self._recover(stack, i)
+                    if len(stack) == depth and not any(t[o] == _OPENER[c] for o, _ in stack):
+                        opener = None  # ignored, and nothing open needs a closer of its kind
+                    mismatches.append((report, opener))
+                if not stack:
                     return i
             i += 1
         return -1
+
+    def _recover(self, stack: List[List], close_pos: int) -> int:
+        """Guesses what a closer that does not match the innermost opener meant, adjusts the
+        stack to it and returns the offset to report (the closer, or the ';' before which
+        the innermost bracket should have been closed):
+
+        * one closer too many, when the innermost closer follows on the same line, or the
+          closer is mid-line and the innermost opener on an earlier line: ignored;
+        * a typo for the innermost closer, when another closer like it follows on the line;
+        * a '}' after '(' or '[' opened on its line with no ';' in them: a typo for their
+          closers, which it replaces;
+        * it closes an outer opener: the brackets inside it were left open;
+        * otherwise a typo for the innermost closer, which it replaces.
+        """
+        t = self.text
+        close = t[close_pos]
+        top, semi = stack[-1]
+        line_start = t.rfind("\n", 0, close_pos) + 1
+        starts_line = t[line_start:close_pos].strip() == ""
+        same_line = top >= line_start
+        if not starts_line and (self._on_line(close_pos + 1, _CLOSER[t[top]])
+                                or not (same_line or close == "}")):
+            return close_pos
+        if self._on_line(close_pos + 1, close):  # `({1, 2))`: the next one closes the outer
+            stack.pop()
+            return close_pos
+        if close == "}":
+            typos = 0
+            while (typos < len(stack) - 1 and t[stack[-1 - typos][0]] in "(["
+                   and stack[-1 - typos][0] >= line_start and stack[-1 - typos][1] is None):
+                typos += 1
+            if typos and t[stack[-1 - typos][0]] == "{":
+                del stack[-typos:]
+                return close_pos
+        outer = [k for k in range(len(stack) - 1) if t[stack[k][0]] == _OPENER[close]]
+        if outer:
+            del stack[outer[-1]:]
+            return semi if semi is not None else close_pos
+        stack.pop()
+        return close_pos
+
+    def _on_line(self, i: int, char: str) -> bool:
+        """Whether ``char`` appears in code between offset i and the end of its line."""
+        t = self.text
+        while i < len(t) and t[i] != "\n":
+            j = self.skip_literal_or_comment(i)
+            if j != i:
+                i = j
+                continue
+            if t[i] == char:
+                return True
+            i += 1
+        return False
 
     def next_code_char(self, i: int, chars: str) -> int:
         """Offset of the first of `chars` at or after i in code, or -1."""
@@ -162,6 +235,29 @@ def split(text: str, filename: str, diag: Diagnostics, colmap=None) -> List[Segm
     # function early (the rest of its body then lands in host code).
     check_braces = not _CONDITIONAL.search(text)
     host_depth = 0
+
+    def matching_brace(open_pos: int) -> int:
+        """The end of a __co__ or __cok__ body.
+
+        Where a '(' or '[' closed by a brace (or a brace by ')' or ']') moves the end that
+        counting braces alone finds, the mismatched brackets are reported here (the body
+        is then not parsed); otherwise they are the parser's (or the C++ compiler's) to
+        report, at the token where a statement goes wrong."""
+        by_braces = scan.find_matching_brace(open_pos)
+        if not check_braces:
+            return by_braces
+        mismatches: List[Tuple[int, Optional[int]]] = []
+        close = scan.find_matching_brace(open_pos, mismatches)
+        if close == by_braces or close < 0:
+            return by_braces
+        for closer, opener in mismatches:
+            if opener is None:
+                diag.error(user_loc(lines.loc(closer)), f"extraneous '{text[closer]}'")
+                continue
+            diag.error(user_loc(lines.loc(closer)), f"expected '{_CLOSER[text[opener]]}' before '{text[closer]}'")
+            diag.note(user_loc(lines.loc(opener)), f"to match this '{text[opener]}'")
+        return close
+
     last_co: Optional[Segment] = None
 
     while i < n:
@@ -194,7 +290,7 @@ def split(text: str, filename: str, diag: Diagnostics, colmap=None) -> List[Segm
                 diag.error(user_loc(lines.loc(i)), "expected '{' after '__cok__'")
                 i = m.end()
                 continue
-            close = scan.find_matching_brace(brace)
+            close = matching_brace(brace)
             if close < 0:
                 diag.error(user_loc(lines.loc(brace)), "unterminated '__cok__' block: missing '}'")
                 return segments
@@ -218,12 +314,14 @@ def split(text: str, filename: str, diag: Diagnostics, colmap=None) -> List[Segm
             segments.append(Segment("co_decl", text[i:brace + 1], lines.loc(i), lines.loc(brace), name))
             i = host_start = brace + 1
             continue
-        close = scan.find_matching_brace(brace)
+        reported = diag.errors
+        close = matching_brace(brace)
         if close < 0:
             diag.error(user_loc(lines.loc(brace)), "unterminated '__co__' function: missing '}'")
             return segments
         flush_host(i)
-        segments.append(Segment("co", text[i:close + 1], lines.loc(i), lines.loc(close), name))
+        segments.append(Segment("co", text[i:close + 1], lines.loc(i), lines.loc(close), name,
+                                brackets_match=diag.errors == reported))
         last_co = segments[-1]
         i = host_start = close + 1
     flush_host(n)

@@ -140,3 +140,88 @@ def test_dump_ast_finds_exactly_the_real_functions(croktilec):
     r = croktilec("--dump-ast", CASES / "split_namespace.co.cpp")
     assert r.rc == 0, r.err
     assert r.out.count("CoFunction") == 2
+
+
+# (faulty line, its stray closer, the opener it fails to match): every pair of an opener
+# and a wrong closer; `^` marks the closer and `@` the opener in the line as written.
+# Where braces are involved the splitter reports it (counting braces alone would end the
+# function elsewhere), otherwise the parser: both as clang does, with a note at the opener.
+_MISMATCHED_LINES = [
+    ("call kernel@(1 ^};", "}", "("),
+    ("int x = @(1 + 2^];", "]", "("),
+    ("local s32 @[8, 8^) b;", ")", "["),
+    ("local s32 @[8^} b;", "}", "["),
+    ("t = @{1, 2^);", ")", "{"),
+    ("t = @{1, 2^];", "]", "{"),
+]
+_BLOCKS = ["parallel p by 2 {", "with {i} in [4] {", "foreach i {", "with {j} in [2] {"]
+
+
+def _nested(depth: int, body: list) -> list:
+    """body inside `depth` nested blocks of a __co__ function, indented as written."""
+    opened = ["  " * (k + 1) + _BLOCKS[k] for k in range(depth)]
+    closed = ["  " * (k + 1) + "}" for k in reversed(range(depth))]
+    return opened + ["  " * (depth + 1) + line for line in body] + closed
+
+
+def _mismatch_program(depth: int, lines: list) -> str:
+    return "\n".join(["__device__ void kernel(int n) {}", "__co__ void f(s32 [8] a) {"]
+                     + _nested(depth, lines) + ["}", "__co__ void after() {", "  int z = w;", "}",
+                                                "int main() { return 0; }", ""])
+
+
+def _mark(text: str, mark: str):
+    """(1-based line, col) of `mark` in text, and text without it."""
+    before = text[:text.index(mark)]
+    return (before.count("\n") + 1, len(before) - before.rfind("\n")), text.replace(mark, "", 1)
+
+
+def _expect_one_mismatch(tmp_path, croktilec, program: str, closer: str, opener: str):
+    (ol, oc), program = _mark(program, "@")   # the opener comes first
+    (cl, cc), program = _mark(program, "^")
+    src = tmp_path / "m.co.cpp"
+    src.write_text(program)
+    r = croktilec("-fsyntax-only", src)
+    assert r.rc == 1
+    closing = {"{": "}", "(": ")", "[": "]"}[opener]
+    got = [(d.kind, d.line, d.col, d.msg) for d in parse_diags(r.err)]
+    after = program.splitlines().index("  int z = w;") + 1
+    assert got == [("error", cl, cc, f"expected '{closing}' before '{closer}'"),
+                   ("note", ol, oc, f"to match this '{opener}'"),
+                   ("error", after, 11, "'w' was not declared in this scope")], program
+
+
+def test_wrong_closer_in_a_line_at_every_depth(tmp_path, croktilec):
+    for depth in range(len(_BLOCKS) + 1):
+        for line, closer, opener in _MISMATCHED_LINES:
+            _expect_one_mismatch(tmp_path, croktilec, _mismatch_program(depth, [line, "call kernel(1);"]),
+                                 closer, opener)
+
+
+def test_block_closed_by_paren_or_bracket_at_every_depth(tmp_path, croktilec):
+    for depth in range(1, len(_BLOCKS) + 1):
+        for closer in ")]":
+            program = _mismatch_program(depth, ["call kernel(1);"])
+            lines = program.splitlines()
+            body = lines.index("  " * (depth + 1) + "call kernel(1);")
+            lines[body - 1] = lines[body - 1][:-1] + "@{"            # the innermost block opens
+            lines[body + 1] = lines[body + 1].replace("}", "^" + closer)  # ... and closes wrongly
+            _expect_one_mismatch(tmp_path, croktilec, "\n".join(lines), closer, "{")
+
+
+def test_cok_block_mismatch(tmp_path, croktilec):
+    src = tmp_path / "cok.co.cpp"
+    src.write_text("__cok__ {\n  void g(int n) {\n    int v[2] = {n, n);\n  }\n}\nint main() { return 0; }\n")
+    r = croktilec("-fsyntax-only", src)
+    assert r.rc == 1
+    assert [(d.kind, d.line, d.col, d.msg) for d in parse_diags(r.err)] == [
+        ("error", 3, 21, "expected '}' before ')'"), ("note", 3, 16, "to match this '{'")]
+
+
+def test_brackets_of_passed_through_conditionals_are_not_matched(tmp_path, croktilec):
+    # the branches of an #ifdef the frontend cannot decide need not balance on their own
+    src = tmp_path / "ifdef.co.cpp"
+    src.write_text("__cok__ {\n  void g(int n) {\n#ifdef __CUDACC__\n    h(n,\n#else\n    h(0,\n#endif\n"
+                   "      n);\n  }\n}\n__co__ void f() { parallel p by 2 {} }\n")
+    r = croktilec("-fsyntax-only", src)
+    assert (r.rc, r.err) == (0, "")
