@@ -58,14 +58,13 @@ class Access:
 
 @dataclass(eq=False)
 class Construct:
-    """A construct that shapes control flow.
-
-    kind: ``parallel`` (runs once per instance), ``loop`` (a `foreach`, at least once,
-    with a back edge) or ``masked`` (the body of `foreach ... if`, maybe not at all).
-    """
+    """A construct that shapes control flow: ``parallel`` (runs once per instance) or
+    ``loop`` (a `foreach`: at least once, with a back edge; not at all for the instances
+    that the condition of a ``masked`` one, `foreach ... if`, excludes)."""
     kind: str
     loc: Loc
     body: List[object]
+    masked: bool = False
 
 
 # -- the state --------------------------------------------------------------------------
@@ -109,7 +108,8 @@ class Analysis:
 
     def block(self, events: List[object], state: State, report: bool) -> State:
         for ev in events:
-            state = getattr(self, "on_" + type(ev).__name__)(ev, state, report)
+            handler = ev.kind if isinstance(ev, Construct) else type(ev).__name__
+            state = getattr(self, "on_" + handler)(ev, state, report)
         return state
 
     def on_Issue(self, ev: Issue, state: State, report: bool) -> State:
@@ -161,10 +161,7 @@ class Analysis:
         where = "in an earlier iteration of the loop" if why.carried else "here"
         self.diag.note(why.future.loc, f"the asynchronous copy '{why.future.user_name}' is issued {where}")
 
-    def on_Construct(self, ev: Construct, state: State, report: bool) -> State:
-        return getattr(self, "construct_" + ev.kind)(ev, state, report)
-
-    def construct_parallel(self, ev: Construct, state: State, report: bool) -> State:
+    def on_parallel(self, ev: Construct, state: State, report: bool) -> State:
         out = self.block(ev.body, state, report).copy()
         for name, why in list(out.pending.items()):
             if name not in state.pending:
@@ -182,15 +179,7 @@ class Analysis:
         self.diag.note(why.skipped_wait, "this 'wait' does not run for the instances that the "
                                          "'foreach ... if' condition excludes")
 
-    def construct_masked(self, ev: Construct, state: State, report: bool) -> State:
-        body_out = self.block(ev.body, state, report)
-        out = body_out.copy()
-        for name, why in state.pending.items():
-            if name not in body_out.pending:  # waited in the body: not for the excluded instances
-                out.pending[name] = InFlight(why.future, why.carried, body_out.waited.get(name))
-        return out
-
-    def construct_loop(self, ev: Construct, state: State, report: bool) -> State:
+    def on_loop(self, ev: Construct, state: State, report: bool) -> State:
         head = state
         while True:
             out = self.silent(ev, head)
@@ -200,7 +189,18 @@ class Analysis:
             if following.keys() == head.keys():
                 break
             head = following
-        return self.block(ev.body, head, True) if report else out
+        if report:
+            out = self.block(ev.body, head, True)
+        return self.unmasked(state, out) if ev.masked else out
+
+    @staticmethod
+    def unmasked(before: State, after: State) -> State:
+        """After `foreach ... if`: the instances it excluded still have the state before it."""
+        out = after.copy()
+        for name, why in before.pending.items():
+            if name not in after.pending:  # waited in the body: not for the excluded instances
+                out.pending[name] = InFlight(why.future, why.carried, after.waited.get(name))
+        return out
 
     def silent(self, ev: Construct, head: State) -> State:
         """One pass over a loop body without diagnostics, cached by the entry set."""
@@ -210,9 +210,14 @@ class Analysis:
         return self.cache[key]
 
 
-def analyse(events: List[object], diag: Diagnostics) -> None:
+def analyse(events: List[object], diag: Diagnostics, loc: Loc) -> None:
     """Reports every access to data that a possibly pending copy writes, and every copy
-    still pending when the function ends."""
+    still pending when the function ends (``loc``, the function's, if it is too deep)."""
     analysis = Analysis(diag)
-    for why in analysis.block(events, State(), True).pending.values():
+    try:
+        final = analysis.block(events, State(), True)
+    except RecursionError:
+        diag.error(loc, "function too complex: its statements are nested too deeply")
+        return
+    for why in final.pending.values():
         analysis.unwaited(why)

@@ -153,14 +153,14 @@ class FunctionChecker:
                 self.host_vars.add(sym.ir_name)
 
     @contextmanager
-    def construct(self, kind: str, loc: Loc) -> Iterator[None]:
+    def construct(self, kind: str, loc: Loc, masked: bool = False) -> Iterator[None]:
         """Records the events of a control-flow construct's body under it (pending.Construct)."""
         outer, self.flow = self.flow, []
         try:
             yield
         finally:
             body, self.flow = self.flow, outer
-            self.flow.append(P.Construct(kind, loc, body))
+            self.flow.append(P.Construct(kind, loc, body, masked))
 
     def push(self) -> None:
         self.scope = _Scope(self.scope)
@@ -200,7 +200,7 @@ class FunctionChecker:
         if ret_kind not in ("void", "error") and not self.returned:
             self.error(fn.body.loc if not fn.body.stmts else fn.name.loc,
                        f"no 'return' statement in __co__ function '{fn.name.name}' returning a value")
-        P.analyse(self.flow, self.diag)
+        P.analyse(self.flow, self.diag, fn.name.loc)
         if ret_kind == "auto":
             ret_kind, ret_elem, ret_shape = getattr(self, "auto_ret", ("void", None, None))
         irfn = ir.Function(fn.name.name, fn.loc, params, ret_kind, ret_elem, ret_shape, bindings,
@@ -916,7 +916,7 @@ class FunctionChecker:
             self.iterating.add(atom)
         always = cond_sym is None or (cond_sym.is_const and cond_sym.value != 0)
         try:
-            with self.construct("loop", s.loc) if always else self.masked_loop(s.loc):
+            with self.construct("loop", s.loc, masked=not always):
                 body = self.scoped_block(s.body)
         finally:
             for atom, _ in loops:
@@ -928,12 +928,6 @@ class FunctionChecker:
                 self.diag.warning(s.cond.loc, "the 'foreach' condition is always false")
             body = [ir.If(s.loc, cond_sym, body)]
         return body
-
-    @contextmanager
-    def masked_loop(self, loc: Loc) -> Iterator[None]:
-        """`foreach ... if`: a loop whose body may run for no instance at all."""
-        with self.construct("masked", loc), self.construct("loop", loc):
-            yield
 
     # -- DMA -------------------------------------------------------------------
     def dma(self, node: A.DmaCopy, future_name: Optional[A.Name]) -> List[ir.Stmt]:
