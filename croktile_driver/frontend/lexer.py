@@ -38,6 +38,11 @@ tokens = sorted(set(KEYWORDS.values())) + [
 ]
 
 
+INT_MAX = 2 ** 31 - 1   # tileflow's int is 32-bit (spec 2, "Scalar Types")
+_INT_PARTS = re.compile(r"(0[xX][0-9a-fA-F]+|0[bB][01]+|\d+)(.*)")
+# tokens that end an operand: a '-' after one of them is binary
+_OPERAND_ENDS = {"ID", "INT_CONST", "FLOAT_CONST", "RPAREN", "RBRACKET", "RBRACE", "TRUE", "FALSE",
+                 "UNDERSCORE"}
 _CLOSER_OF = {"LPAREN": "RPAREN", "LBRACKET": "RBRACKET", "LBRACE": "RBRACE"}
 _OPENER_OF = {close: open_ for open_, close in _CLOSER_OF.items()}
 
@@ -207,22 +212,34 @@ class TileflowLexer:
         return t
 
     def t_INT_CONST(self, t):
-        r"(0[xX][0-9a-fA-F]+|0[bB][01]+|\d+)[uUlL]*"
-        text = t.value.rstrip("uUlL")
-        if text[:2] in ("0x", "0X"):
-            t.value = int(text, 16)
-        elif text[:2] in ("0b", "0B"):
-            t.value = int(text, 2)
-        elif len(text) > 1 and text[0] == "0":
-            bad = next((ch for ch in text if ch in "89"), None)
-            if bad is not None:
-                self._report(t, f"invalid digit '{bad}' in octal constant")
-                t.value = 0
-            else:
-                t.value = int(text, 8)
-        else:
-            t.value = int(text)
+        r"(0[xX][0-9a-fA-F]+|0[bB][01]+|\d+)[A-Za-z0-9_]*"
+        digits, suffix = _INT_PARTS.match(t.value).groups()
+        t.value = 0  # after an error: the function is not checked, any value will do
+        if suffix:
+            self._report(t, f"invalid suffix '{suffix}' on integer constant; tileflow integers "
+                            "are 'int', written without a suffix")
+            return t
+        base = {"0x": 16, "0X": 16, "0b": 2, "0B": 2}.get(digits[:2], 8 if digits[:1] == "0" else 10)
+        body = digits[2:] if base in (16, 2) else digits
+        bad = next((ch for ch in body if ch in "89"), None) if base == 8 else None
+        if bad is not None:
+            self._report(t, f"invalid digit '{bad}' in octal constant")
+            return t
+        # 40 significant digits exceed 'int' in every base; int() is then never asked to
+        # convert a huge string (Python refuses more than 4300 decimal digits)
+        value = int(body, base) if len(body.lstrip("0")) <= 40 else INT_MAX + 2
+        if value > INT_MAX and not (value == INT_MAX + 1 and self._after_unary_minus()):
+            self._report(t, f"integer constant is too large for type 'int' (the largest is {INT_MAX})")
+            return t
+        t.value = value
         return t
+
+    def _after_unary_minus(self) -> bool:
+        """Whether the token before the one being scanned is a unary '-': `-2147483648` is
+        INT_MIN, although 2147483648 on its own does not fit in 'int'."""
+        minus, before = self.last_token, self.prev_token
+        return (minus is not None and minus.type == "MINUS"
+                and (before is None or before.type not in _OPERAND_ENDS))
 
     def t_PERIOD(self, t):
         r"\."

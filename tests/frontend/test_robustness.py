@@ -54,3 +54,17 @@ def test_unterminated_literals_and_comments(tmp_path, croktilec):
         r = croktilec("-fsyntax-only", src)
         assert r.rc in (0, 1), (text, r.err)
         assert "internal compiler error" not in r.err and "Traceback" not in r.err, (text, r.err)
+
+
+def test_integer_constants_of_any_length(tmp_path, croktilec):
+    """Python refuses to convert more than 4300 decimal digits; the lexer never asks it to."""
+    for digits in ("9" * 4301, "1" + "0" * 100_000, "0x" + "f" * 5000, "0b" + "1" * 5000):
+        src = tmp_path / "long.co.cpp"
+        src.write_text(f"__co__ int f() {{\n  int a = 1 + {digits};\n  return a;\n}}\n")
+        r = croktilec("-fsyntax-only", src)
+        assert r.rc == 1, r.err
+        assert [(d.line, d.col, d.msg) for d in parse_diags(r.err)] == [
+            (2, 15, "integer constant is too large for type 'int' (the largest is 2147483647)")]
+    src.write_text(f"__co__ int f() {{\n  return {'0' * 5000}7;\n}}\n")   # long, but small
+    r = croktilec("--dump-ir", src)
+    assert r.rc == 0 and "return 7" in r.out, r.err
