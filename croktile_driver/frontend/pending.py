@@ -77,7 +77,8 @@ class InFlight:
 
 
 class State:
-    """Possibly pending futures by IR name; `waited` remembers the last wait of each."""
+    """Possibly pending futures by IR name; `waited` remembers the wait of each since its
+    last issue (for the note at a `wait` that a mask skips)."""
 
     def __init__(self, pending: Optional[Dict[str, InFlight]] = None,
                  waited: Optional[Dict[str, Loc]] = None):
@@ -115,6 +116,7 @@ class Analysis:
     def on_Issue(self, ev: Issue, state: State, report: bool) -> State:
         state = state.copy()
         state.pending[ev.future.name] = InFlight(ev.future)
+        state.waited.pop(ev.future.name, None)   # an earlier wait does not cover this copy
         return state
 
     def on_Wait(self, ev: Wait, state: State, report: bool) -> State:
