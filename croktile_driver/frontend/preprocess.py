@@ -11,6 +11,7 @@ from __future__ import annotations
 import io
 import os
 import re
+import sys
 from typing import Iterable, List, Optional, Tuple
 
 from ..diagnostics import Diagnostics, Loc
@@ -47,6 +48,10 @@ def _gcc_message(msg: str) -> str:
 
 
 _INCLUDE = re.compile(r'^[ \t]*#[ \t]*include[ \t]*([<"])([^>"\n]+)[>"]', re.M)
+MAX_INCLUDE_DEPTH = 200   # gcc's default -fmax-include-depth
+# pcpp expands macros (and nested #include) recursively: room for thousands of levels;
+# deeper nesting is reported, not an internal error
+PREPROCESS_RECURSION_LIMIT = 12000
 
 
 def _finds_an_include(text: str, filename: Optional[str], include_dirs: Iterable) -> bool:
@@ -101,6 +106,29 @@ def preprocess(text: str, filename: str, diag: Diagnostics,
                     col = use.start() + 1 if use else 1
             diag.error(Loc(file, line, col), msg)
 
+        expanding = None    # the first token of the outermost macro expansion under way
+        _expansion_depth = 0
+
+        def expand_macros(self, tokens, expanding_from=[]):  # noqa: B006 (pcpp's signature)
+            if self._expansion_depth == 0 and tokens:
+                self.expanding = next((t for t in tokens if t.value in self.macros), tokens[0])
+            self._expansion_depth += 1
+            try:
+                return super().expand_macros(tokens, expanding_from)
+            finally:
+                self._expansion_depth -= 1
+
+        def include(self, tokens, original_line):
+            """gcc's limit on nested #include: a file that includes itself (directly or in a
+            cycle) is an error at the #include, not a recursion without end."""
+            if self.include_depth >= MAX_INCLUDE_DEPTH and original_line:
+                hash_tok = original_line[0]
+                file = hash_tok.source or filename
+                diag.error(Loc(file, hash_tok.lineno, _include_name_column(file, hash_tok.lineno, filename, text)),
+                           f"#include nested depth {self.include_depth} exceeds maximum of {MAX_INCLUDE_DEPTH}")
+                return iter(())
+            return super().include(tokens, original_line)
+
         def on_include_not_found(self, is_malformed, is_system_include, curdir, includepath):
             raise pcpp.OutputDirective(pcpp.Action.IgnoreAndPassThrough)
 
@@ -140,13 +168,52 @@ def preprocess(text: str, filename: str, diag: Diagnostics,
         pp.define(f"{name} {value if value is not None else 1}")
     for name in undefines:
         pp.undef(name)
-    pp.parse(text, filename)
     out = io.StringIO()
-    pp.write(out)
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(limit, PREPROCESS_RECURSION_LIMIT))  # pcpp recurses per macro level
+    try:
+        pp.parse(text, filename)
+        pp.write(out)
+    except RecursionError:
+        tok = pp.expanding
+        file, line = (tok.source or filename, tok.lineno) if tok is not None else (filename, 1)
+        diag.error(Loc(file, line, _macro_column(file, line, filename, text, pp.macros)),
+                   "macro expansion nested too deeply")
+        return f'#line 1 "{filename}"\n' + text
+    finally:
+        sys.setrecursionlimit(limit)
     result = out.getvalue()
     if not result.startswith("#line"):
         result = f'#line 1 "{filename}"\n' + result
     return result
+
+
+def _source_line(file: str, line: int, main_file: str, main_text: str) -> str:
+    """Line ``line`` of ``file`` (the main file's text is at hand), or '' if unreadable."""
+    if file == main_file:
+        text = main_text
+    else:
+        try:
+            with open(file, encoding="utf-8", errors="surrogateescape") as fh:
+                text = fh.read()
+        except OSError:
+            return ""
+    lines = text.splitlines()
+    return lines[line - 1] if 1 <= line <= len(lines) else ""
+
+
+def _include_name_column(file: str, line: int, main_file: str, main_text: str) -> int:
+    """The column of the file name in the #include on ``line`` of ``file`` (1 if unknown)."""
+    m = _INCLUDE.match(_source_line(file, line, main_file, main_text))
+    return m.start(1) + 1 if m else 1
+
+
+def _macro_column(file: str, line: int, main_file: str, main_text: str, macros) -> int:
+    """The column of the first macro used on ``line`` of ``file`` (1 if none is found)."""
+    for m in re.finditer(r"[A-Za-z_]\w*", _source_line(file, line, main_file, main_text)):
+        if m.group() in macros:
+            return m.start() + 1
+    return 1
 
 
 class ColumnMap:

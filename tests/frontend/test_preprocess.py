@@ -3,6 +3,7 @@ and every message keeps pointing at the user's file, line and column."""
 from __future__ import annotations
 
 import textwrap
+from pathlib import Path
 
 from .conftest import parse_diags
 
@@ -221,3 +222,51 @@ def test_file_named_as_given(tmp_path, monkeypatch, croktilec):
         assert r.err.startswith(f"{given}:3:15: error: 'bad' was not declared in this scope\n"), r.err
     r = croktilec("-E", "src/named.co.cpp")
     assert r.out.startswith('#line 1 "src/named.co.cpp"')
+
+
+def _errors(result):
+    return [(Path(d.file).name, d.line, d.col, d.msg) for d in parse_diags(result.err) if d.kind == "error"]
+
+
+def test_file_including_itself_is_an_include_depth_error(tmp_path, croktilec):
+    src = tmp_path / "self.co.cpp"
+    src.write_text('#include "self.co.cpp"\n__co__ void f() {}\n')
+    r = croktilec("-fsyntax-only", src)
+    assert r.rc == 1
+    assert _errors(r) == [("self.co.cpp", 1, 10, "#include nested depth 200 exceeds maximum of 200")]
+
+
+def test_include_cycle_is_an_include_depth_error(tmp_path, croktilec):
+    (tmp_path / "a.h").write_text('#define A 1\n#include "b.h"\n')
+    (tmp_path / "b.h").write_text('  #  include "a.h"\n')
+    src = tmp_path / "cycle.co.cpp"
+    src.write_text('int x;\n#include "a.h"\n__co__ int f() { return A; }\n')
+    r = croktilec("-fsyntax-only", src)
+    assert r.rc == 1
+    errors = _errors(r)
+    assert len(errors) == 1 and errors[0][3] == "#include nested depth 200 exceeds maximum of 200", r.err
+    assert errors[0][:3] in (("a.h", 2, 10), ("b.h", 1, 14)), r.err
+
+
+def test_deep_but_finite_includes_and_macros_work(tmp_path, croktilec):
+    depth = 150
+    for k in range(depth):
+        nested = f'#include "h{k + 1}.h"\n' if k + 1 < depth else "#define DEEPEST 7\n"
+        (tmp_path / f"h{k}.h").write_text(nested)
+    macros = "".join(f"#define M{k}(x) M{k - 1}(x)\n" for k in range(1, 1000))
+    src = tmp_path / "deep.co.cpp"
+    src.write_text('#include "h0.h"\n#define M0(x) x\n' + macros + "#if " + "(" * 2000 + "1" + ")" * 2000
+                   + "\n__co__ int f() { return M999(DEEPEST); }\n#endif\n")
+    r = croktilec("--dump-ir", src)
+    assert (r.rc, r.err) == (0, "")
+    assert "return 7" in r.out
+
+
+def test_macro_nesting_too_deep_is_an_error(tmp_path, croktilec):
+    levels = 30000
+    macros = "".join(f"#define M{k}(x) M{k - 1}(x)\n" for k in range(1, levels))
+    src = tmp_path / "macros.co.cpp"
+    src.write_text("#define M0(x) x\n" + macros + f"__co__ int f() {{\n  return M{levels - 1}(1);\n}}\n")
+    r = croktilec("-fsyntax-only", src)
+    assert r.rc == 1
+    assert _errors(r) == [("macros.co.cpp", levels + 2, 10, "macro expansion nested too deeply")]
