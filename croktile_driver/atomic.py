@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import os
+import sys
 import tempfile
 
 
@@ -16,7 +17,7 @@ def is_special(path: str) -> bool:
 
 
 def write_atomic(path: str, data, mode: int = 0o644) -> None:
-    payload = data.encode() if isinstance(data, str) else data
+    payload = encode(data) if isinstance(data, str) else data
     if is_special(path):
         try:
             with open(path, "wb") as fh:
@@ -40,6 +41,19 @@ def write_atomic(path: str, data, mode: int = 0o644) -> None:
         if isinstance(exc, OSError) and not isinstance(exc, OutputError):
             raise OutputError(exc.errno, f"cannot write '{path}': {exc.strerror}") from None
         raise
+
+
+def encode(text: str) -> bytes:
+    """UTF-8, with the bytes of the source that were not UTF-8 (read with surrogateescape)
+    written back as they were: host code passes through byte for byte."""
+    return text.encode("utf-8", "surrogateescape")
+
+
+def write_stdout(text: str) -> None:
+    """Writes generated text to standard output as ``write_atomic`` writes it to a file."""
+    sys.stdout.flush()
+    sys.stdout.buffer.write(encode(text))
+    sys.stdout.buffer.flush()
 
 
 def _umask() -> int:

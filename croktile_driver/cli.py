@@ -90,15 +90,16 @@ def _main(argv: List[str]) -> int:
 
 
 def read_source(path: str, diag: Diagnostics) -> Optional[str]:
+    """The text of a source file. Bytes that are not UTF-8 are kept (surrogateescape) so that
+    host code passes through byte for byte, as the C++ compiler accepts them in comments and
+    string literals; the splitter and the tileflow lexer report them elsewhere."""
     try:
-        with open(path, encoding="utf-8") as fh:
+        with open(path, encoding="utf-8", errors="surrogateescape") as fh:
             return fh.read()
     except FileNotFoundError:
         diag.error(None, f"{path}: No such file or directory")
     except IsADirectoryError:
         diag.error(None, f"{path}: Is a directory")
-    except UnicodeDecodeError:
-        diag.error(None, f"{path}: not a UTF-8 text file")
     except OSError as exc:
         diag.error(None, f"{path}: {exc.strerror}")
     return None
@@ -155,5 +156,6 @@ def _frontend_only(args: ParsedArgs, diag: Diagnostics) -> int:
             from .atomic import write_atomic
             write_atomic(args.output, text)
         else:
-            sys.stdout.write(text)
+            from .atomic import write_stdout
+            write_stdout(text)
     return 0

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import sys
+import unicodedata
 from dataclasses import dataclass
 from typing import Dict, List, Optional, TextIO
 
@@ -21,6 +22,50 @@ class Loc:
 
     def __str__(self) -> str:
         return f"{self.file}:{self.line}:{self.col}"
+
+
+def source_lines(text: str) -> List[str]:
+    """The lines of a source as the lexers count them: split at '\\n' only (str.splitlines
+    also splits at form feeds, U+2028 and others, which would shift every later line)."""
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    return [line[:-1] if line.endswith("\r") else line for line in lines]
+
+
+def shown(ch: str) -> str:
+    """A character of quoted source as a diagnostic prints it, as clang does: a byte that is
+    not UTF-8 (decoded with surrogateescape) as <FF>, a character that does not print
+    (controls, format characters such as U+202E, line separators) as <U+2028>; tabs and
+    printable characters as themselves."""
+    code = ord(ch)
+    if 0xDC80 <= code <= 0xDCFF:
+        return f"<{code - 0xDC00:02X}>"
+    if ch == "\t" or ch.isprintable():
+        return ch
+    return f"<U+{code:04X}>"
+
+
+def _width(ch: str, text: str) -> int:
+    """Terminal columns that ``text`` (how ``ch`` is shown) takes."""
+    if text != ch:
+        return len(text)
+    if unicodedata.combining(ch):
+        return 0
+    return 2 if unicodedata.east_asian_width(ch) in ("W", "F") else 1
+
+
+def quoted_line(line: str, col: int) -> List[str]:
+    """The source line as shown under a diagnostic, and the caret line that puts '^' under
+    column ``col`` (1-based, in characters of ``line``) however the characters before it
+    are shown."""
+    shown_line, pad = [], []
+    for i, ch in enumerate(line):
+        text = shown(ch)
+        shown_line.append(text)
+        if i < col - 1:
+            pad.append("\t" if ch == "\t" else " " * _width(ch, text))
+    return ["".join(shown_line), "".join(pad) + "^"]
 
 
 class FatalError(Exception):
@@ -42,14 +87,14 @@ class Diagnostics:
         self.messages: List[str] = []
 
     def add_source(self, filename: str, text: str) -> None:
-        self._sources[filename] = text.splitlines()
+        self._sources[filename] = source_lines(text)
 
     def _line_text(self, loc: Loc) -> Optional[str]:
         lines = self._sources.get(loc.file)
         if lines is None and os.path.isfile(loc.file):
             try:
-                with open(loc.file, encoding="utf-8", errors="replace") as fh:
-                    lines = fh.read().splitlines()
+                with open(loc.file, encoding="utf-8", errors="surrogateescape") as fh:
+                    lines = source_lines(fh.read())
             except OSError:
                 lines = []
             self._sources[loc.file] = lines
@@ -63,9 +108,7 @@ class Diagnostics:
         if loc is not None:
             text = self._line_text(loc)
             if text is not None:
-                caret_pad = "".join("\t" if ch == "\t" else " " for ch in text[: max(loc.col - 1, 0)])
-                out.append(text)
-                out.append(caret_pad + "^")
+                out.extend(quoted_line(text, loc.col))
         message = "\n".join(out)
         self.messages.append(message)
         print(message, file=self.stream)

@@ -16,7 +16,7 @@ import tempfile
 from dataclasses import dataclass, field
 from typing import List, Optional
 
-from .atomic import is_special, write_atomic
+from .atomic import is_special, write_atomic, write_stdout
 from .cli import CO_SUFFIXES, frontend_options, macro_flags, read_source
 from .diagnostics import Diagnostics
 from .options import ParsedArgs
@@ -453,7 +453,7 @@ def _transpile(job: Job, args: ParsedArgs, diag: Diagnostics, toolchain, workdir
         if path is None:   # -o - or a device file: the main source embeds what this one holds
             continue
         if args.stage_source and path == "-":
-            sys.stdout.write(content)
+            write_stdout(content)
         elif args.stage_source and is_special(path):
             write_atomic(path, content)
         elif args.stage_source:

@@ -9,7 +9,7 @@ import re
 
 import ply.lex
 
-from ..diagnostics import Loc
+from ..diagnostics import Loc, shown
 
 KEYWORDS = {
     "__co__": "CO",
@@ -43,6 +43,7 @@ _INT_PARTS = re.compile(r"(0[xX][0-9a-fA-F]+|0[bB][01]+|\d+)(.*)")
 # tokens that end an operand: a '-' after one of them is binary
 _OPERAND_ENDS = {"ID", "INT_CONST", "FLOAT_CONST", "RPAREN", "RBRACKET", "RBRACE", "TRUE", "FALSE",
                  "UNDERSCORE"}
+_NOT_UTF8 = re.compile("[\udc80-\udcff]+")
 _CLOSER_OF = {"LPAREN": "RPAREN", "LBRACKET": "RBRACKET", "LBRACE": "RBRACE"}
 _OPENER_OF = {close: open_ for open_, close in _CLOSER_OF.items()}
 
@@ -279,8 +280,16 @@ class TileflowLexer:
         self.on_error(err)
 
     def t_error(self, t):
-        err = LexError(self.loc(t.lexer.lineno, t.lexpos), f"stray '{t.value[0]}' in tileflow code")
+        bad = _NOT_UTF8.match(t.value)
+        if bad:   # bytes that are not UTF-8 (decoded with surrogateescape): one error for the run
+            msg = "invalid UTF-8 in tileflow code: byte" + ("s " if len(bad.group()) > 1 else " ") + \
+                  " ".join(f"0x{ord(ch) - 0xDC00:02x}" for ch in bad.group()[:4]) + \
+                  (" ..." if len(bad.group()) > 4 else "")
+            skip = len(bad.group())
+        else:
+            msg, skip = f"stray '{shown(t.value[0])}' in tileflow code", 1
+        err = LexError(self.loc(t.lexer.lineno, t.lexpos), msg)
         if self.on_error is None:
             raise err
         self.on_error(err)  # reported; skip the character and go on, as gcc does
-        t.lexer.skip(1)
+        t.lexer.skip(skip)

@@ -14,7 +14,7 @@ import re
 import sys
 from typing import Iterable, List, Optional, Tuple
 
-from ..diagnostics import Diagnostics, Loc
+from ..diagnostics import Diagnostics, Loc, source_lines
 
 # Directives that change what the text means; without them (and without -D/-U)
 # preprocessing is the identity and pcpp need not even be imported.
@@ -100,7 +100,7 @@ def preprocess(text: str, filename: str, diag: Diagnostics,
             col = 1
             named = _MACRO_NAMED.match(msg)
             if named and file == filename:  # point at the macro's use, not the line start
-                lines = text.splitlines()
+                lines = source_lines(text)
                 if 1 <= line <= len(lines):
                     use = re.search(r"\b%s\s*\(" % re.escape(named[1]), lines[line - 1])
                     col = use.start() + 1 if use else 1
@@ -128,6 +128,11 @@ def preprocess(text: str, filename: str, diag: Diagnostics,
                            f"#include nested depth {self.include_depth} exceeds maximum of {MAX_INCLUDE_DEPTH}")
                 return iter(())
             return super().include(tokens, original_line)
+
+        def on_file_open(self, is_system_include, includepath):
+            """Headers are read as sources are: bytes that are not UTF-8 are kept."""
+            with open(includepath, encoding="utf-8", errors="surrogateescape") as fh:
+                return io.StringIO(fh.read().lstrip("\ufeff"))
 
         def on_include_not_found(self, is_malformed, is_system_include, curdir, includepath):
             raise pcpp.OutputDirective(pcpp.Action.IgnoreAndPassThrough)
@@ -198,7 +203,7 @@ def _source_line(file: str, line: int, main_file: str, main_text: str) -> str:
                 text = fh.read()
         except OSError:
             return ""
-    lines = text.splitlines()
+    lines = source_lines(text)
     return lines[line - 1] if 1 <= line <= len(lines) else ""
 
 
@@ -230,7 +235,7 @@ class ColumnMap:
     def __init__(self, original: str, preprocessed: str, filename: str):
         from .splitter import LineMap
         self.filename = filename
-        orig_lines = original.splitlines()
+        orig_lines = source_lines(original)
         self._pairs = {}
         self._ops = {}
         lines = LineMap(preprocessed, filename)

@@ -259,6 +259,7 @@ def split(text: str, filename: str, diag: Diagnostics, colmap=None) -> List[Segm
         return close
 
     last_co: Optional[Segment] = None
+    reported_bytes = False
 
     while i < n:
         j = scan.skip_literal_or_comment(i)
@@ -267,6 +268,10 @@ def split(text: str, filename: str, diag: Diagnostics, colmap=None) -> List[Segm
             continue
         c = text[i]
         if not (c.isalpha() or c == "_"):
+            if "\udc80" <= c <= "\udcff" and not reported_bytes:
+                reported_bytes = True  # the first is enough: the C++ compiler reports the rest
+                diag.error(user_loc(lines.loc(i)), f"invalid UTF-8 in C++ code: byte 0x{ord(c) - 0xDC00:02x}; "
+                                                   "only comments and string literals may hold such bytes")
             if check_braces and c in "{}":
                 host_depth += 1 if c == "{" else -1
                 if host_depth < 0:

@@ -55,7 +55,7 @@ def test_case(path: Path, croktilec):
 
 def verify_case(path: Path, croktilec) -> None:
     """Runs one case file; raises AssertionError with the differences when it fails."""
-    source = path.read_text(encoding="utf-8").splitlines()
+    source = path.read_text(encoding="utf-8").split("\n")   # lines as the compiler counts them
     expected = read_expectations(source)
     expect_errors = [e for e in expected if e[0] == "error"]
     if path.name.startswith("err_"):
