@@ -5,6 +5,8 @@ import os
 import sys
 import tempfile
 
+from . import interrupts
+
 
 class OutputError(OSError):
     """An output cannot be written (a user error: a missing or read-only directory)."""
@@ -26,21 +28,23 @@ def write_atomic(path: str, data, mode: int = 0o644) -> None:
             raise OutputError(exc.errno, f"cannot write '{path}': {exc.strerror}") from None
         return
     directory = os.path.dirname(os.path.abspath(path))
-    try:
-        fd, tmp = tempfile.mkstemp(prefix=".croktile-", dir=directory)
-    except OSError as exc:
-        raise OutputError(exc.errno, f"cannot write '{path}': {exc.strerror}") from None
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(payload)
-        os.chmod(tmp, mode & ~_umask())
-        os.replace(tmp, path)
-    except BaseException as exc:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        if isinstance(exc, OSError) and not isinstance(exc, OutputError):
+    with interrupts.deferred():   # the temporary is removed again whatever happens
+        try:
+            fd, tmp = tempfile.mkstemp(prefix=".croktile-", dir=directory)
+        except OSError as exc:
             raise OutputError(exc.errno, f"cannot write '{path}': {exc.strerror}") from None
-        raise
+        try:
+            with os.fdopen(fd, "wb") as fh:
+                fh.write(payload)
+            os.chmod(tmp, mode & ~_umask())
+            interrupts.check()   # a signal came while writing: no output
+            os.replace(tmp, path)
+        except BaseException as exc:
+            if os.path.exists(tmp):
+                os.unlink(tmp)
+            if isinstance(exc, OSError) and not isinstance(exc, OutputError):
+                raise OutputError(exc.errno, f"cannot write '{path}': {exc.strerror}") from None
+            raise
 
 
 def encode(text: str) -> bytes:

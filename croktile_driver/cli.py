@@ -5,15 +5,20 @@ compiler error, which is one line unless ``--debug`` asks for the traceback.
 """
 from __future__ import annotations
 
+# Only what the interpreter has loaded at start-up, and the signal handler (installed
+# as `interrupts` is imported, in croktilec's own process), before the rest is imported:
+# an early ^C is one line, not a traceback.
 import os
 import sys
-import traceback
-from typing import List, Optional
 
-from . import __version__
-from .atomic import OutputError
-from .diagnostics import Diagnostics, FatalError
-from .options import ParsedArgs, UsageError, help_text, parse_args
+from . import interrupts
+
+TYPE_CHECKING = False   # the names annotations use, without importing typing at start-up
+if TYPE_CHECKING:
+    from typing import List, Optional
+
+    from .diagnostics import Diagnostics
+    from .options import ParsedArgs
 
 CO_SUFFIXES = (".co.cpp", ".co", ".co.cc", ".co.cu")
 
@@ -24,8 +29,27 @@ def _split_define(text: str):
 
 
 def main(argv: Optional[List[str]] = None) -> int:
-    argv = sys.argv[1:] if argv is None else argv
+    """The program. A signal ends it cleanly from here on; with ``argv`` (a call from
+    another program) the caller's handlers are restored afterwards."""
+    previous: dict = {}
+    try:
+        previous = interrupts.arm()
+        return _guarded_main(sys.argv[1:] if argv is None else argv)
+    except interrupts.Interrupted as exc:
+        return interrupts.report(exc)
+    finally:
+        # a signal from now on is only recorded: the run is over (no call here, which
+        # would give a pending signal a moment to raise)
+        interrupts.state.defer_depth += 1
+        if argv is not None:
+            interrupts.restore(previous)
+
+
+def _guarded_main(argv: List[str]) -> int:
+    """Every failure is a diagnostic and an exit status: 1 for the user's, 2 for ours."""
     debug = "--debug" in argv
+    from .atomic import OutputError
+    from .diagnostics import FatalError
     try:
         return _main(argv)
     except FatalError:
@@ -33,11 +57,10 @@ def main(argv: Optional[List[str]] = None) -> int:
     except OutputError as exc:  # a missing or read-only output directory: the user's error
         print(f"croktilec: error: {exc.strerror}", file=sys.stderr)
         return 1
-    except KeyboardInterrupt:
-        return 130
     except BrokenPipeError:
         return 1
     except Exception as exc:  # an internal compiler error, never a traceback for users
+        import traceback
         if debug:
             traceback.print_exc()
         where = ""
@@ -51,6 +74,9 @@ def main(argv: Optional[List[str]] = None) -> int:
 
 
 def _main(argv: List[str]) -> int:
+    from . import __version__
+    from .diagnostics import Diagnostics
+    from .options import UsageError, help_text, parse_args
     try:
         args = parse_args(argv)
     except UsageError as exc:

@@ -10,12 +10,13 @@ from __future__ import annotations
 import os
 import shlex
 import shutil
-import subprocess
+import signal
 import sys
 import tempfile
 from dataclasses import dataclass, field
 from typing import List, Optional
 
+from . import interrupts
 from .atomic import is_special, write_atomic, write_stdout
 from .cli import CO_SUFFIXES, frontend_options, macro_flags, read_source
 from .diagnostics import Diagnostics
@@ -154,11 +155,15 @@ def compile_command(args: ParsedArgs, diag: Diagnostics) -> int:
     if args.output and (stop_source or stop_object) and outputs_multi:
         print("croktilec: fatal error: cannot specify '-o' with '-c' or '-S' with multiple files", file=sys.stderr)
         return 1
-    workdir = tempfile.mkdtemp(prefix="croktile-")
+    workdir = None
     try:
+        with interrupts.deferred():   # a work directory is never left unrecorded
+            workdir = tempfile.mkdtemp(prefix="croktile-")
         return _run(args, diag, toolchain, workdir, profiles["files"])
     finally:
-        shutil.rmtree(workdir, ignore_errors=True)
+        with interrupts.deferred():
+            if workdir is not None:
+                shutil.rmtree(workdir, ignore_errors=True)
 
 
 def _compile_flags(args: ParsedArgs, toolchain) -> List[str]:
@@ -288,12 +293,21 @@ def _run(args: ParsedArgs, diag: Diagnostics, toolchain, workdir: str, profile_f
     try:
         rc = _run_jobs(jobs, args, diag, toolchain, workdir, staged)
         if rc == 0:
-            for tmp, final in staged:
-                os.replace(tmp, final)
-            staged = []
+            _commit(staged)
     finally:
-        _discard(staged)   # a failure, an exception or ^C: no output, no temporaries
+        with interrupts.deferred():
+            _discard(staged)   # a failure, an exception or a signal: no output, no temporaries
     return rc
+
+
+def _commit(staged: List[tuple]) -> None:
+    """Renames every output into place; a signal waits until all of them are."""
+    with interrupts.deferred():
+        interrupts.check()
+        while staged:
+            tmp, final = staged[0]
+            os.replace(tmp, final)
+            staged.pop(0)
 
 
 def _device_build(jobs: List[Job], toolchain, generated: str, flags: List[str], co_source: str) -> List[str]:
@@ -347,12 +361,13 @@ def _run_jobs(jobs: List[Job], args: ParsedArgs, diag: Diagnostics, toolchain, w
         else:
             argv = job.argv
         try:
-            rc = subprocess.call(argv)
+            rc = interrupts.run_child(argv, env=_child_env(workdir))
         except OSError as exc:
             print(f"croktilec: error: cannot run '{argv[0]}': {exc.strerror} "
                   f"(profile '{toolchain.profile['name']}')", file=sys.stderr)
             return 1
         if rc != 0:
+            print(f"croktilec: error: {failure(argv[0], rc)}", file=sys.stderr)
             return 1
         if job.depfile:
             _collect_deps(job, dep_rules)
@@ -363,14 +378,32 @@ def _run_jobs(jobs: List[Job], args: ParsedArgs, diag: Diagnostics, toolchain, w
             continue
         tmp = os.path.join(os.path.dirname(os.path.abspath(depfile)),
                            f".croktile-{os.getpid()}-{os.path.basename(depfile)}")
-        staged.append((tmp, depfile))
         if not os.path.isdir(os.path.dirname(tmp)):
             print(f"croktilec: error: cannot write '{depfile}': No such file or directory", file=sys.stderr)
             return 1
+        staged.append((tmp, depfile))
         write_atomic(tmp, text)
     if args.emit_header:
         return _write_header(args, declarations, toolchain, staged)
     return 0
+
+
+def _child_env(workdir: str) -> dict:
+    """The compilers' own temporaries go into the work directory, removed with it even
+    when a signal kills them before they clean up."""
+    return dict(os.environ, TMPDIR=workdir)
+
+
+def failure(program: str, status: int) -> str:
+    """How a job ended, for a compiler that may have said nothing (a crash, a silent exit)."""
+    if status >= 0:
+        return f"{program} exited with status {status}"
+    signum = -status
+    try:
+        name = signal.strsignal(signum) or signal.Signals(signum).name
+    except ValueError:
+        name = "unknown signal"
+    return f"{program} was killed by signal {signum} ({name})"
 
 
 def _dep_scan_job(args: ParsedArgs, transpile: Job, cxx: List[str], flags: List[str], workdir: str,
@@ -418,8 +451,8 @@ def _write_header(args: ParsedArgs, declarations: List[str], toolchain, staged) 
         print(f"croktilec: error: cannot write '{path}': No such file or directory", file=sys.stderr)
         return 1
     tmp = os.path.join(out_dir, f".croktile-{os.getpid()}-{os.path.basename(path)}")
-    write_atomic(tmp, text)
     staged.append((tmp, path))
+    write_atomic(tmp, text)
     return 0
 
 
@@ -461,8 +494,8 @@ def _transpile(job: Job, args: ParsedArgs, diag: Diagnostics, toolchain, workdir
                 print(f"croktilec: error: cannot write '{path}': No such file or directory", file=sys.stderr)
                 return 1
             tmp = os.path.join(os.path.dirname(os.path.abspath(path)), f".croktile-{os.getpid()}-{os.path.basename(path)}")
-            write_atomic(tmp, content)
             staged.append((tmp, path))
+            write_atomic(tmp, content)
         else:
             write_atomic(path, content)
     return 0

@@ -1,0 +1,173 @@
+"""SIGINT, SIGTERM and SIGHUP end a run cleanly: children stopped, temporaries removed,
+one line on stderr, exit status 128 + the signal's number, never a Python traceback.
+
+The handler is installed before croktilec imports anything heavy: when the program
+is croktilec itself, as this module is imported (the first thing ``cli`` imports, and
+``cli`` is the console script's first import of ours), else when ``cli.main`` is
+called. Until ``main`` arms it, a signal is held. This module imports only what the
+interpreter has loaded at start-up. The handler raises ``Interrupted`` in
+the main thread; it unwinds through the ``finally`` blocks that remove what the run
+created. Steps that must not be cut in half (creating a temporary and recording it,
+renaming outputs into place, removing the work directory) run under ``deferred()``,
+which holds a signal back until they are done. After the first signal later ones are
+ignored, so the cleanup runs to its end.
+
+Children run in their own process group (``run_child``): a terminal's ^C reaches only
+croktilec, which passes the signal on to the whole group (the compiler and the
+programs it started) and waits for them, so they can remove their own temporaries.
+"""
+from __future__ import annotations
+
+import os
+import signal
+import sys
+
+SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+# how long a child may take to exit after the signal is passed on, before SIGKILL
+STOP_GRACE_S = 5.0
+
+
+class Interrupted(BaseException):
+    """A signal ended the run (a BaseException: no ``except Exception`` swallows it)."""
+
+    def __init__(self, signum: int):
+        super().__init__(signum)
+        self.signum = signum
+
+    @property
+    def exit_status(self) -> int:
+        return 128 + self.signum
+
+    def message(self) -> str:
+        return f"croktilec: interrupted by {signal.Signals(self.signum).name}"
+
+
+class _State:
+    received = 0        # the first signal, 0 while none came
+    raised = False      # Interrupted was raised for it (the run is unwinding)
+    defer_depth = 0
+
+
+state = _State()
+
+
+def _handler(signum, frame) -> None:
+    if state.received:
+        return   # already stopping: let the cleanup finish
+    state.received = signum
+    if state.defer_depth == 0:
+        _raise()
+
+
+def _raise() -> None:
+    state.raised = True
+    raise Interrupted(state.received)
+
+
+def check() -> None:
+    """Raises ``Interrupted`` if a signal came and was held back (call it before a commit)."""
+    if state.received and not state.raised:
+        _raise()
+
+
+class deferred:
+    """Holds signals back while the block runs; a signal that came meanwhile is raised
+    as ``Interrupted`` when the outermost deferred block ends (even after an exception)."""
+
+    def __enter__(self) -> None:
+        state.defer_depth += 1
+
+    def __exit__(self, *exc) -> None:
+        state.defer_depth -= 1
+        if state.defer_depth == 0:
+            check()
+
+
+def started_as_croktilec() -> bool:
+    """This process is croktilec (the console script, ``python -m croktile_driver``), not a
+    program that imports the package: then the handler goes in while ``cli`` is imported."""
+    prog = sys.argv[0] if sys.argv else ""
+    main_module = os.path.join(os.path.dirname(os.path.abspath(__file__)), "__main__.py")
+    return os.path.basename(prog) == "croktilec" or prog == main_module
+
+
+def install(held: bool = False) -> dict:
+    """Installs the handler (main thread only) and returns the handlers it replaced.
+    ``held``: signals are recorded, not raised, until ``arm()``.
+
+    A signal the parent set to be ignored stays ignored (``nohup``, ``&`` in a script)."""
+    state.received, state.raised = 0, False
+    state.defer_depth = 1 if held else 0
+    previous = {}
+    try:
+        for signum in SIGNALS:
+            current = signal.getsignal(signum)
+            if current != signal.SIG_IGN:
+                previous[signum] = signal.signal(signum, _handler)
+    except ValueError:   # not the main thread: an embedding program handles signals
+        restore(previous)
+        return {}
+    return previous
+
+
+def arm() -> dict:
+    """From here on a signal raises ``Interrupted`` (one held since start-up too).
+    Returns the handlers replaced, where ``install`` had not run yet."""
+    if any(signal.getsignal(signum) is _handler for signum in SIGNALS):
+        state.defer_depth = 0
+        check()
+        return {}
+    return install()
+
+
+def restore(previous: dict) -> None:
+    for signum, handler in previous.items():
+        signal.signal(signum, handler)
+
+
+def report(exc: Interrupted) -> int:
+    """The one line, and the exit status."""
+    try:
+        print(exc.message(), file=sys.stderr, flush=True)
+    except (OSError, ValueError):   # SIGHUP: the terminal may be gone
+        pass
+    return exc.exit_status
+
+
+def run_child(argv, env=None) -> int:
+    """Runs a program in its own process group and returns its exit status (negative: the
+    signal that killed it). On a signal, the group gets it too and is waited for."""
+    import subprocess
+    proc = None
+    try:
+        with deferred():   # a child is never started without being recorded
+            proc = subprocess.Popen(argv, env=env, process_group=0)
+        return proc.wait()
+    except BaseException:
+        if proc is not None:
+            stop_group(proc, state.received or signal.SIGTERM)
+        raise
+
+
+def stop_group(proc, signum: int) -> None:
+    """Passes ``signum`` to the child's process group, waits for the child, then kills
+    what is left of the group (nothing runs on after croktilec exits)."""
+    import subprocess
+    _kill_group(proc.pid, signum)
+    try:
+        proc.wait(timeout=STOP_GRACE_S)
+    except subprocess.TimeoutExpired:
+        _kill_group(proc.pid, signal.SIGKILL)
+        proc.wait()
+    _kill_group(proc.pid, signal.SIGKILL)
+
+
+def _kill_group(pgid: int, signum: int) -> None:
+    try:
+        os.killpg(pgid, signum)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+if started_as_croktilec():
+    install(held=True)   # held until cli.main() is ready to report it
