@@ -39,24 +39,97 @@ class ProfileError(Exception):
     pass
 
 
+# A toolchain file is a few kilobytes, a handful of levels deep, with no anchors: the
+# caps keep a file that is not one (/dev/zero, a YAML bomb) a one-line error.
+MAX_FILE_BYTES = 1 << 20
+MAX_NESTING = 16
+MAX_INT_DIGITS = 30
+
+
+def _read_text(path: str) -> str:
+    """At most MAX_FILE_BYTES + 1 bytes, so /dev/zero and endless pipes end too."""
+    import stat
+    try:
+        with open(path, "rb") as fh:
+            if stat.S_ISDIR(os.fstat(fh.fileno()).st_mode):
+                raise IsADirectoryError(21, "Is a directory")
+            data = fh.read(MAX_FILE_BYTES + 1)
+    except OSError as exc:
+        raise ProfileError(f"{path}: {exc.strerror}")
+    if len(data) > MAX_FILE_BYTES:
+        raise ProfileError(f"{path}: file is larger than {MAX_FILE_BYTES >> 20} MiB; "
+                           "not a toolchain file")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ProfileError(f"{_byte_position(path, data, exc.start)}: not a UTF-8 text file "
+                           f"(invalid byte 0x{data[exc.start]:02x})")
+
+
+def _byte_position(path: str, data: bytes, offset: int) -> str:
+    line = data.count(b"\n", 0, offset) + 1
+    line_start = data.rfind(b"\n", 0, offset) + 1
+    column = len(data[line_start:offset].decode("utf-8", "replace")) + 1
+    return f"{path}:{line}:{column}"
+
+
+def _check_events(path: str, text: str, loader) -> None:
+    """Refuses, before anything is built from it, what a toolchain file never needs:
+    anchors and aliases (a 342-byte alias bomb expands to gigabytes), nesting deeper than
+    MAX_NESTING (the composer recurses), integers longer than MAX_INT_DIGITS digits."""
+    import yaml
+    depth = 0
+    for event in yaml.parse(text, Loader=loader):
+        if isinstance(event, yaml.AliasEvent) or getattr(event, "anchor", None) is not None:
+            raise ProfileError(f"{_mark(path, event)}: anchors and aliases are not allowed in toolchain files")
+        if isinstance(event, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
+            depth += 1
+            if depth > MAX_NESTING:
+                raise ProfileError(f"{_mark(path, event)}: nested more than {MAX_NESTING} levels deep")
+        elif isinstance(event, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
+            depth -= 1
+        elif isinstance(event, yaml.ScalarEvent) and not event.style \
+                and len(event.value) > MAX_INT_DIGITS and event.value.lstrip("+-").replace("_", "").isdigit():
+            raise ProfileError(f"{_mark(path, event)}: integer constant is too large")
+
+
+def _yaml_error(path: str, text: str, exc, loader_class) -> ProfileError:
+    """One line at the error's position, whichever of PyYAML's error kinds it is."""
+    mark = getattr(exc, "problem_mark", None)
+    if mark is not None:
+        where = f"{path}:{mark.line + 1}:{mark.column + 1}"
+        what = exc.problem
+    elif getattr(exc, "position", None) is not None:   # a character YAML does not allow
+        data = text.encode("utf-8")   # libyaml counts bytes, PyYAML's own reader characters
+        byte_offsets = loader_class.__name__.startswith("C")
+        offset = exc.position if byte_offsets else len(text[:exc.position].encode())
+        where = _byte_position(path, data, min(offset, len(data)))
+        what = f"unacceptable character #x{exc.character:04x}: {exc.reason}"
+    else:
+        where, what = path, str(exc)
+    return ProfileError(f"{where}: invalid YAML: {' '.join(str(what).split())}")
+
+
 def _load_yaml(path: str):
     """Returns (data, node tree) of a checked profile file."""
     import yaml
+    text = _read_text(path)
+    # libyaml's loader when PyYAML has it: every croktilec run reads this file
+    loader_class = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
     try:
-        with open(path, encoding="utf-8") as fh:
-            text = fh.read()
-        # libyaml's loader when PyYAML has it: every croktilec run reads this file
-        loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-        node = yaml.compose(text, Loader=loader)
-        data = yaml.load(text, Loader=loader) or {}
-    except OSError as exc:
-        raise ProfileError(f"{path}: {exc.strerror}")
-    except UnicodeDecodeError:
-        raise ProfileError(f"{path}: not a UTF-8 text file")
+        _check_events(path, text, loader_class)
+        loader = loader_class(text)
+        try:
+            node = loader.get_single_node()
+            data = loader.construct_document(node) if node is not None else {}
+        finally:
+            loader.dispose()
     except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f"{path}:{mark.line + 1}:{mark.column + 1}" if mark else path
-        raise ProfileError(f"{where}: invalid YAML: {getattr(exc, 'problem', exc)}")
+        raise _yaml_error(path, text, exc, loader_class)
+    except ValueError as exc:   # a tagged value its constructor refuses (!!timestamp 2001-13-45)
+        raise ProfileError(f"{path}: invalid YAML: {' '.join(str(exc).split())}")
+    if data is None:
+        data = {}
     if not isinstance(data, dict):
         raise ProfileError(f"{path}: expected a mapping with 'profiles'")
     _check_duplicate_keys(path, node)

@@ -17,7 +17,7 @@ CASES = sorted((Path(__file__).parent / "cases").glob("*.yaml"))
 
 
 def expected_error(path: Path) -> str:
-    first = path.read_text().splitlines()[0]
+    first = path.read_bytes().split(b"\n")[0].decode("utf-8")   # not_utf8.yaml: only the first line is
     assert first.startswith("# expect-error: "), f"{path.name}: the first line names the error"
     expect = first[len("# expect-error: "):]
     return f"{path}{':' if expect[0].isdigit() else ': '}{expect}"
