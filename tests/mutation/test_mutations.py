@@ -25,14 +25,10 @@ regenerated with ``make_mutant(seed_text, seed_name, index)``.
 from __future__ import annotations
 
 import contextlib
-import importlib.util
 import io
 import os
 import random
 import re
-import signal
-import sys
-import threading
 import time
 import traceback
 from pathlib import Path
@@ -41,9 +37,8 @@ from typing import List, Optional, Tuple
 import pytest
 
 from croktile_driver import cli
-from croktile_driver.diagnostics import Diagnostics, FatalError
-from croktile_driver.frontend import parser as co_parser
-from croktile_driver.frontend.pipeline import run_frontend
+from croktile_driver.diagnostics import Diagnostics
+from fuzz.harness import InputTimeout, parser_tables, run_in_process, time_limit
 
 SEED_DIR = Path(__file__).parent / "seeds"
 SAMPLES_DIR = Path(__file__).resolve().parents[2] / "samples"
@@ -278,28 +273,6 @@ def make_mutant(seed_text: str, seed_name: str, index: int) -> Tuple[str, List[s
 # Running one mutant
 # ---------------------------------------------------------------------------
 
-class MutantTimeout(BaseException):
-    """Raised by the SIGALRM handler; a BaseException so `except Exception` cannot eat it."""
-
-
-@contextlib.contextmanager
-def time_limit(seconds: float):
-    if not hasattr(signal, "setitimer") or threading.current_thread() is not threading.main_thread():
-        yield  # no timer: the wall-clock check after the run still catches slow mutants
-        return
-
-    def on_alarm(signum, frame):
-        raise MutantTimeout(f"mutant took longer than {seconds} s")
-
-    old = signal.signal(signal.SIGALRM, on_alarm)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
-    try:
-        yield
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, old)
-
-
 _GCC_HEAD = re.compile(r"^(?P<file>.+):(?P<line>\d+):(?P<col>\d+): (?P<kind>error|warning|note): \S")
 _LINE_MARKER_RE = re.compile(r"^[ \t]*#[ \t]*(line\b|\d)", re.M)
 _DRIVER_HEAD = re.compile(r"^croktilec: (error|warning|note|fatal error): \S")
@@ -342,32 +315,11 @@ def check_diagnostics(diag: Diagnostics, output: str, mutant: str, filename: str
 
 def run_mutant(text: str, filename: str) -> Tuple[Optional[str], float]:
     """Runs the frontend; returns (problem or None, seconds)."""
-    diag = Diagnostics(stream=io.StringIO())
-    stray = io.StringIO()  # anything printed past `Diagnostics` lands here
-    start = time.perf_counter()
-    problem = None
-    try:
-        with time_limit(PER_MUTANT_LIMIT_S), contextlib.redirect_stderr(stray), \
-                contextlib.redirect_stdout(stray):
-            try:
-                run_frontend(text, filename, diag)
-            except FatalError:
-                pass
-    except MutantTimeout:
-        problem = (f"HANG: no result after {PER_MUTANT_LIMIT_S} s; stack when stopped:\n"
-                   + traceback.format_exc())
-    except RecursionError:
-        problem = "internal compiler error (RecursionError):\n" + traceback.format_exc(limit=-15)
-    except Exception:  # noqa: BLE001 -- exactly what this test looks for
-        problem = "internal compiler error:\n" + traceback.format_exc()
-    elapsed = time.perf_counter() - start
-    if problem is None and elapsed > PER_MUTANT_LIMIT_S:
-        problem = f"too slow: {elapsed:.2f} s > {PER_MUTANT_LIMIT_S} s"
+    problem, diag, printed, elapsed = run_in_process(text, filename, PER_MUTANT_LIMIT_S)
     if problem is None:
-        issues = check_diagnostics(diag, diag.stream.getvalue() + stray.getvalue(), text, filename)
+        issues = check_diagnostics(diag, printed, text, filename)
         if issues:
-            problem = "bad diagnostics:\n  " + "\n  ".join(issues) + \
-                "\n--- printed ---\n" + diag.stream.getvalue() + stray.getvalue()
+            problem = "bad diagnostics:\n  " + "\n  ".join(issues) + "\n--- printed ---\n" + printed
     return problem, elapsed
 
 
@@ -394,7 +346,7 @@ def run_mutant_cli(path: Path) -> Optional[str]:
             contextlib.redirect_stdout(out):
         try:
             rc = cli.main(["-fsyntax-only", "--debug", str(path)])
-        except MutantTimeout:
+        except InputTimeout:
             return f"HANG in cli.main:\n{traceback.format_exc()}"
     if rc not in (0, 1):
         return f"cli.main exited {rc}:\n{err.getvalue()}"
@@ -409,28 +361,9 @@ def run_mutant_cli(path: Path) -> Optional[str]:
 
 @pytest.fixture(scope="module")
 def shipped_tables(tmp_path_factory):
-    """Loads the parser tables once, as the installed wheel does.
-
-    In a source checkout ``croktile_driver/frontend/_parsetab.py`` is not there (it is
-    generated at wheel-build time), so every ``TileflowParser`` would rebuild the LALR
-    tables (~50-60 ms): TOTAL_MUTANTS mutants would take minutes.  We generate the tables into a
-    temporary directory (never into the package) and register them under the module
-    name the parser imports.
-    """
-    name = co_parser.TABLE_MODULE
-    if name in sys.modules or importlib.util.find_spec(name) is not None:
+    """Parser tables that match the grammar, loaded once (see ``harness.parser_tables``)."""
+    with parser_tables(tmp_path_factory.mktemp("parsetab")):
         yield
-        return
-    outdir = tmp_path_factory.mktemp("parsetab")
-    co_parser.write_tables(str(outdir))
-    spec = importlib.util.spec_from_file_location(name, outdir / "_parsetab.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    sys.modules[name] = module
-    try:
-        yield
-    finally:
-        sys.modules.pop(name, None)
 
 
 @pytest.mark.parametrize("seed", SEEDS, ids=lambda p: p.name)
