@@ -18,8 +18,8 @@ from typing import List, Optional
 
 from . import interrupts
 from .atomic import is_special, write_atomic, write_stdout
-from .cli import CO_SUFFIXES, frontend_options, macro_flags, read_source
 from .diagnostics import Diagnostics
+from .inputs import CO_SUFFIXES, frontend_options, macro_flags, read_source
 from .options import ParsedArgs
 from .profiles import ProfileError, load_profiles, select_profile
 
