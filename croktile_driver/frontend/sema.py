@@ -203,6 +203,8 @@ class FunctionChecker:
         P.analyse(self.flow, self.diag, fn.name.loc)
         if ret_kind == "auto":
             ret_kind, ret_elem, ret_shape = getattr(self, "auto_ret", ("void", None, None))
+        elif ret_kind == "data" and ret_shape is None:
+            ret_shape = self.ret[2]  # rank-only (`s32 mdspan<2>`): the shape the return found
         irfn = ir.Function(fn.name.name, fn.loc, params, ret_kind, ret_elem, ret_shape, bindings,
                            entry + body, self.buffers, self.max_level)
         ir.number_and_live_ranges(irfn)
@@ -694,6 +696,8 @@ class FunctionChecker:
         if kind == "void":
             self.error(s.value.loc, "'return' with a value in a __co__ function returning 'void'")
             return []
+        if isinstance(value, VFuture):
+            value = self.future_data(value.future, s.value.loc)
         if kind == "auto":
             if isinstance(value, VData):
                 self.auto_ret = ("data", value.elem, list(value.region.extents))
@@ -709,8 +713,6 @@ class FunctionChecker:
                 self.error(s.value.loc, f"returning {_kind_name(value)} from a function returning '{kind}'")
                 return []
             return [ir.Return(s.loc, value=value.sym)]
-        if isinstance(value, VFuture):
-            value = self.future_data(value.future, s.value.loc)
         if not isinstance(value, VData):
             self.error(s.value.loc, f"returning {_kind_name(value)} from a function returning spanned data")
             return []
@@ -1204,7 +1206,7 @@ class FunctionChecker:
         return VInt(bounds[0]) if len(bounds) == 1 else VSpan(list(bounds))
 
     def expr_SizeOf(self, e: A.SizeOf) -> Value:
-        v = self.expr(e.operand)
+        v = self.shape_operand(e.operand)
         if isinstance(v, VError):
             return v
         if isinstance(v, VFuture):
@@ -1221,8 +1223,21 @@ class FunctionChecker:
             total = total * d
         return self.int32(e.loc, " * ".join(d.to_c() for d in dims), VInt(total))
 
+    def shape_operand(self, e: A.Node) -> Value:
+        """An operand whose shape alone is used (`x.span`, `|x|`): `f.data` of a pending
+        future is not a read of its memory there, so it records no access."""
+        if isinstance(e, A.Member) and e.name == "data":
+            base = self.expr(e.base)
+            if isinstance(base, VFuture):
+                return VData(base.future.region, base.future.elem, base.future)
+            return self.member(e, base)
+        return self.expr(e)
+
     def expr_Member(self, e: A.Member) -> Value:
-        base = self.expr(e.base)
+        base = self.shape_operand(e.base) if e.name == "span" else self.expr(e.base)
+        return self.member(e, base)
+
+    def member(self, e: A.Member, base: Value) -> Value:
         if isinstance(base, VError):
             return base
         if isinstance(base, VFuture):
