@@ -14,7 +14,7 @@ import signal
 import sys
 import tempfile
 from dataclasses import dataclass, field
-from typing import List, Optional
+from typing import Callable, List, Optional
 
 from . import interrupts
 from .atomic import is_special, write_atomic, write_stdout
@@ -39,6 +39,7 @@ class Job:
     dep_targets: List[str] = field(default_factory=list)
     extra_deps: List[str] = field(default_factory=list)  # more files the output depends on (profiles)
     copy_to: Optional[str] = None     # transpile: also write the generated sources here (to scan them)
+    runner: Optional[Callable[..., int]] = None   # runs argv (with env=) in place of run_child
 
 
 @dataclass
@@ -120,7 +121,10 @@ def _describe_profile(prof: dict, default: str) -> dict:
     for role in ("cxx", "device_cc"):
         command = prof.get(role)
         out[role] = command
-        out[role + "_path"] = shutil.which(shlex.split(command)[0]) if command and command.strip() else None
+        if tc_class is not None and role == "device_cc":   # the target knows its device compiler
+            out[role + "_path"] = tc_class.find_program(command) if command and command.strip() else None
+        else:
+            out[role + "_path"] = shutil.which(shlex.split(command)[0]) if command and command.strip() else None
     out["arch"] = prof.get("arch")
     for key in ("flags", "link_flags", "libs"):
         out[key] = list(prof.get(key, []))
@@ -236,11 +240,14 @@ def _run(args: ParsedArgs, diag: Diagnostics, toolchain, workdir: str, profile_f
                             + [f"-I{d}" for d in args.include_dirs] + ["-o", gen_path, path],
                             "transpile", path, gen_path))
             source = gen_path
+            transpile = jobs[-1]
             if args.stage_source:
                 if want_dep:
-                    jobs.append(_dep_scan_job(args, jobs[-1], cxx, flags, workdir, tstem + ".scan" + gen_suffix,
+                    jobs.append(_dep_scan_job(args, transpile, cxx, flags, workdir, tstem + ".scan" + gen_suffix,
                                               stem, profile_files))
+                _device_check(jobs, toolchain, transpile, os.path.join(workdir, tstem + ".check" + gen_suffix))
                 continue
+            _device_check(jobs, toolchain, transpile, "")
         elif args.stage_source:
             continue
         if stop := args.stage_compile:
@@ -320,6 +327,22 @@ def _device_build(jobs: List[Job], toolchain, generated: str, flags: List[str], 
     return build.host_flags
 
 
+def _device_check(jobs: List[Job], toolchain, transpile: Job, copy: str) -> None:
+    """Adds the job that checks the generated device program, if the target has one
+    (opencl). -S writing files checks too (build systems compile what it writes
+    themselves); it checks a copy in the work directory (`copy`), the outputs being
+    renamed into place only at the end. -S to stdout only shows the program."""
+    generated = transpile.output
+    if copy:
+        if generated == "-" or is_special(generated):
+            return
+        transpile.copy_to = transpile.copy_to or copy
+        generated = transpile.copy_to
+    check = toolchain.device_check(generated)
+    if check is not None:
+        jobs.append(Job(check.argv, "check", check.source, check.output, runner=check.runner))
+
+
 def _device_deps(jobs: List[Job], compile_job: Job, flag: str) -> None:
     """-MD/-MMD: the device module's compile lists the headers of the __cok__ code into the
     depfile of the host compile it precedes."""
@@ -361,7 +384,7 @@ def _run_jobs(jobs: List[Job], args: ParsedArgs, diag: Diagnostics, toolchain, w
         else:
             argv = job.argv
         try:
-            rc = interrupts.run_child(argv, env=_child_env(workdir))
+            rc = (job.runner or interrupts.run_child)(argv, env=_child_env(workdir))
         except OSError as exc:
             print(f"croktilec: error: cannot run '{argv[0]}': {exc.strerror} "
                   f"(profile '{toolchain.profile['name']}')", file=sys.stderr)

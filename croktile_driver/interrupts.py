@@ -134,14 +134,15 @@ def report(exc: Interrupted) -> int:
     return exc.exit_status
 
 
-def run_child(argv, env=None) -> int:
+def run_child(argv, env=None, stderr=None) -> int:
     """Runs a program in its own process group and returns its exit status (negative: the
-    signal that killed it). On a signal, the group gets it too and is waited for."""
+    signal that killed it). On a signal, the group gets it too and is waited for.
+    `stderr`: a file that takes its error output (to show it reworded)."""
     import subprocess
     proc = None
     try:
         with deferred():   # a child is never started without being recorded
-            proc = subprocess.Popen(argv, env=env, process_group=0)
+            proc = subprocess.Popen(argv, env=env, stderr=stderr, process_group=0)
         return proc.wait()
     except BaseException:
         if proc is not None:

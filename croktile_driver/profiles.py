@@ -21,7 +21,8 @@ TARGETS = ("cpu", "cuda", "opencl", "factor")
 PROFILE_KEYS: Dict[str, Tuple[type, str]] = {
     "target": (str, "the target whose code generator is used: " + ", ".join(TARGETS)),
     "cxx": (str, "compiles the generated source and links (default c++; nvcc for cuda)"),
-    "device_cc": (str, "compiles the device module (factor)"),
+    "device_cc": (str, "compiles the device module (factor); checks the device program at build time "
+                       "(opencl: an OpenCL C compiler, clang by default; \"\" turns the check off)"),
     "arch": (str, "device architecture, e.g. sm_90a (cuda)"),
     "flags": (list, "flags for every compile"),
     "link_flags": (list, "flags for the link"),

@@ -334,6 +334,7 @@ class program {
     const char* src = source_;
     cl_program p = clCreateProgramWithSource(rt.context, 1, &src, &length_, &err);
     check(err, "clCreateProgramWithSource", where);
+    // croktilec checks the program with this standard at build time (toolchains/opencl_check.py)
     std::string options = "-cl-std=CL1.2";
     const std::string extra = detail::env("CROKTILE_OPENCL_BUILD_OPTIONS");
     if (!extra.empty()) options += " " + extra;

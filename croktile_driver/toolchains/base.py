@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Dict, List, Optional
+from typing import Callable, Dict, List, Optional
 
 from ..frontend import ir
 from ..frontend.pipeline import TranslationUnit
@@ -107,6 +107,7 @@ class DeviceBuild:
     source: str              # the generated device source it compiles
     output: str              # the file it writes
     host_flags: List[str]    # what the compile of the host source then needs
+    runner: Optional[Callable[..., int]] = None   # runs argv in place of the driver (a check: rewords diagnostics)
 
 
 class StatementWriter:
@@ -180,6 +181,14 @@ class ToolChain:
         """Makes #include "x.h" find headers beside the .co.cpp when compiling its generated source."""
         return ["-iquote", directory]
 
+    @staticmethod
+    def find_program(command: str) -> Optional[str]:
+        """Where a profile's compiler command (cxx, device_cc) is, for --print-toolchains."""
+        import shlex
+        import shutil
+        words = shlex.split(command)
+        return shutil.which(words[0]) if words else None
+
     def compiler(self) -> List[str]:
         """The profile's compiler; $CXX/$NVCC were applied when the profile was resolved."""
         return [self.profile.get("cxx", "c++")]
@@ -187,4 +196,9 @@ class ToolChain:
     def device_build(self, generated: str, flags: List[str], source_dir: str) -> Optional[DeviceBuild]:
         """The device module built from the sources generated at `generated` (compiled with
         `flags`; `source_dir` holds the .co.cpp), or None where the host source is all."""
+        return None
+
+    def device_check(self, generated: str) -> Optional[DeviceBuild]:
+        """The job that checks the device program generated beside `generated` before
+        anything is compiled (opencl: an OpenCL C compiler), or None."""
         return None

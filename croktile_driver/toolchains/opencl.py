@@ -49,7 +49,10 @@ as on the cpu target.
 """
 from __future__ import annotations
 
+import functools
 import re
+import shutil
+import sys
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Set, Tuple
 
@@ -58,18 +61,35 @@ from ..frontend import ir
 from ..frontend.pipeline import TranslationUnit
 from ..frontend.splitter import LineMap, _Scanner
 from ..frontend.symbolic import Sym
-from .base import ToolChain, c_string, elem_ctype, host_translation_unit, line_directive
+from .base import DeviceBuild, ToolChain, c_string, elem_ctype, host_translation_unit, line_directive
 from .device_host import DeviceHostEmitter, where as _where
+from .opencl_check import CHECK_FLAGS, DEFAULT_CHECKER, checker_command, locate, run_check, statement_line
 from .kernel_ir import (KernelEmitterBase, dev_expr, kernel_free_names, linear as _linear, matching as _matching,
                         paren as _paren, product as _product, shape_vars as _shape_vars, strides as _strides,
                         waited_async_futures)
 
-DEVICE_CTYPES = dict(ir.ELEM_CTYPES, f16="ushort", bf16="ushort")
+# Generated code spells types without OpenCL C's typedef names, which user code may rename.
+DEVICE_CTYPES = dict(ir.ELEM_CTYPES, f16="unsigned short", bf16="unsigned short")
 BARRIER = "barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);"
-# OpenCL C keywords that are ordinary identifiers in C++: a __cok__ function may be
-# called `kernel` (spec 1 does), so such names are renamed in the device program.
-OPENCL_KEYWORDS = ("kernel", "global", "local", "constant", "private", "read_only", "write_only",
-                   "read_write")
+# Names OpenCL C reserves that are ordinary identifiers in C and C++: keywords (address
+# space, function and access qualifiers, `half`, image types, ...) and the built-in type
+# names (vector types, uint, size_t, ...). One that __cok__ code declares (spec 1 calls a
+# function `kernel`) or that tileflow code names is renamed in the device program.
+_VECTOR_BASES = ("char", "uchar", "short", "ushort", "int", "uint", "long", "ulong", "float", "double", "half",
+                 "bool", "quad")
+OPENCL_RESERVED = frozenset(
+    ("global", "local", "constant", "private", "generic", "kernel", "read_only", "write_only", "read_write",
+     "uniform", "pipe", "restrict", "vec_step", "half", "quad", "uchar", "ushort", "uint", "ulong",
+     "size_t", "ptrdiff_t", "intptr_t", "uintptr_t", "event_t", "sampler_t", "image1d_t", "image1d_array_t",
+     "image1d_buffer_t", "image2d_t", "image2d_array_t", "image2d_depth_t", "image2d_array_depth_t",
+     "image2d_msaa_t", "image2d_array_msaa_t", "image2d_msaa_depth_t", "image2d_array_msaa_depth_t",
+     "image3d_t")
+    + tuple(f"{base}{n}" for base in _VECTOR_BASES for n in (2, 3, 4, 8, 16)))
+RENAMED_PREFIX = "croktile_cl_"
+# Tokens after which a reserved name in __cok__ code is being declared (int half = ...,
+# void kernel(...), struct float2 {...}), and the words before it that make it a use instead.
+_DECLARATOR_END = frozenset(("=", ";", ",", ")", "[", "(", "{", "}", ":", ">"))
+_NOT_A_TYPE = frozenset(("return", "case", "sizeof", "else", "do", "goto"))
 _ADDRESS_QUALIFIER = re.compile(r"\b(?:__)?(?:global|local|private|constant)\b")
 SPACE_QUALIFIER = {"g": "__global", "l": "__local", "p": "__private"}
 
@@ -115,6 +135,37 @@ class OpenclToolChain(ToolChain):
     def generate(self, tu: TranslationUnit, diag) -> Dict[str, str]:
         host, device = Generator(tu, diag).run()
         return {self.source_suffix: host, self.device_suffix: device}
+
+    @staticmethod
+    def find_program(command: str) -> Optional[str]:
+        return locate(command)
+
+    def device_check(self, generated: str) -> Optional[DeviceBuild]:
+        """Checks the device program (x.gen.cl) with an OpenCL C compiler, so that its
+        errors are build errors at .co.cpp lines, not failures when it first runs."""
+        command = checker_command(self.profile)
+        if command is None:
+            return None
+        if command[0] == DEFAULT_CHECKER and shutil.which(command[0]) is None:
+            self.warn_unchecked()
+            return None
+        base = generated[: -len(self.source_suffix)] if generated.endswith(self.source_suffix) else generated
+        source = base + self.device_suffix
+        argv = [*command, *CHECK_FLAGS, *(["-w"] if self.options.no_warnings else []), source]
+        return DeviceBuild(argv, source, "", [], functools.partial(run_check, renamed_prefix=RENAMED_PREFIX))
+
+    def warn_unchecked(self) -> None:
+        """Without clang the build goes on (the platform still compiles the program when it
+        runs), once saying so."""
+        if self.warned or self.options.no_warnings:
+            return
+        self.warned = True
+        print(f"croktilec: warning: no OpenCL C compiler found (profile '{self.profile['name']}' names "
+              f"device_cc '{DEFAULT_CHECKER}'; none of clang, clang-NN is on PATH): the device program is not "
+              "checked at build time, and errors in __cok__ code show when it first runs; set device_cc "
+              "in the profile, or device_cc: \"\" to turn the check off", file=sys.stderr)
+
+    warned = False
 
 
 # ---------------------------------------------------------------------------------
@@ -266,6 +317,56 @@ def _function(head: str, base: int, brace: int, close: int, si: int) -> Optional
                        params, brace, template_span, tparams, externs)
 
 
+_TOKEN = re.compile(r"[A-Za-z_]\w*|\d[\w.]*|->|&&|\|\||::|\S")
+
+
+def _code_tokens(text: str) -> List[str]:
+    """The tokens of C code, without comments, literals and preprocessor lines."""
+    masked = _masked(text)
+    scan = _Scanner(masked)
+    tokens, i = [], 0
+    while i < len(masked):
+        j = scan.skip_literal_or_comment(i)
+        if j != i:
+            tokens.append('""')
+            i = j
+            continue
+        m = _TOKEN.match(masked, i)
+        if m is None:
+            i += 1
+            continue
+        tokens.append(m.group())
+        i = m.end()
+    return tokens
+
+
+def declared_reserved_names(segments) -> Set[str]:
+    """Names OpenCL C reserves that the __cok__ code declares (a variable, parameter,
+    function, type, member or enumerator): each is renamed, every use with it. A reserved
+    name the code only uses is left alone: OpenCL C code may mean the keyword or type."""
+    found: Set[str] = set()
+    for seg in segments:
+        if seg.kind != "cok":
+            continue
+        tokens = _code_tokens(seg.text)
+        for k in range(1, len(tokens) - 1):
+            name, before, after = tokens[k], tokens[k - 1], tokens[k + 1]
+            if name in OPENCL_RESERVED and after in _DECLARATOR_END and (
+                    before in ("*", "&", "&&", ",", "{") or (before[0].isalpha() or before[0] == "_")
+                    and before not in _NOT_A_TYPE):
+                found.add(name)
+    return found
+
+
+# Reserved names the generated kernels use themselves (never renamed for tileflow names).
+_GENERATED_RESERVED = frozenset(("event_t",))
+
+
+def reserved_words(code: str) -> Set[str]:
+    """Reserved names in generated kernel code: there they can only be tileflow names."""
+    return {w for w in re.findall(r"[A-Za-z_]\w*", code) if w in OPENCL_RESERVED} - _GENERATED_RESERVED
+
+
 def host_device_functions(segments) -> Dict[str, Loc]:
     """`__device__` functions of the host C++ (name -> where), for the error that says to
     move them into a `__cok__` block on separate-source targets."""
@@ -380,9 +481,9 @@ class Generator:
 
     def device_source(self) -> str:
         out = ["// Generated by croktilec (target opencl): the OpenCL C device program. Do not edit.", PRELUDE]
-        renamed = sorted(n for n in self.cok.functions if n in OPENCL_KEYWORDS)
+        renamed = sorted(declared_reserved_names(self.tu.segments) | reserved_words("\n".join(self.kernels)))
         for n in renamed:
-            out.append(f"#define {n} croktile_fn_{n}   /* an OpenCL C keyword */")
+            out.append(f"#define {n} {RENAMED_PREFIX}{n}   /* reserved in OpenCL C */")
         for si, seg in enumerate(self.tu.segments):
             if seg.kind != "cok":
                 continue
@@ -660,7 +761,7 @@ class KernelEmitter(KernelEmitterBase):
                         self.args.append(KernelArg(f"__local {self.ctype(b)}* {b.name}",
                                                    ("local", self.buffer_bytes(b))))
         if self.scratch:
-            self.args.append(KernelArg("__global uchar* croktile_scratch", ("mem", "croktile_scratch")))
+            self.args.append(KernelArg("__global unsigned char* croktile_scratch", ("mem", "croktile_scratch")))
             self.args.append(KernelArg("long croktile_slot", ("cl_long", "croktile_slot")))
             offset = "0"
             for b in self.scratch:
@@ -674,7 +775,7 @@ class KernelEmitter(KernelEmitterBase):
         if self.uses_checks:
             self.args.append(KernelArg("__global int* croktile_err", ("mem", "croktile_checks.get()")))
 
-        self.lines.append(line_directive(par.loc))
+        self.lines.append(statement_line(par.loc))
         params = ",\n    ".join(a.decl for a in self.args)
         self.lines.append(f"__kernel void {self.name}({params}) {{")
         self.w(1, f"const long {par.var} = get_group_id(0);")
@@ -684,7 +785,7 @@ class KernelEmitter(KernelEmitterBase):
         for b in self.static_local:
             self.w(1, f"__local {self.ctype(b)} {b.name}[{_product(b.shape).value}];")
         if self.scratch:
-            self.w(1, "__global uchar* croktile_slot_base = croktile_scratch + get_global_id(0) * croktile_slot;")
+            self.w(1, "__global unsigned char* croktile_slot_base = croktile_scratch + get_global_id(0) * croktile_slot;")
         state = self.setup_buffers(par, 1, 1, 0)
         self.stmts(par.body, 1, 1, state)
         self.lines.append("}")
@@ -720,7 +821,7 @@ class KernelEmitter(KernelEmitterBase):
     # worked alone since the last barrier, 2 the whole group worked (or copies are pending).
     def stmts(self, stmts: List[ir.Stmt], depth: int, level: int, state: int) -> int:
         for s in stmts:
-            self.w(depth, line_directive(s.loc))
+            self.w(depth, statement_line(s.loc))
             state = getattr(self, "s_" + type(s).__name__)(s, depth, level, state)
         return state
 
@@ -897,5 +998,5 @@ class KernelEmitter(KernelEmitterBase):
             self.w(depth + 1 + n, f"for (long {i} = 0; {i} < {dev_expr(e)}; ++{i})")
         self.w(depth + 1 + len(loops), f"{ev} = async_work_group_copy({self.ptr(s.dst.buffer)} + {_paren(dev_expr(dst_at))}, "
                                        f"{self.ptr(s.src.buffer)} + {_paren(dev_expr(src_at))}, "
-                                       f"(size_t){_paren(dev_expr(run))}, {ev});")
+                                       f"(unsigned long){_paren(dev_expr(run))}, {ev});")
         self.w(depth, "}")

@@ -8,9 +8,12 @@
   levels, float arguments, host-level copies, checks inside kernels), compared
   with cpu the same way.
 * ``-S`` writes the host ``.cpp`` and the device ``.cl``; a ``__device__`` function
-  called from tileflow code is a compile-time error; a device-code error is a
-  ``croktile::runtime_error`` holding the build log with ``.co.cpp`` lines; an
-  OpenCL error names the failing call and the ``.co.cpp`` location.
+  called from tileflow code is a compile-time error; a device-code error is a build
+  error at its ``.co.cpp`` line (the device program is checked by clang at build
+  time), or, with that check off, a ``croktile::runtime_error`` holding the build log
+  with ``.co.cpp`` lines; an OpenCL error names the failing call and the location.
+* ``reserved_names.co.cpp``: C/C++ names that OpenCL C reserves are renamed in the
+  device program; the result is the cpu target's.
 
 Without an OpenCL platform (or headers) the tests that run programs skip with
 the reason; ``CROKTILE_REQUIRE_OPENCL=1`` (set by scripts/test.sh when it
@@ -80,7 +83,7 @@ def built(opencl, tmp_path_factory) -> Dict[Tuple[str, str], Path]:
     """Every program of these tests for both targets, compiled in parallel once."""
     work = tmp_path_factory.mktemp("opencl-builds")
     jobs = {}
-    for src in COK_SAMPLES + [HERE / "features.co.cpp", HERE / "errors.co.cpp"]:
+    for src in COK_SAMPLES + [HERE / "features.co.cpp", HERE / "errors.co.cpp", HERE / "reserved_names.co.cpp"]:
         for target in ("cpu", "opencl"):
             if src.name == "errors.co.cpp" and target == "cpu":
                 continue
@@ -153,7 +156,7 @@ def test_features_use_work_group_copies_and_local_memory(tmp_path):
     assert "barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);" in kernel
     sym = cl[cl.index("__kernel void sym_inner__launch0"):]
     assert "__local int32_t* row," in sym                  # symbolic shared: a __local argument
-    assert "__global uchar* croktile_scratch" in sym        # symbolic local: per work-item global slice
+    assert "__global unsigned char* croktile_scratch" in sym   # symbolic local: per work-item global slice
 
 
 def test_S_writes_host_and_device_sources(tmp_path):
@@ -164,7 +167,8 @@ def test_S_writes_host_and_device_sources(tmp_path):
     cl = (tmp_path / "ele.gen.cl").read_text()
     assert "__kernel void ele_add__launch0(" in cl
     assert 'extern "C"' not in cl and "extern" not in cl
-    assert f'#line 11 "{src}"' in cl                       # the __cok__ block, at its line
+    cok_line = next(i for i, l in enumerate(src.read_text().splitlines(), 1) if l.startswith("__cok__"))
+    assert f'#line {cok_line} "{src}"' in cl               # the __cok__ block, at its line
     assert "typedef int int32_t;" in cl
     # the host program embeds exactly that device program and never compiles the __cok__ code
     assert cl in host
@@ -241,8 +245,11 @@ int main() {
 
 
 def test_device_build_error_reports_co_cpp_lines(opencl, tmp_path):
+    """With the build-time check turned off (device_cc: ""), the platform's compiler still
+    reports the error when the program first runs."""
     (tmp_path / "bad.co.cpp").write_text(BAD_DEVICE_CODE)
-    ok("-t", "opencl", "bad.co.cpp", "-o", "bad", cwd=tmp_path)     # device code is built at run time
+    (tmp_path / "unchecked.yaml").write_text('profiles:\n  opencl-pocl:\n    device_cc: ""\n')
+    ok("-t", "opencl", "--toolchain-file", "unchecked.yaml", "bad.co.cpp", "-o", "bad", cwd=tmp_path)
     run = _run(tmp_path / "bad")
     assert run.returncode == 0, run.stdout + run.stderr
     caught = [l for l in run.stdout.split("caught: ")[1:]]
@@ -288,3 +295,122 @@ def test_platform_and_device_selection(built):
     assert "errors.co.cpp:" in bad.stdout
     bad = _run(exe, env={"CROKTILE_OPENCL_PLATFORM": "99"})
     assert bad.returncode == 2 and "CROKTILE_OPENCL_PLATFORM=99: there are" in bad.stdout
+
+
+def test_reserved_names_match_cpu(built):
+    runs = {t: _run(_exe(built, "reserved_names", t)) for t in ("cpu", "opencl")}
+    for t, run in runs.items():
+        assert run.returncode == 0, f"reserved_names ({t}):\n{run.stdout}{run.stderr}"
+    assert len(runs["cpu"].stdout.split()) == 32
+    assert runs["opencl"].stdout == runs["cpu"].stdout
+
+
+def test_reserved_names_are_renamed_only_where_declared(tmp_path):
+    """A reserved word the __cok__ code declares is renamed; OpenCL C code that uses the
+    keywords and types as such (under CROKTILE_OPENCL) is left alone and passes the check."""
+    ok("-t", "opencl", "-S", str(HERE / "reserved_names.co.cpp"), "-o", str(tmp_path / "r.cpp"), cwd=tmp_path)
+    cl = (tmp_path / "r.cl").read_text()
+    for name in ("half", "global", "local", "kernel", "constant", "read_only", "write_only", "read_write",
+                 "restrict", "uint", "float4", "int2", "image2d_t", "sampler_t"):
+        assert f"#define {name} croktile_cl_{name} " in cl, name
+    assert "#define event_t" not in cl and "#define float2 " not in cl
+    (tmp_path / "native.co.cpp").write_text(
+        "__cok__ {\n"
+        "#ifdef CROKTILE_OPENCL\n"
+        "  constant int table[2] = {3, 4};\n"
+        "  static int put(float4 v, half* unused) { return (int)(v.x + v.w); }\n"
+        "  extern \"C\" void f(int* a) { uint n = 1; a[0] = put((float4)(1.0f, 2.0f, 3.0f, 4.0f), 0) + table[n]; }\n"
+        "#else\n"
+        "  extern \"C\" void f(int* a) { a[0] = 5; }\n"
+        "#endif\n"
+        "}\n"
+        "__co__ void g(s32 [4] x) { parallel p by 1 { call f(x); } }\n")
+    ok("-t", "opencl", "-c", "native.co.cpp", "-o", "native.o", cwd=tmp_path)
+    ok("-t", "opencl", "-S", "native.co.cpp", "-o", "native.cpp", cwd=tmp_path)
+    assert "croktile_cl_" not in (tmp_path / "native.cl").read_text()
+
+
+# Device programs OpenCL C rejects: each is a build error at the marked .co.cpp line
+# ("// error: TEXT" ends it; the caret stands under `at`), exit status 1, nothing written.
+CHECKED_ERRORS = {
+    "undeclared": ("__cok__ { extern \"C\" void f(int* a, int n) {\n"
+                   "  for (int i = 0; i < n; ++i) a[i] = undefined_thing; // error: use of undeclared identifier 'undefined_thing'\n"
+                   "} }\n", "undefined_thing"),
+    "cplusplus_reference": ("__cok__ { extern \"C\" void f(int* a, int n) {\n"
+                            "  int& r = a[0]; r = n; // error: expected identifier\n"
+                            "} }\n", "& r"),
+    "type_error": ("__cok__ { struct P { int x; };\n"
+                   "extern \"C\" void f(int* a, int n) { struct P p = {n};\n"
+                   "  a[0] = p + 1; // error: invalid operands to binary expression\n"
+                   "} }\n", "+ 1"),
+    "renamed_name_in_message": ("__cok__ { static int half(int a, int b) { return a + b; }\n"
+                                "extern \"C\" void f(int* a, int n) {\n"
+                                "  a[0] = half(n); // error: too few arguments to function call, expected 2, have 1\n"
+                                "} }\n", ")"),
+    "call_from_tileflow": ("__cok__ { extern \"C\" void f(int* a, int n) { a[0] = n; } }\n"
+                           "__co__ void h(s32 [4] x) { parallel p by 1 { local s32 [4] t; call f(t, 4); call f(t, t); } } // error: incompatible pointer to integer conversion\n",
+                           "t); }"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(CHECKED_ERRORS))
+def test_device_program_errors_are_build_errors(tmp_path, case):
+    text, at = CHECKED_ERRORS[case]
+    if "__co__" not in text:
+        text += "__co__ void g(s32 [4] x) { parallel p by 1 { call f(x, 4); } }\n"
+    (tmp_path / "bad.co.cpp").write_text(text)
+    line_no, line = next((i, l) for i, l in enumerate(text.splitlines(), 1) if "// error: " in l)
+    message = line.split("// error: ")[1]
+    code = line.split(" // error: ")[0]
+    col = code.index(at) + 1
+    res = fails("-t", "opencl", "bad.co.cpp", "-o", "bad", cwd=tmp_path)
+    lines = res.err.splitlines()
+    first = next(i for i, l in enumerate(lines) if ": error: " in l)
+    assert lines[first].startswith(f"bad.co.cpp:{line_no}:{col}: error: {message}"), res.err
+    assert lines[first + 1] == line and lines[first + 2] == " " * (col - 1) + "^", res.err
+    assert "croktile_cl_" not in res.err and "expanded from macro" not in res.err
+    assert not (tmp_path / "bad").exists() and sorted(p.name for p in tmp_path.iterdir()) == ["bad.co.cpp"]
+    for stage in ("-c", "-S"):        # -S too: build systems (CMake) compile what it writes
+        again = fails("-t", "opencl", stage, "bad.co.cpp", cwd=tmp_path)
+        assert again.err.startswith(res.err.split("\ncroktilec: error:")[0]), again.err
+        assert sorted(p.name for p in tmp_path.iterdir()) == ["bad.co.cpp"]
+    assert "__kernel" in ok("-t", "opencl", "-S", "bad.co.cpp", "-o", "-", cwd=tmp_path).out   # shown unchecked
+
+
+def test_renamed_name_in_a_note_is_shown_as_written(tmp_path):
+    text, _ = CHECKED_ERRORS["renamed_name_in_message"]
+    (tmp_path / "bad.co.cpp").write_text(text + "__co__ void g(s32 [4] x) { parallel p by 1 { call f(x, 4); } }\n")
+    res = fails("-t", "opencl", "bad.co.cpp", "-o", "bad", cwd=tmp_path)
+    assert re.search(r"^bad\.co\.cpp:1:\d+: note: 'half' declared here$", res.err, re.M), res.err
+
+
+def test_dry_run_shows_the_device_check(tmp_path):
+    src = REPO / "samples" / "opencl" / "ele_add.co.cpp"
+    jobs = [l.split() for l in ok("-t", "opencl", "-###", str(src), "-o", "app", cwd=tmp_path).err.splitlines()]
+    check = next(i for i, j in enumerate(jobs) if "-fsyntax-only" in j)
+    compile_ = next(i for i, j in enumerate(jobs) if "-c" in j)
+    assert check < compile_
+    assert re.fullmatch(r".*/clang(-\d+)?", jobs[check][0]) and "-cl-std=CL1.2" in jobs[check]
+    assert jobs[check][-1].endswith(".gen.cl")
+    jobs = [l.split() for l in ok("-t", "opencl", "-S", "-###", str(src), cwd=tmp_path).err.splitlines()]
+    assert len(jobs) == 2 and "-fsyntax-only" in jobs[1]
+    (tmp_path / "off.yaml").write_text('profiles:\n  opencl-pocl:\n    device_cc: ""\n')
+    res = ok("-t", "opencl", "--toolchain-file", "off.yaml", "-###", str(src), "-o", "app", cwd=tmp_path)
+    assert "-fsyntax-only" not in res.err and "warning" not in res.err
+
+
+def test_no_clang_is_a_warning_once(tmp_path):
+    src = REPO / "samples" / "opencl" / "ele_add.co.cpp"
+    empty = tmp_path / "bin"
+    empty.mkdir()
+    res = ok("-t", "opencl", "-###", str(src), str(REPO / "samples" / "opencl" / "matmul.co.cpp"), "-o", "app",
+             cwd=tmp_path, env={"PATH": str(empty)})
+    assert res.err.count("warning: no OpenCL C compiler found") == 1, res.err
+    assert "the device program is not checked at build time" in res.err and "-fsyntax-only" not in res.err
+    res = ok("-w", "-t", "opencl", "-###", str(src), "-o", "app", cwd=tmp_path, env={"PATH": str(empty)})
+    assert "warning" not in res.err
+
+
+def test_print_toolchains_shows_the_checker(tmp_path):
+    res = ok("--print-toolchains", "-t", "opencl", cwd=tmp_path)
+    assert re.search(r"device clang \[/\S*/clang(-\d+)?\]", res.out), res.out
