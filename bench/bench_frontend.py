@@ -14,6 +14,12 @@ and host ``main``):
 
 Usage: ``python bench/bench_frontend.py [--runs N] [--json] [--checkout]``.  Target: median of the
 ``croktilec -fsyntax-only`` runs under 100 ms on the 2-core CI machine (bench/README.md).
+
+``--scaling`` measures instead how the frontend's time grows with the length of one
+function: in-process ``run_frontend`` (preprocess, split, parse, check, lower) on a
+``__co__`` function of N statements, one per line, and on one i-tuple literal of N
+elements, for N = 10k and 100k (``--sizes``). Linear means the 100k time is about ten
+times the 10k time (``ratio``); the grammar once copied lists at every item (quadratic).
 """
 from __future__ import annotations
 
@@ -110,6 +116,56 @@ def in_process_parser(reps: int, use_checkout: bool) -> Dict[str, object]:
     return result
 
 
+SCALING_SHAPES = {
+    # a function of n statements, one per line
+    "statements": lambda n: ("__co__ int f(int r) {\n" + "".join(f"  int v{i} = r + {i};\n" for i in range(n))
+                             + "  return r;\n}\n"),
+    # one i-tuple literal of n elements on one line
+    "ituple_elements": lambda n: ("__co__ void f() {\n  ituple t = {"
+                                  + ", ".join(str(i % 7 + 1) for i in range(n)) + "};\n}\n"),
+}
+
+
+def scaling(sizes: List[int], reps: int, use_checkout: bool) -> Dict[str, object]:
+    """Seconds of in-process ``run_frontend`` per shape and size (the best of ``reps``, after
+    an untimed warm-up run), and the growth ratio."""
+    if use_checkout:
+        sys.path.insert(0, str(REPO))
+    import io
+    from croktile_driver.diagnostics import Diagnostics
+    from croktile_driver.frontend.pipeline import run_frontend
+
+    def timed(text: str) -> float:
+        diag = Diagnostics(stream=io.StringIO())
+        start = time.perf_counter()
+        run_frontend(text, "scaling.co.cpp", diag)
+        elapsed = time.perf_counter() - start
+        if diag.errors:
+            raise SystemExit(f"bench: {diag.messages[0]}")
+        return elapsed
+
+    results: Dict[str, object] = {}
+    for shape, make in SCALING_SHAPES.items():
+        timed(make(1000))   # imports, parser tables
+        rows = []
+        for n in sizes:
+            text = make(n)
+            elapsed = min(timed(text) for _ in range(reps))
+            rows.append({"n": n, "seconds": elapsed, "us_per_item": elapsed / n * 1e6})
+        results[shape] = {"runs": rows, "ratio": rows[-1]["seconds"] / rows[0]["seconds"],
+                          "size_ratio": sizes[-1] / sizes[0]}
+    return results
+
+
+def print_scaling(results: Dict[str, object]) -> None:
+    print(f"{'shape':18s} {'n':>8s} {'seconds':>9s} {'us/item':>9s}")
+    for shape, res in results.items():
+        for row in res["runs"]:
+            print(f"{shape:18s} {row['n']:8d} {row['seconds']:9.2f} {row['us_per_item']:9.1f}")
+        print(f"{shape:18s} time ratio {res['ratio']:.1f} for a size ratio of {res['size_ratio']:.0f} "
+              f"(linear: about equal)")
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--runs", type=int, default=30, help="timed subprocess runs (default 30)")
@@ -119,9 +175,26 @@ def main(argv=None) -> int:
     ap.add_argument("--checkout", action="store_true",
                     help="benchmark this checkout (python -m croktile_driver with PYTHONPATH set "
                          "to the repository) even when a croktilec is on PATH")
+    ap.add_argument("--scaling", action="store_true",
+                    help="time the frontend on one function of 10k and 100k statements and an "
+                         "i-tuple of as many elements, in-process, instead")
+    ap.add_argument("--sizes", type=lambda v: [int(x) for x in v.split(",")], default=[10_000, 100_000],
+                    help="sizes for --scaling, comma-separated (default 10000,100000)")
+    ap.add_argument("--scaling-reps", type=int, default=2,
+                    help="timed runs per size for --scaling, the best counts (default 2)")
     args = ap.parse_args(argv)
     if args.runs < 1 or args.parser_reps < 1:
         ap.error("--runs and --parser-reps must be positive")
+    if args.scaling:
+        if len(args.sizes) < 2 or min(args.sizes) < 1 or args.scaling_reps < 1:
+            ap.error("--sizes needs at least two positive sizes, --scaling-reps a positive count")
+        use_checkout = args.checkout or shutil.which("croktilec") is None
+        results = scaling(sorted(args.sizes), args.scaling_reps, use_checkout)
+        if args.json:
+            print(json.dumps(results, indent=2))
+        else:
+            print_scaling(results)
+        return 0
 
     env = dict(os.environ)
     exe = None if args.checkout else shutil.which("croktilec")

@@ -5,10 +5,12 @@ preprocessor reset the file and line, so every token points into the user's file
 """
 from __future__ import annotations
 
+import bisect
 import re
 
 import ply.lex
 
+from ..cstrings import unescape
 from ..diagnostics import Loc, shown
 
 KEYWORDS = {
@@ -43,6 +45,7 @@ _INT_PARTS = re.compile(r"(0[xX][0-9a-fA-F]+|0[bB][01]+|\d+)(.*)")
 # tokens that end an operand: a '-' after one of them is binary
 _OPERAND_ENDS = {"ID", "INT_CONST", "FLOAT_CONST", "RPAREN", "RBRACKET", "RBRACE", "TRUE", "FALSE",
                  "UNDERSCORE"}
+_NEWLINE = re.compile("\n")
 _NOT_UTF8 = re.compile("[\udc80-\udcff]+")
 _CLOSER_OF = {"LPAREN": "RPAREN", "LBRACKET": "RBRACKET", "LBRACE": "RBRACE"}
 _OPENER_OF = {close: open_ for open_, close in _CLOSER_OF.items()}
@@ -55,7 +58,7 @@ class LexError(Exception):
         self.msg = msg
 
 
-_LINE_MARKER = re.compile(r'[ \t]*\#[ \t]*(?:line)?[ \t]*(\d+)(?:[ \t]+"((?:[^"\\]|\\.)*)")?[^\n]*')
+_LINE_MARKER = re.compile(r'[ \t]*(?P<hash>\#)[ \t]*(?:line)?[ \t]*(?P<line>\d+)(?:[ \t]+"(?P<file>(?:[^"\\]|\\.)*)")?[^\n]*')
 
 
 class TileflowLexer:
@@ -117,11 +120,10 @@ class TileflowLexer:
         self.lexer.lineno = line
         self.lexer.input(text)
         self._text = text
-        self._line_start = 0
         self._first_col = col
-        self._first_line_end = text.find("\n")
-        if self._first_line_end < 0:
-            self._first_line_end = len(text)
+        # offsets of the newlines: a column is found by bisection, not by scanning back
+        # along the line (quadratic on a long line of tokens)
+        self._newlines = [m.start() for m in _NEWLINE.finditer(text)]
         self._pushback = []
         self.prev_token = None   # the token before `last_token` (for "expected ';'" after it)
         self.last_token = None
@@ -195,11 +197,14 @@ class TileflowLexer:
             yield tok
 
     # -- positions -----------------------------------------------------------
+    def line_start(self, lexpos: int) -> int:
+        """The offset where the line holding ``lexpos`` starts."""
+        k = bisect.bisect_left(self._newlines, lexpos)
+        return self._newlines[k - 1] + 1 if k else 0
+
     def column(self, lexpos: int) -> int:
-        last_nl = self._text.rfind("\n", 0, lexpos)
-        if last_nl < 0:
-            return self._first_col + lexpos
-        return lexpos - last_nl
+        start = self.line_start(lexpos)
+        return self._first_col + lexpos if start == 0 else lexpos - start + 1
 
     def loc(self, lineno: int, lexpos: int) -> Loc:
         col = self.column(lexpos)
@@ -253,16 +258,14 @@ class TileflowLexer:
 
     def t_HASH(self, t):
         r"\#"
-        at_line_start = self._text[self._text.rfind("\n", 0, t.lexpos) + 1: t.lexpos].strip() == ""
-        if at_line_start:
-            marker = _LINE_MARKER.match(self._text, t.lexpos - (t.lexpos - self._text.rfind("\n", 0, t.lexpos) - 1))
-            if marker and marker.end() > t.lexpos:
-                # `#line N "file"`: the next line is line N of that file.
-                t.lexer.lineno = int(marker.group(1)) - 1
-                if marker.group(2) is not None:
-                    self.filename = marker.group(2)
-                t.lexer.lexpos = marker.end()
-                return None
+        marker = _LINE_MARKER.match(self._text, self.line_start(t.lexpos))
+        if marker and marker.start("hash") == t.lexpos:
+            # `#line N "file"` (the '#' first on its line): the next line is line N of that file
+            t.lexer.lineno = int(marker["line"]) - 1
+            if marker["file"] is not None:
+                self.filename = unescape(marker["file"])
+            t.lexer.lexpos = marker.end()
+            return None
         return t
 
     def t_comment(self, t):

@@ -10,12 +10,17 @@ import re
 from dataclasses import dataclass
 from typing import List, Optional, Tuple
 
+from ..cstrings import unescape
 from ..diagnostics import Diagnostics, Loc
 
 _LINE_MARKER = re.compile(r'[ \t]*#[ \t]*(?:line)?[ \t]*(\d+)(?:[ \t]+"((?:[^"\\]|\\.)*)")?')
 _CLOSER = {"{": "}", "(": ")", "[": "]"}
 _OPENER = {close: open_ for open_, close in _CLOSER.items()}
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+# what the scans stop at: brackets, ';', and what may start a literal, comment or directive
+_BRACKET_EVENT = re.compile(r"""[{}()\[\];/"'R#]""")
+# ... and in host code: braces, '__co__'/'__cok__', bytes that are not UTF-8
+_HOST_EVENT = re.compile(r"""[{}/"'R#\udc80-\udcff]|(?<!\w)__cok?__(?!\w)""")
 # conditional blocks the preprocessor passed through (unknown macros) may hold braces that
 # only balance per branch
 _CONDITIONAL = re.compile(r"^[ \t]*#[ \t]*(?:if|ifdef|ifndef|elif|else)\b", re.M)
@@ -49,7 +54,7 @@ class LineMap:
             if marker:
                 cur_line = int(marker.group(1))
                 if marker.group(2) is not None:
-                    cur_file = marker.group(2)
+                    cur_file = unescape(marker.group(2))
             else:
                 cur_line += 1
         del pos
@@ -77,7 +82,7 @@ class _Scanner:
         if c == "/" and t.startswith("/*", i):
             j = t.find("*/", i + 2)
             return len(t) if j < 0 else j + 2
-        if c == "#" and t[t.rfind("\n", 0, i) + 1:i].strip() == "":
+        if c == "#" and self._first_on_line(i):
             j = i
             while True:
                 j = t.find("\n", j)
@@ -106,6 +111,15 @@ class _Scanner:
             return min(j + 1, len(t))
         return i
 
+    def _first_on_line(self, i: int) -> bool:
+        """Whether only blanks stand before offset i on its line (scanning back over the
+        blanks alone: many '#' on one long line stay linear)."""
+        t = self.text
+        k = i - 1
+        while k >= 0 and t[k] in " \t\r\f\v":
+            k -= 1
+        return k < 0 or t[k] == "\n"
+
     def find_matching_brace(self, open_pos: int, mismatches: Optional[List[Tuple[int, int]]] = None) -> int:
         """Offset of the `}` matching the `{` at open_pos, or -1.
 
@@ -120,6 +134,10 @@ class _Scanner:
         stack: List[List] = []   # [offset of an open bracket, offset of the first ';' in it or None]
         i = open_pos
         while i < len(t):
+            event = _BRACKET_EVENT.search(t, i)  # jump over what cannot matter
+            if event is None:
+                break
+            i = event.start()
             j = self.skip_literal_or_comment(i)
             if j != i:
                 i = j
@@ -243,11 +261,13 @@ def split(text: str, filename: str, diag: Diagnostics, colmap=None) -> List[Segm
         counting braces alone finds, the mismatched brackets are reported here (the body
         is then not parsed); otherwise they are the parser's (or the C++ compiler's) to
         report, at the token where a statement goes wrong."""
-        by_braces = scan.find_matching_brace(open_pos)
         if not check_braces:
-            return by_braces
+            return scan.find_matching_brace(open_pos)
         mismatches: List[Tuple[int, Optional[int]]] = []
         close = scan.find_matching_brace(open_pos, mismatches)
+        if not mismatches:
+            return close   # every bracket matched: counting braces finds the same end
+        by_braces = scan.find_matching_brace(open_pos)
         if close == by_braces or close < 0:
             return by_braces
         for closer, opener in mismatches:
@@ -262,12 +282,16 @@ def split(text: str, filename: str, diag: Diagnostics, colmap=None) -> List[Segm
     reported_bytes = False
 
     while i < n:
+        event = _HOST_EVENT.search(text, i)  # jump over what cannot matter
+        if event is None:
+            break
+        i = event.start()
         j = scan.skip_literal_or_comment(i)
         if j != i:
             i = j
             continue
         c = text[i]
-        if not (c.isalpha() or c == "_"):
+        if c != "_":
             if "\udc80" <= c <= "\udcff" and not reported_bytes:
                 reported_bytes = True  # the first is enough: the C++ compiler reports the rest
                 diag.error(user_loc(lines.loc(i)), f"invalid UTF-8 in C++ code: byte 0x{ord(c) - 0xDC00:02x}; "
@@ -281,15 +305,8 @@ def split(text: str, filename: str, diag: Diagnostics, colmap=None) -> List[Segm
                     host_depth = 0
             i += 1
             continue
-        m = _IDENT.match(text, i)
-        if m is None:  # a non-ASCII letter: not the start of `__co__`
-            i += 1
-            continue
-        word = m.group(0)
-        if word not in ("__co__", "__cok__") or (i > 0 and (text[i - 1].isalnum() or text[i - 1] == "_")):
-            i = m.end()
-            continue
-        if word == "__cok__":
+        m = event   # `__co__` or `__cok__`, a word of its own
+        if m.group() == "__cok__":
             brace = scan.next_code_char(m.end(), "{;")
             if brace < 0 or text[brace] != "{" or text[m.end():brace].strip():
                 diag.error(user_loc(lines.loc(i)), "expected '{' after '__cok__'")

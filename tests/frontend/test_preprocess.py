@@ -270,3 +270,22 @@ def test_macro_nesting_too_deep_is_an_error(tmp_path, croktilec):
     r = croktilec("-fsyntax-only", src)
     assert r.rc == 1
     assert _errors(r) == [("macros.co.cpp", levels + 2, 10, "macro expansion nested too deeply")]
+
+
+def test_lines_after_conditionals_inside_co_code(tmp_path, croktilec):
+    """#if inside a __co__ function leaves #line markers in its text; the lexer follows them."""
+    src = write(tmp_path / "cond.co.cpp", """
+        #define W 2
+        __co__ void f(s32 [8] a) {
+        #if W > 1
+          int x = #p + #q;
+        #else
+          int y = 1;
+        #endif
+          int z = r;
+        }
+        """)
+    r = croktilec("-fsyntax-only", src)
+    assert only_errors(r) == [(4, 12, "'p' was not declared in this scope"),
+                              (4, 17, "'q' was not declared in this scope"),
+                              (8, 11, "'r' was not declared in this scope")]

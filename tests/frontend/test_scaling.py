@@ -1,0 +1,96 @@
+"""The frontend's time is linear in the length of a function (issue #11). Timings are
+bench/bench_frontend.py --scaling's; these tests check the mechanisms structurally."""
+from __future__ import annotations
+
+import gc
+import io
+
+import pytest
+
+from croktile_driver.diagnostics import Diagnostics
+from croktile_driver.frontend import pipeline
+from croktile_driver.frontend.lexer import TileflowLexer
+from croktile_driver.frontend.parser import _Grammar
+
+
+class _Production:
+    """Stands in for PLY's YaccProduction: p[0..n], p.lineno(i), p.lexpos(i)."""
+
+    def __init__(self, values):
+        self.values = list(values)
+
+    def __getitem__(self, i):
+        return self.values[i]
+
+    def __setitem__(self, i, value):
+        self.values[i] = value
+
+    def __len__(self):
+        return len(self.values)
+
+    def lineno(self, i):
+        return 1
+
+    def lexpos(self, i):
+        return 0
+
+
+def _left_recursive_list_rules():
+    """(method, rhs length) of every `x_list : x_list ...` alternative of the grammar."""
+    rules = []
+    for name in dir(_Grammar):
+        doc = getattr(getattr(_Grammar, name), "__doc__", None) or ""
+        if not name.startswith("p_") or ":" not in doc:
+            continue
+        lhs, alternatives = doc.split(":", 1)
+        lhs = lhs.strip()
+        for alt in alternatives.split("|"):
+            symbols = alt.split()
+            if lhs.endswith("_list") and symbols and symbols[0] == lhs:
+                rules.append((name, len(symbols)))
+    return rules
+
+
+LIST_RULES = _left_recursive_list_rules()
+
+
+def test_the_grammar_has_list_rules():
+    names = {name for name, _ in LIST_RULES}
+    assert {"p_stmt_list", "p_expr_list", "p_id_list", "p_param_list"} <= names, names
+
+
+@pytest.mark.parametrize("rule, length", LIST_RULES, ids=[name for name, _ in LIST_RULES])
+def test_list_rules_append_in_place(rule, length):
+    """Copying the list at every item (`p[1] + [p[3]]`) made n items cost O(n^2)."""
+    grammar = _Grammar()
+    grammar.lex = TileflowLexer().build()
+    grammar.lex.input("x", "t.co.cpp")
+    items = ["earlier item"]
+    p = _Production([None, items] + ["item"] * (length - 1))
+    getattr(grammar, rule)(p)
+    assert p[0] is items and len(items) == 2
+
+
+def test_columns_from_the_newline_index():
+    """Columns are found by bisection over the newlines (scanning back along a line of
+    100k tokens for each was quadratic): the first line starts at the segment's column."""
+    lexer = TileflowLexer().build()
+    text = "a" * 10 + "\n" + "b" * 100000 + "\n\nc"
+    lexer.input(text, "t.co.cpp", line=1, col=5)
+    assert [lexer.column(pos) for pos in (0, 3, 10, 11, len(text) - 4, len(text) - 1)] == [5, 8, 15, 1, 100000, 1]
+
+
+def test_collector_is_paused_while_parsing_and_checking(monkeypatch):
+    """Full collections over the growing tree made 100k statements superlinear."""
+    seen = []
+    real = pipeline._parse_and_check
+
+    def spy(*args, **kwargs):
+        seen.append(gc.isenabled())
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(pipeline, "_parse_and_check", spy)
+    assert gc.isenabled()
+    diag = Diagnostics(stream=io.StringIO())
+    pipeline.run_frontend("__co__ int f() { return 1; }\n", "t.co.cpp", diag)
+    assert seen == [False] and gc.isenabled() and diag.errors == 0
