@@ -8,6 +8,7 @@ when every job succeeded.
 from __future__ import annotations
 
 import os
+import re
 import shlex
 import shutil
 import signal
@@ -18,6 +19,7 @@ from typing import Callable, List, Optional
 
 from . import interrupts
 from .atomic import is_special, write_atomic, write_stdout
+from .cstrings import escaped
 from .diagnostics import Diagnostics
 from .inputs import CO_SUFFIXES, frontend_options, macro_flags, read_source
 from .options import ParsedArgs
@@ -395,6 +397,11 @@ def _run_jobs(jobs: List[Job], args: ParsedArgs, diag: Diagnostics, toolchain, w
         if job.depfile:
             _collect_deps(job, dep_rules)
     for depfile, rules in dep_rules.items():
+        unnamable = next((f for targets, deps in rules for f in targets + deps if "\n" in f), None)
+        if unnamable is not None:
+            print(f"croktilec: error: cannot write '{depfile}': make has no spelling for the newline "
+                  f"in the file name '{escaped(unnamable)}'", file=sys.stderr)
+            return 1
         text = "".join(_format_rule(t, d) for t, d in rules).encode("utf-8", "surrogateescape")
         if is_special(depfile):
             write_atomic(depfile, text)
@@ -531,37 +538,43 @@ def _secondary_path(main: str, main_suffix: str, suffix: str) -> Optional[str]:
     return (main[: -len(main_suffix)] if main.endswith(main_suffix) else main) + suffix
 
 
+# A make rule's words, as gcc writes them: a blank after 2N+1 backslashes is N backslashes
+# and the blank, after 2N backslashes N backslashes and the word's end; '\\#' is '#', '$$' '$'
+_MAKE_TOKEN = re.compile(r"(\\+)([ \t])|(\\+)\n|\\#|\$\$|([ \t\n]+)|(.)", re.S)
+
+
 def _make_words(text: str) -> List[str]:
-    """The words of a make rule as gcc writes it: '\\ ' is a space, '$$' a dollar."""
-    words, cur, i = [], [], 0
-    while i < len(text):
-        ch = text[i]
-        if ch == "\\" and i + 1 < len(text) and text[i + 1] in " #\t":
-            cur.append(text[i + 1])
-            i += 2
+    """The file names of a make rule (the target keeps its ':')."""
+    words: List[str] = []
+    cur: List[str] = []
+    for m in _MAKE_TOKEN.finditer(text):
+        backslashes, blank, continued, separator, other = m.groups()
+        if backslashes:
+            cur.extend("\\" * (len(backslashes) // 2))
+            if len(backslashes) % 2:
+                cur.append(blank)
+                continue
+        elif continued:   # a line continuation (any further backslashes end the word)
+            cur.extend("\\" * (len(continued) - 1))
+        elif other is not None:
+            cur.append(other)
             continue
-        if ch == "\\" and text[i + 1: i + 2] == "\n":
-            i += 2
-            ch = " "
-        elif ch == "$" and text[i + 1: i + 2] == "$":
-            cur.append("$")
-            i += 2
+        elif not separator:
+            cur.append(m[0][-1])   # \# or $$
             continue
-        else:
-            i += 1
-        if ch.isspace():
-            if cur:
-                words.append("".join(cur))
-                cur = []
-        else:
-            cur.append(ch)
+        if cur:
+            words.append("".join(cur))
+            cur = []
     if cur:
         words.append("".join(cur))
     return words
 
 
 def _make_escape(path: str) -> str:
-    return path.replace("$", "$$").replace("#", "\\#").replace(" ", "\\ ")
+    """A file name as a make word (the inverse of _make_words; a newline has no spelling)."""
+    path = re.sub(r"(\\*)([ \t])", lambda m: m[1] * 2 + "\\" + m[2], path)
+    path = re.sub(r"(\\+)$", lambda m: m[1] * 2, path)   # before the blank that ends the word
+    return path.replace("$", "$$").replace("#", "\\#")
 
 
 def _collect_deps(job: Job, dep_rules: dict) -> None:

@@ -14,6 +14,7 @@ import re
 import sys
 from typing import Iterable, List, Optional, Tuple
 
+from ..cstrings import line_marker
 from ..diagnostics import Diagnostics, Loc, source_lines
 
 # Directives that change what the text means; without them (and without -D/-U)
@@ -76,13 +77,13 @@ def preprocess(text: str, filename: str, diag: Diagnostics,
                undefines: List[str] = (), include_dirs: List[str] = ()) -> str:
     """Returns the preprocessed text, starting with a ``#line 1 "file"`` marker."""
     if not needs_preprocessing(text, defines, undefines, filename, include_dirs):
-        return f'#line 1 "{filename}"\n' + text
+        return line_marker(1, filename) + "\n" + text
     empty = list(_EMPTY_CONDITION.finditer(text))
     for m in empty:  # pcpp fails on these with an IndexError; gcc: "#if with no expression"
         diag.error(Loc(filename, text.count("\n", 0, m.start()) + 1, m.start(1) - m.start() + 1),
                    f"#{m[2]} with no expression")
     if empty:
-        return f'#line 1 "{filename}"\n' + text
+        return line_marker(1, filename) + "\n" + text
     # pcpp loads its bundled PLY as `ply` unless PLY is imported already; import
     # the pinned PLY first so the tileflow lexer and parser never get pcpp's copy,
     # which writes lextab.py files at run time.
@@ -184,12 +185,14 @@ def preprocess(text: str, filename: str, diag: Diagnostics,
         file, line = (tok.source or filename, tok.lineno) if tok is not None else (filename, 1)
         diag.error(Loc(file, line, _macro_column(file, line, filename, text, pp.macros)),
                    "macro expansion nested too deeply")
-        return f'#line 1 "{filename}"\n' + text
+        return line_marker(1, filename) + "\n" + text
     finally:
         sys.setrecursionlimit(limit)
-    result = out.getvalue()
+    # pcpp writes the file's name raw; a '"', '\\' or newline in it would break the markers
+    raw_marker = re.compile(r'^#line (\d+) "' + re.escape(filename) + '"$', re.M)
+    result = raw_marker.sub(lambda m: line_marker(int(m[1]), filename), out.getvalue())
     if not result.startswith("#line"):
-        result = f'#line 1 "{filename}"\n' + result
+        result = line_marker(1, filename) + "\n" + result
     return result
 
 

@@ -4,17 +4,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable, Dict, List, Optional
 
+from ..cstrings import c_string, line_marker  # noqa: F401 (c_string: the targets import it from here)
 from ..frontend import ir
 from ..frontend.pipeline import TranslationUnit
 from ..frontend.symbolic import Sym
 
 
-def c_string(text: str) -> str:
-    return '"' + text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
-
-
 def line_directive(loc) -> str:
-    return f"#line {loc.line} {c_string(loc.file)}"
+    return line_marker(loc.line, loc.file)
 
 
 def sym_c(s: Sym) -> str:
