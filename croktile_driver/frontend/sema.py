@@ -46,6 +46,13 @@ def _scalar(v: Value) -> Value:
     return _as_int(v) if _is_single(v) else v
 
 
+def _truth(v: Value) -> Optional[Sym]:
+    """An integer or boolean as a condition; None for other values."""
+    if isinstance(v, VBool):
+        return v.sym
+    return v.sym.op("!=", 0) if isinstance(v, VInt) else None
+
+
 def _article(word: str) -> str:
     return ("an " if word[:1] in "aeiou" else "a ") + word
 
@@ -102,6 +109,7 @@ class FunctionChecker:
         self.futures: List[Future] = []
         self.check_sink: Optional[List[ir.Stmt]] = None
         self.host_vars: Set[str] = set()
+        self.shape_vars: Set[str] = set()  # bound by an argument's shape: never negative
         self.mdspans_defined: Dict[str, Loc] = {}
         self.warned_outside: Set[tuple] = set()
         self.derive_base: Optional[VSpan] = None
@@ -110,6 +118,7 @@ class FunctionChecker:
         self.returned = False
         self.first_value_ok = False
         self.prefix: List[ir.Stmt] = []
+        self.guards: List[Sym] = []      # what must hold for the expression being checked to run
 
     # -- helpers -------------------------------------------------------------
     def error(self, loc: Loc, msg: str) -> VError:
@@ -177,7 +186,10 @@ class FunctionChecker:
         return buf
 
     def runtime_check(self, loc: Loc, cond: Sym, message: str, values: List[Sym]) -> List[ir.Stmt]:
-        """A check that cannot be proved now; hoisted before the launch when possible."""
+        """A check that cannot be proved now; hoisted before the launch when possible. Under
+        a guard it holds vacuously where the guard is false, so hoisting it is still right."""
+        for guard in self.guards:
+            cond = guard.op("!").op("||", cond)
         check = ir.Check(loc, cond, message, values)
         if self.check_sink is not None and cond.variables() <= self.host_vars:
             if not any(isinstance(c, ir.Check) and c.cond == cond and c.message == message
@@ -185,6 +197,23 @@ class FunctionChecker:
                 self.check_sink.append(check)
             return []
         return [check]
+
+    @contextmanager
+    def guarded(self, cond: Optional[Sym]) -> Iterator[None]:
+        """Expressions checked inside run only where ``cond`` holds (a '?:' branch, the right
+        side of '&&' and '||', a 'foreach ... if' body): their checks must not fire elsewhere."""
+        if cond is not None:
+            self.guards.append(cond)
+        try:
+            yield
+        finally:
+            if cond is not None:
+                self.guards.pop()
+
+    def divisor_check(self, loc: Loc, divisor: Sym) -> None:
+        """A divisor known only at run time must not be 0: C++ would trap (SIGFPE)."""
+        if not divisor.is_const:
+            self._pending_checks(self.runtime_check(loc, divisor.op("!=", 0), "division by zero", []))
 
     # -- the function --------------------------------------------------------
     def run(self) -> Optional[ir.Function]:
@@ -195,6 +224,8 @@ class FunctionChecker:
         for p in fn.params:
             params.append(self.param(p, bindings, entry))
         ret_kind, ret_elem, ret_shape = self.return_type(fn.ret)
+        entry += self.prefix   # checks of the return type's divisions
+        self.prefix = []
         self.ret = (ret_kind, ret_elem, ret_shape, fn.ret)
         body = self.block_stmts(fn.body.stmts)
         if ret_kind not in ("void", "error") and not self.returned:
@@ -242,6 +273,7 @@ class FunctionChecker:
                 var = f"{name.name}__dim{i}"
                 bindings.append(ir.DimBinding(var, name.name, i))
                 self.host_vars.add(var)
+                self.shape_vars.add(var)
                 dims.append(Sym.var(var))
         else:
             dims = []
@@ -249,6 +281,7 @@ class FunctionChecker:
                 var = f"{name.name}__dim{i}"
                 bindings.append(ir.DimBinding(var, name.name, i))
                 self.host_vars.add(var)
+                self.shape_vars.add(var)
                 actual_dim = Sym.var(var)
                 actual.append(actual_dim)
                 if isinstance(item, A.Name) and self.scope.lookup(item.name) is None:
@@ -257,9 +290,12 @@ class FunctionChecker:
                     self.declare(item, Symbol(item.name, "int", VInt(Sym.var(item.name)), item.loc, item.name))
                     bindings.append(ir.DimBinding(item.name, name.name, i))
                     self.host_vars.add(item.name)
+                    self.shape_vars.add(item.name)
                     dims.append(Sym.var(item.name))
                     continue
                 value = _scalar(self.expr(item))
+                entry += self.prefix   # its divisions are checked before the shape is
+                self.prefix = []
                 if isinstance(value, VSpan):
                     self.error(item.loc, "a parameter shape lists its dimensions one by one")
                     dims.append(actual_dim)
@@ -349,6 +385,12 @@ class FunctionChecker:
             return []
         if dims is None:
             return []
+        names = ", ".join(f"'{n.name}'" for n in s.names)
+        for i, d in enumerate(dims):
+            if not self._never_negative(d):   # 0 is an empty buffer; a negative size would be a huge one
+                self._pending_checks(self.runtime_check(
+                    s.type.shape.loc, d.op(">=", 0), f"dimension {i} of {names} is {{0}}; it must not be negative",
+                    [d]))
         out = []
         for name in s.names:
             buf = self.new_buffer(name.name, s.type.name, storage, dims, name.loc, "decl", name.name)
@@ -356,6 +398,11 @@ class FunctionChecker:
             self.declare(name, Symbol(name.name, "data", VData(region, s.type.name), name.loc, buf.name))
             out.append(ir.Alloc(name.loc, buf))
         return out
+
+    def _never_negative(self, d: Sym) -> bool:
+        """A sum of products of argument dimensions, with positive coefficients."""
+        return all(coeff > 0 and all(a.op == "var" and a.name in self.shape_vars for a in mono)
+                   for mono, coeff in d.terms.items())
 
     def shape_dims(self, lit: A.SpanLit, what: str) -> Optional[List[Sym]]:
         value = self.expr(lit)
@@ -766,7 +813,7 @@ class FunctionChecker:
         var = self.unique(s.var.name)
         node = ir.Parallel(s.loc, var, count_sym, self.level + 1, [])
         checks: List[ir.Stmt] = []
-        if not count_sym.is_const and self.level == 0 and self.check_sink is not None:
+        if not count_sym.is_const:
             checks = self.runtime_check(s.count.loc, count_sym.op(">", 0),
                                         "'parallel' count is {0}; it must be positive", [count_sym])
         self.level += 1
@@ -810,9 +857,14 @@ class FunctionChecker:
             if not isinstance(bounds_value, VError):
                 self.error(b.bounds.loc, f"'with ... in' needs an mdspan of bounds, not {_kind_name(bounds_value)}")
             bounds = None
+        checks: List[ir.Stmt] = []
         for i, ub in enumerate(bounds or []):
             if ub.is_const and ub.value <= 0:
                 self.error(b.bounds.loc, f"bound {i} of 'with' must be positive, not {ub.value}")
+            elif not ub.is_const:
+                which = "" if len(bounds) == 1 else f" {i}"
+                checks += self.runtime_check(b.bounds.loc, ub.op(">", 0),
+                                             f"'with' bound{which} is {{0}}; it must be positive", [ub])
         if bounds is not None and b.elements is not None and len(b.elements) != len(bounds):
             self.error(b.loc, f"{len(b.elements)} names are bound to {len(bounds)} bounds")
             bounds = None
@@ -835,7 +887,7 @@ class FunctionChecker:
             sym = Symbol(b.name.name, "bounded", value, b.name.loc, b.name.name, atoms, "with")
             self.declare(b.name, sym)
             by_name[b.name.name] = sym
-        return []
+        return checks
 
     def where(self, w: A.WhereBind, by_name: Dict[str, Symbol]) -> List[ir.Stmt]:
         left = by_name.get(w.left.name)
@@ -918,7 +970,7 @@ class FunctionChecker:
             self.iterating.add(atom)
         always = cond_sym is None or (cond_sym.is_const and cond_sym.value != 0)
         try:
-            with self.construct("loop", s.loc, masked=not always):
+            with self.construct("loop", s.loc, masked=not always), self.guarded(None if always else cond_sym):
                 body = self.scoped_block(s.body)
         finally:
             for atom, _ in loops:
@@ -1097,7 +1149,8 @@ class FunctionChecker:
 
     def expr_BinOp(self, e: A.BinOp) -> Value:
         left = self.expr(e.left)
-        right = self.expr(e.right)
+        with self.guarded(self._short_circuit(e.op, left)):
+            right = self.expr(e.right)
         if isinstance(left, VError) or isinstance(right, VError):
             return VError()
         if isinstance(left, VFloat) or isinstance(right, VFloat):
@@ -1119,6 +1172,8 @@ class FunctionChecker:
         a, b = left.sym, right.sym
         if e.op in ("/", "%") and b.is_const and b.value == 0:
             return self.error(e.loc, "division by zero")
+        if e.op in ("/", "%"):
+            self.divisor_check(e.loc, b)
         if e.op in ("<<", ">>") and b.is_const and not 0 <= b.value < 32:
             return self.error(e.loc, f"shift count {b.value} is out of range for 'int' (0 to 31)")
         if e.op in _COMPARE or e.op in _LOGICAL:
@@ -1130,6 +1185,14 @@ class FunctionChecker:
         value = a + b if e.op == "+" else a - b if e.op == "-" else a * b if e.op == "*" else a.op(e.op, b)
         return self.int32(e.loc, f"{a.to_c()} {e.op} {b.to_c()}",
                           VInt(value, *self._index_bound(e.op, left, right)))
+
+    @staticmethod
+    def _short_circuit(op: str, left: Value) -> Optional[Sym]:
+        """What must hold for the right side of '&&' or '||' to be evaluated."""
+        truth = _truth(_scalar(left)) if op in _LOGICAL else None
+        if truth is None:
+            return None
+        return truth if op == "&&" else truth.op("!")
 
     def int32(self, loc: Loc, text: str, value: VInt) -> Value:
         """Tileflow's int is 32-bit (spec 2, "Scalar Types"): an operation whose operands
@@ -1166,6 +1229,8 @@ class FunctionChecker:
         for a, b in zip(left.dims, rhs):
             if e.op in ("/", "%") and b.is_const and b.value == 0:
                 return self.error(e.loc, "division by zero")
+            if e.op in ("/", "%"):
+                self.divisor_check(e.loc, b)
             if e.op == "+":
                 dims.append(a + b)
             elif e.op == "-":
@@ -1179,7 +1244,12 @@ class FunctionChecker:
         return VSpan(dims)
 
     def expr_Ternary(self, e: A.Ternary) -> Value:
-        c, a, b = (_scalar(self.expr(x)) for x in (e.cond, e.then, e.other))
+        c = _scalar(self.expr(e.cond))
+        taken = _truth(c)
+        with self.guarded(taken):
+            a = _scalar(self.expr(e.then))
+        with self.guarded(None if taken is None else taken.op("!")):
+            b = _scalar(self.expr(e.other))
         if any(isinstance(v, VError) for v in (c, a, b)):
             return VError()
         if any(isinstance(v, VFloat) for v in (c, a, b)):
@@ -1338,7 +1408,7 @@ class FunctionChecker:
                 return self.error(loc, f"dimension {i} of {self._data_name(e)} ({dim.to_c()}) is not divisible "
                                        f"by the bound of '{label}' ({ub.to_c()})")
             if divisible is None:
-                extra = self.runtime_check(loc, dim.op("%", ub).op("==", 0),
+                extra = self.runtime_check(loc, ub.op(">", 0).op("&&", dim.op("%", ub).op("==", 0)),
                                            f"dimension {i} of {self._data_name(e)} ({{0}}) is not divisible "
                                            f"by the bound of '{label}' ({{1}})",
                                            [dim, ub])
