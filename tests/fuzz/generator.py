@@ -557,7 +557,21 @@ class Generator:
         self.block(lambda: self.statements(self.rng.randrange(1, 3)))
         self.emit("}")
 
+    def outer_names(self, kind, pred) -> List[str]:
+        """Names of kind visible from an enclosing scope only (a new declaration shadows them)."""
+        current = self.ctx.scopes[-1].names
+        return sorted(e.name for e in self.ctx.visible(kind) if e.name not in current and pred(e)
+                      and e.name not in self.params_dims and e.name not in self.int_params)
+
     def s_int(self) -> None:
+        shadow = self.outer_names(IntVar, lambda v: v.mutable and not v.is_bool)
+        if shadow and self.chance(0.15):
+            # an inner `int x` hides an outer one (both runtime values: sema treats a name
+            # declared twice as assigned)
+            name = self.rng.choice(shadow)
+            self.emit(f"int {name} = {self.gen_int(2).text};")
+            self.ctx.add(name, IntVar(name, None, self.ctx.level, True))
+            return
         name = self.fresh("n")
         e = self.gen_int(2)
         mutable = self.chance(0.3)
@@ -645,6 +659,9 @@ class Generator:
         elem = self.rng.choice(ELEM_TYPES)
         storage = self.rng.choice(["local", "shared"])
         names = [self.fresh("l") for _ in range(self.rng.choice([1, 1, 2]))]
+        shadow = self.outer_names(Data, lambda d: "." not in d.name)
+        if shadow and self.chance(0.1):
+            names[0] = self.rng.choice(shadow)   # hides data of an enclosing scope
         self.emit(f"{storage} {elem} {text} {', '.join(names)};")
         for n in names:
             self.ctx.add(n, Data(n, elem, storage, dims, object(), self.ctx.level))
