@@ -47,6 +47,10 @@ _OPERAND_ENDS = {"ID", "INT_CONST", "FLOAT_CONST", "RPAREN", "RBRACKET", "RBRACE
                  "UNDERSCORE"}
 _NEWLINE = re.compile("\n")
 _NOT_UTF8 = re.compile("[\udc80-\udcff]+")
+# tokens after which an operand follows: a '{' after them opens an i-tuple literal
+_OPERAND_EXPECTED = {"PLUS", "MINUS", "TIMES", "DIVIDE", "MOD", "LSHIFT", "RSHIFT", "AND", "OR", "XOR",
+                     "NOT", "LNOT", "LAND", "LOR", "EQ", "NE", "LT", "GT", "LE", "GE", "EQUALS",
+                     "QUESTION", "COLON", "LPAREN", "LBRACKET", "COMMA", "HASH", "BY", "IN", "RETURN"}
 _CLOSER_OF = {"LPAREN": "RPAREN", "LBRACKET": "RBRACKET", "LBRACE": "RBRACE"}
 _OPENER_OF = {close: open_ for open_, close in _CLOSER_OF.items()}
 
@@ -128,16 +132,39 @@ class TileflowLexer:
         self.prev_token = None   # the token before `last_token` (for "expected ';'" after it)
         self.last_token = None
         self.open_brackets = []  # the '(', '[' and '{' tokens read and not closed yet
+        self.recovering = False  # the parser is skipping tokens after a syntax error
 
     def token(self):
         if self._pushback:
             tok = self._pushback.pop()
         else:
-            tok = self.lexer.token()
-            if tok is not None:
-                tok.endlexpos = self.lexer.lexpos
-                self._track_brackets(tok)
+            tok = self._next()
+            if self.recovering:
+                tok = self._skipping_tuples(tok)
         self.prev_token, self.last_token = self.last_token, tok
+        return tok
+
+    def _next(self):
+        tok = self.lexer.token()
+        if tok is not None:
+            tok.endlexpos = self.lexer.lexpos
+            self._track_brackets(tok)
+        return tok
+
+    def _skipping_tuples(self, tok):
+        """While the parser skips to the next ';' or block after a syntax error, an i-tuple
+        literal `{...}` is skipped whole: its '{' must not pass for the start of a block
+        (the parser would then take the rest of the function for that block's body)."""
+        while (tok is not None and tok.type == "LBRACE" and self.last_token is not None
+               and self.last_token.type in _OPERAND_EXPECTED):
+            depth = 1
+            while depth and tok is not None:
+                tok = self._next()
+                if tok is not None and tok.type in ("LBRACE", "RBRACE"):
+                    depth += 1 if tok.type == "LBRACE" else -1
+            tok = self._next()
+        if tok is None or tok.type in ("SEMI", "LBRACE", "RBRACE"):
+            self.recovering = False
         return tok
 
     def _track_brackets(self, tok) -> None:

@@ -31,7 +31,11 @@ _SPELLING = {
 }
 
 _CLOSER = {"LPAREN": "RPAREN", "LBRACKET": "RBRACKET", "LBRACE": "RBRACE"}
-_WORDS = {"ID", "INT_CONST", "FLOAT_CONST"}  # named, not quoted: "expected identifier before ..."
+_WORDS = {"ID", "INT_CONST", "FLOAT_CONST"}
+# tokens that may follow an operand: a '{...}' group followed by one is an i-tuple literal
+_AFTER_OPERAND = {"SEMI", "RPAREN", "RBRACKET", "COMMA", "PLUS", "MINUS", "TIMES", "DIVIDE", "MOD",
+                  "LSHIFT", "RSHIFT", "AND", "OR", "XOR", "LAND", "LOR", "EQ", "NE", "LT", "GT", "LE",
+                  "GE", "QUESTION", "COLON", "ARROW"}  # named, not quoted: "expected identifier before ..."
 
 
 class ParseError(Exception):
@@ -454,8 +458,8 @@ class _Grammar:
         if self.last_error_pos == tok.lexpos or getattr(tok, "virtual", False):
             return None
         where = (self.lex.filename, tok.lineno)
-        if where == self.cascade_line:
-            return None  # panic-mode recovery of an error on this line: follow-on noise
+        if where == self.cascade_line:  # panic-mode recovery of an error on this line: follow-on noise
+            return self._recover(tok)
         self.last_error_pos = tok.lexpos
         loc = self.lex.loc(tok.lineno, tok.lexpos)
         shown = self.lex.spelling(tok)
@@ -478,6 +482,28 @@ class _Grammar:
             self._expected_message(loc, shown, acceptable)
         if opener is not None:
             self.diag.note(self.lex.loc(opener.lineno, opener.lexpos), f"to match this '{opener.value}'")
+        return self._recover(tok)
+
+    def _recover(self, tok):
+        """After a reported error: an unexpected i-tuple literal is deleted and parsing goes
+        on after it; otherwise PLY skips to the next ';' or block (``lexer.recovering``
+        keeps it from taking a '{' of an i-tuple on the way for a block)."""
+        if tok.type == "LBRACE":
+            group = [tok]
+            depth = 1
+            while depth:
+                nxt = self.lex.token()
+                if nxt is None:
+                    break
+                group.append(nxt)
+                depth += {"LBRACE": 1, "RBRACE": -1}.get(nxt.type, 0)
+            after = self.lex.token() if depth == 0 else None
+            if after is not None and after.type in _AFTER_OPERAND:
+                self.parser.errok()
+                return after
+            for t in reversed(group[1:] + ([after] if after is not None else [])):
+                self.lex.push_back(t)
+        self.lex.recovering = True
         return None
 
     def _expected_message(self, loc: Loc, shown: str, acceptable: set) -> None:

@@ -20,5 +20,14 @@ __co__ void literals(s32 [8, 16] input) {
 __co__ void syntax(s32 [8, 16] input) {
   a : input.span / {};            // expect-error: expected expression before '}'
   c : input.span / {2 4};         // expect-error: expected '}' before '4'
+  e : input.span @ {2, 4};        // expect-error: stray '@' in tileflow code
+  f : input.span / / {2, 4};      // expect-error: expected expression before '/'
+  g = ({2, 4};                    // expect-error: expected ')' before ';'
+  h = input.span {2, 4};          // expect-error: expected ';' before '{'
   d : input.span / {2, 4};        // a correct line after the errors: no cascade
+}
+
+// the function after them is found and checked: the literals above did not swallow it
+__co__ void after_syntax() {
+  int z = w;                      // expect-error: 'w' was not declared in this scope
 }
