@@ -1331,10 +1331,11 @@ class RunnableGenerator:
         def w(line):
             lines.append("  " * depth + line)
 
-        for p in pars:
-            w(f"parallel {var[p]} by {bound[p]} {{")
-            depth += 1
-        if withs:
+        # a loop of launches: `with`/`foreach` at host level around the `parallel`s
+        launch_loop = bool(withs) and not double and self.pick([False, False, False, True])
+
+        def open_with():
+            nonlocal depth
             binds = []
             if len(withs) == 2 and self.pick([True, False]):
                 binds.append(f"{{{var[withs[0]]}, {var[withs[1]]}}} in [{bound[withs[0]]}, {bound[withs[1]]}]")
@@ -1346,6 +1347,16 @@ class RunnableGenerator:
                 where = f" where {var[alias]}_al <-> {var[alias]}"
             w(f"with {', '.join(binds)}{where} {{")
             depth += 1
+
+        if launch_loop:
+            open_with()
+            w(f"foreach {', '.join(var[s] for s in withs)} {{")
+            depth += 1
+        for p in pars:
+            w(f"parallel {var[p]} by {bound[p]} {{")
+            depth += 1
+        if withs and not launch_loop:
+            open_with()
         loads = []
         if double:
             k = withs[0]
@@ -1358,7 +1369,7 @@ class RunnableGenerator:
             w(f"wait {', '.join(f'cur_{x}' for x in ins)};")
             loads = [f"cur_{x}" for x in ins]
         else:
-            if withs:
+            if withs and not launch_loop:
                 w(f"foreach {', '.join(var[s] for s in withs)} {{")
                 depth += 1
             is_async = self.pick([True, False])
@@ -1382,12 +1393,12 @@ class RunnableGenerator:
             depth -= 1
             w("}")
             w(f"wait {', '.join(f'cur_{x}' for x in ins)};")
-        elif withs:
+        elif withs and not launch_loop:
             depth -= 1
             w("}")
         # a masked second pass over the same tiles: out += c where the mask holds
         mask = None
-        if withs and self.pick([True, False]):
+        if withs and not launch_loop and self.pick([True, False]):
             # the condition is evaluated once, before the loop (spec 4 masks the loop as a
             # whole): about the parallel indices, not the loop's own variables
             s1, s2 = self.pick(pars), self.pick(pars)
@@ -1403,7 +1414,7 @@ class RunnableGenerator:
             w(f"dma.copy t.data => out.chunkat({idx(False)});")
             depth -= 1
             w("}")
-        if withs:
+        if withs and not launch_loop:
             depth -= 1
             w("}")
         # outer-level code beside the inner `parallel` runs once per outer instance (spec 4's

@@ -13,8 +13,8 @@
   (random tilings, sync/async copies, double buffering, masks, where-aliases, symbolic
   shapes), all in one file, built with ``-t cpu`` and run: every result element must
   equal what the Python model of the generator computes; the same file built for
-  ``opencl`` (when an OpenCL platform is installed) and ``factor -kt`` must print the
-  same.
+  ``opencl`` (when an OpenCL platform is installed) and ``factor -kt`` (also run with
+  slow DMA engines, so that a missing wait shows) must print the same.
 
 A failure names the seed and holds the program text; ``python3 tests/fuzz/generator.py
 SEED`` (``--runnable``, ``--cok``) writes the same program again.
@@ -185,7 +185,13 @@ def _opencl_available() -> str:
     return _opencl_problem()
 
 
-def _build_and_run(src: Path, target: str, flags, work: Path):
+# factor-sim: each DMA copy waits this long in its engine, on 3 cores: a missing wait shows
+SLOW_DMA = {"CROKTILE_FACTOR_DMA_LATENCY_US": "300", "CROKTILE_FACTOR_CORES": "3"}
+
+
+def _build_and_run(src: Path, target: str, flags, work: Path, run_envs):
+    """Builds ``src`` for ``target`` and runs it once per environment in ``run_envs``:
+    (problem or None, {environment label: stdout})."""
     exe = work / f"app_{target}"
     try:
         res = run_croktilec("-t", target, *flags, str(src), "-o", str(exe), cwd=work, timeout=300)
@@ -193,13 +199,18 @@ def _build_and_run(src: Path, target: str, flags, work: Path):
         return f"croktilec -t {target} {' '.join(flags)} crashed:\n{exc}", None
     if res.rc != 0:
         return f"croktilec -t {target} {' '.join(flags)} exited {res.rc}:\n{res.err}", None
-    try:
-        run = subprocess.run([str(exe)], cwd=str(work), capture_output=True, text=True, timeout=120)
-    except subprocess.TimeoutExpired:
-        return f"HANG: the {target} program ran for more than 120 s", None
-    if run.returncode != 0:
-        return f"{target} program exited {run.returncode}:\n{run.stdout[-3000:]}{run.stderr[-3000:]}", None
-    return None, run.stdout
+    outputs = {}
+    for extra in run_envs:
+        label = f"{target} {' '.join(f'{k}={v}' for k, v in extra.items())}".strip()
+        try:
+            run = subprocess.run([str(exe)], cwd=str(work), capture_output=True, text=True, timeout=120,
+                                 env=dict(os.environ, **extra))
+        except subprocess.TimeoutExpired:
+            return f"HANG: the {label} program ran for more than 120 s", None
+        if run.returncode != 0:
+            return f"{label} program exited {run.returncode}:\n{run.stdout[-3000:]}{run.stderr[-3000:]}", None
+        outputs[label] = run.stdout
+    return None, outputs
 
 
 def _compare(stdout: str, programs, target: str):
@@ -223,25 +234,26 @@ def test_runnable_programs_match_the_model(tmp_path):
     programs = [generator.runnable_function(seed) for seed in range(RUNNABLE)]
     src = tmp_path / "generated.co.cpp"
     src.write_text(generator.runnable_file(programs))
-    builds = {"cpu": []}
+    builds = {"cpu": ([], [{}])}   # target: (flags, environments to run in)
     if shutil.which("cc"):
-        builds["factor"] = ["-kt"]
+        builds["factor"] = (["-kt"], [{}, SLOW_DMA])
     opencl_problem = _opencl_available()
     if not opencl_problem:
-        builds["opencl"] = []
+        builds["opencl"] = ([], [{}])
     with concurrent.futures.ThreadPoolExecutor(max_workers=len(builds)) as pool:
         futures = {}
-        for target, flags in builds.items():
+        for target, (flags, envs) in builds.items():
             work = tmp_path / target
             work.mkdir()
-            futures[target] = pool.submit(_build_and_run, src, target, flags, work)
+            futures[target] = pool.submit(_build_and_run, src, target, flags, work, envs)
         results = {t: f.result() for t, f in futures.items()}
     problems = []
-    for target, (problem, stdout) in results.items():
+    for target, (problem, outputs) in results.items():
         if problem is not None:
             problems.append(f"=== {target}: {problem}")
-        else:
-            problems += _compare(stdout, programs, target)
+            continue
+        for label, stdout in outputs.items():
+            problems += _compare(stdout, programs, label)
     assert not problems, (f"source: {src}\n" + "\n\n".join(problems)
                           + ("" if opencl_problem == "" else f"\n(opencl not run: {opencl_problem})"))
     if opencl_problem:
