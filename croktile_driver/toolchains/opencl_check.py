@@ -1,8 +1,9 @@
 """The opencl target's build-time check of the device program.
 
 The OpenCL platform compiles the device program when it first runs; a mistake in
-``__cok__`` code would only show then. So every build that compiles the host source
-also runs an OpenCL C compiler over the generated ``.cl`` (the profile's ``device_cc``,
+``__cok__`` code would only show then. So every build that compiles the host source,
+and ``-S`` writing files (build systems compile what it writes themselves), also runs
+an OpenCL C compiler over the generated ``.cl`` (the profile's ``device_cc``,
 clang by default: PoCL is built on it) in syntax-only mode, with the standard the
 runtime asks for (``-cl-std=CL1.2``, runtime/croktile_opencl.h). Its diagnostics name
 the ``.co.cpp`` lines already (the program carries ``#line`` directives); they are
@@ -37,13 +38,13 @@ _LINE_DIRECTIVE = re.compile(r'^\s*#\s*line\s+(\d+)')
 _COLUMN_COMMENT = re.compile(r"// column (\d+)\s*$")
 
 
-def find_clang(path: Optional[str] = None) -> Optional[str]:
+def find_clang() -> Optional[str]:
     """`clang`, else the clang-NN of the highest version on PATH (Debian installs only those)."""
-    found = shutil.which(DEFAULT_CHECKER, path=path)
+    found = shutil.which(DEFAULT_CHECKER)
     if found:
         return found
     best: Tuple[int, str] = (-1, "")
-    for directory in (path or os.environ.get("PATH", "")).split(os.pathsep):
+    for directory in os.environ.get("PATH", "").split(os.pathsep):
         try:
             names = os.listdir(directory or ".")
         except OSError:
@@ -56,11 +57,19 @@ def find_clang(path: Optional[str] = None) -> Optional[str]:
     return best[1] or None
 
 
+def _words(command: str) -> List[str]:
+    """A command's words as a shell splits them (as written where its quotes do not pair)."""
+    try:
+        return shlex.split(command)
+    except ValueError:
+        return command.split()
+
+
 def checker_command(profile: Dict) -> Optional[List[str]]:
     """The profile's OpenCL C compiler command, or None where the profile turns the check
-    off (`device_cc: ""`). A bare `clang` (the default) also finds a versioned clang-NN."""
-    command = profile.get("device_cc", DEFAULT_CHECKER)
-    words = shlex.split(command) if command is not None else []
+    off (`device_cc: ""`). A bare `clang` (the default) also finds a versioned clang-NN;
+    where none is on PATH it stays `clang`."""
+    words = _words(profile.get("device_cc", DEFAULT_CHECKER))
     if not words:
         return None
     if words[0] == DEFAULT_CHECKER:
@@ -73,7 +82,7 @@ def checker_command(profile: Dict) -> Optional[List[str]]:
 
 def locate(command: str) -> Optional[str]:
     """Where the program of a device_cc command is, for --print-toolchains."""
-    words = shlex.split(command)
+    words = _words(command)
     if not words:
         return None
     return find_clang() if words[0] == DEFAULT_CHECKER else shutil.which(words[0])

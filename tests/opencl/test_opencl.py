@@ -414,3 +414,16 @@ def test_no_clang_is_a_warning_once(tmp_path):
 def test_print_toolchains_shows_the_checker(tmp_path):
     res = ok("--print-toolchains", "-t", "opencl", cwd=tmp_path)
     assert re.search(r"device clang \[/\S*/clang(-\d+)?\]", res.out), res.out
+
+
+def test_the_newest_versioned_clang_is_found(tmp_path):
+    """Without `clang` on PATH (Debian), the highest clang-NN checks the program."""
+    real = shutil.which("clang-15") or pytest.skip("no clang-15 here")
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    for name in ("clang-9", "clang-15", "clang-format-99"):
+        (bin_dir / name).symlink_to(real)
+    src = REPO / "samples" / "opencl" / "ele_add.co.cpp"
+    res = ok("-t", "opencl", "-###", str(src), "-o", "app", cwd=tmp_path, env={"PATH": str(bin_dir)})
+    check = next(l.split() for l in res.err.splitlines() if "-fsyntax-only" in l)
+    assert check[0] == str(bin_dir / "clang-15")
