@@ -60,6 +60,7 @@ from ..frontend import ir
 from ..frontend.pipeline import TranslationUnit
 from ..frontend.splitter import LineMap, _Scanner
 from ..frontend.symbolic import Sym
+from ..cstrings import escaped
 from .base import DeviceBuild, ToolChain, c_string, elem_ctype, host_translation_unit, line_directive
 from .device_host import DeviceHostEmitter, where as _where
 from .opencl_check import CHECK_FLAGS, DEFAULT_CHECKER, checker_command, locate, run_check, statement_line
@@ -391,7 +392,7 @@ def report_non_cok_call(diag, call: ir.Call, host_device: Dict[str, Loc], target
 
 def segment_loc(seg, offset: int) -> Loc:
     """The user's file, line and column of an offset into a segment's text."""
-    prefix = f'#line {seg.loc.line} "{seg.loc.file}"\n'
+    prefix = line_directive(seg.loc) + "\n"
     loc = LineMap(prefix + seg.text, seg.loc.file).loc(offset + len(prefix))
     if "\n" not in seg.text[:offset] and "#" not in seg.text[:offset]:   # still on the segment's first line
         return Loc(loc.file, loc.line, seg.loc.col + offset)
@@ -527,8 +528,8 @@ class Generator:
         body = text[fn.start:fn.end]
         for a, b, rep in sorted(edits, key=lambda e: (e[0], e[1]), reverse=True):
             body = body[:a - fn.start] + rep + body[b - fn.start:]
-        lines = LineMap(f'#line {seg.loc.line} "{seg.loc.file}"\n' + text, seg.loc.file)
-        loc = lines.loc(fn.start + len(f'#line {seg.loc.line} "{seg.loc.file}"\n'))
+        lines = LineMap(line_directive(seg.loc) + "\n" + text, seg.loc.file)
+        loc = lines.loc(fn.start + len(line_directive(seg.loc) + "\n"))
         what = f"{name}<{', '.join(map(str, targs))}>" if targs else name
         spaces = ", ".join(SPACE_QUALIFIER[c] for c in sig if c != "-") or "no"
         return (f"// {what}, pointer parameters: {spaces}\n"
@@ -547,7 +548,7 @@ class Generator:
             out.append("static croktile::opencl::program croktile_device_program(croktile_device_source, "
                        f"sizeof(croktile_device_source) - 1, {c_string(tu.filename)});")
         cok_note = "compiled into the OpenCL device program"
-        return host_translation_unit(tu, out, lambda si, seg: [f"// __cok__ block of {seg.loc.file}:{seg.loc.line}: "
+        return host_translation_unit(tu, out, lambda si, seg: [f"// __cok__ block of {escaped(seg.loc.file)}:{seg.loc.line}: "
                                                                + cok_note],
                                      lambda fn: host_fns[fn.name])
 
