@@ -333,10 +333,11 @@ def _device_check(jobs: List[Job], toolchain, transpile: Job, copy: str) -> None
     """Adds the job that checks the generated device program, if the target has one
     (opencl). -S writing files checks too (build systems compile what it writes
     themselves); it checks a copy in the work directory (`copy`), the outputs being
-    renamed into place only at the end. -S to stdout only shows the program."""
+    renamed into place only at the end (-S -o /dev/null: only the checks). -S to
+    stdout only shows the program."""
     generated = transpile.output
     if copy:
-        if generated == "-" or is_special(generated):
+        if generated == "-":
             return
         transpile.copy_to = transpile.copy_to or copy
         generated = transpile.copy_to

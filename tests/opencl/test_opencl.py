@@ -374,6 +374,7 @@ def test_device_program_errors_are_build_errors(tmp_path, case):
         again = fails("-t", "opencl", stage, "bad.co.cpp", cwd=tmp_path)
         assert again.err.startswith(res.err.split("\ncroktilec: error:")[0]), again.err
         assert sorted(p.name for p in tmp_path.iterdir()) == ["bad.co.cpp"]
+    fails("-t", "opencl", "-S", "bad.co.cpp", "-o", os.devnull, cwd=tmp_path)   # checks only
     assert "__kernel" in ok("-t", "opencl", "-S", "bad.co.cpp", "-o", "-", cwd=tmp_path).out   # shown unchecked
 
 
