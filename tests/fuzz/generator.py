@@ -1237,6 +1237,7 @@ class Runnable:
     device_text: str       # its device functions (extern "C", for the __cok__ block)
     host_text: str         # a host block that calls it and prints "name: v0 v1 ..."
     expected: List[int]    # the model's result, row-major
+    bad_call: Optional[str] = None   # the label main prints for a call that must throw
 
 
 def _input_values(which: int, count: int) -> List[int]:
@@ -1454,6 +1455,25 @@ class RunnableGenerator:
         host.append(f"    for (int i = 0; i < {count}; ++i) std::cout << ' ' << res.data()[i];")
         host.append("    std::cout << '\\n';")
         host.append("  }")
+        bad_check = None
+        tiled = [s for s in slots if bound[s] > 1]
+        if symbolic and tiled:
+            # called with a dimension its tiling does not divide: a runtime check must throw
+            d = dim_of[self.pick(tiled)]
+            bad_dims = [x + 1 if j == d else x for j, x in enumerate(dims)]
+            bad_count = 1
+            for x in bad_dims:
+                bad_count *= x
+            bad_views = ", ".join(f"choreo::make_spanview<{rank}>(bad_{n}.data(), {{{', '.join(map(str, bad_dims))}}})"
+                                  for _ in ins)
+            host += [f"  try {{  // {n}: dimension {d} is {bad_dims[d]}",
+                     f"    std::vector<int> bad_{n}({bad_count}, 1);",
+                     f"    auto res = {n}({bad_views}{', ' + str(a) if scalar else ''});",
+                     f'    std::cout << "{n}_bad: no error\\n";',
+                     "  } catch (const croktile::runtime_error&) {",
+                     f'    std::cout << "{n}_bad: runtime_error\\n";',
+                     "  }"]
+            bad_check = f"{n}_bad"
 
         # the model
         data = [_input_values(j, count) for j in range(ins_n)]
@@ -1479,7 +1499,7 @@ class RunnableGenerator:
                 hit = {"eq": v1 == k1, "lt": v1 < k1 + 1, "ne": v1 != v2, "sum": (v1 + v2) % 2 == 0}[form]
                 value += c if hit else 0
             expected.append(value + outer_add)
-        return Runnable(self.seed, n, co_text, device, "\n".join(host), expected)
+        return Runnable(self.seed, n, co_text, device, "\n".join(host), expected, bad_check)
 
 
 def runnable_function(seed) -> Runnable:

@@ -11,10 +11,12 @@
   in-process: code generation must not fail either.
 * ``test_runnable_programs_match_the_model``: ``RUNNABLE`` generated complete programs
   (random tilings, sync/async copies, double buffering, masks, where-aliases, symbolic
-  shapes), all in one file, built with ``-t cpu`` and run: every result element must
+  shapes, loops of launches, outer-level code beside an inner parallel), all in one file, built with ``-t cpu`` and run: every result element must
   equal what the Python model of the generator computes; the same file built for
   ``opencl`` (when an OpenCL platform is installed) and ``factor -kt`` (also run with
-  slow DMA engines, so that a missing wait shows) must print the same.
+  slow DMA engines, so that a missing wait shows) must print the same. A function with
+  symbolic shapes is also called with a shape its tiling does not divide, which must
+  throw ``croktile::runtime_error``.
 
 A failure names the seed and holds the program text; ``python3 tests/fuzz/generator.py
 SEED`` (``--runnable``, ``--cok``) writes the same program again.
@@ -226,6 +228,10 @@ def _compare(stdout: str, programs, target: str):
                             f"{'' if diff is None else f' first at element {diff}'}\n"
                             f"reproduce: python3 tests/fuzz/generator.py --runnable {prog.seed}\n"
                             f"want: {want[:400]}\nhave: {have[:400]}\n--- function ---\n{prog.co_text}")
+        if prog.bad_call and got.get(prog.bad_call, "<missing>").strip() != "runtime_error":
+            problems.append(f"=== {target}: {prog.name} (seed {prog.seed}), called with a shape its tiling "
+                            f"does not divide, printed {got.get(prog.bad_call, '<missing>').strip()!r}, "
+                            f"not 'runtime_error' (croktile::runtime_error)\n--- function ---\n{prog.co_text}")
     return problems
 
 
