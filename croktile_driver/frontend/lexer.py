@@ -55,6 +55,12 @@ _CLOSER_OF = {"LPAREN": "RPAREN", "LBRACKET": "RBRACKET", "LBRACE": "RBRACE"}
 _OPENER_OF = {close: open_ for open_, close in _CLOSER_OF.items()}
 
 
+def _bad_bytes_message(run: str) -> str:
+    """`invalid UTF-8 in tileflow code: bytes 0xc3 0x28` for a run of escaped bytes."""
+    listed = " ".join(f"0x{ord(ch) - 0xDC00:02x}" for ch in run[:4]) + (" ..." if len(run) > 4 else "")
+    return f"invalid UTF-8 in tileflow code: byte{'s' if len(run) > 1 else ''} {listed}"
+
+
 class LexError(Exception):
     def __init__(self, loc: Loc, msg: str):
         super().__init__(msg)
@@ -312,10 +318,7 @@ class TileflowLexer:
     def t_error(self, t):
         bad = _NOT_UTF8.match(t.value)
         if bad:   # bytes that are not UTF-8 (decoded with surrogateescape): one error for the run
-            msg = "invalid UTF-8 in tileflow code: byte" + ("s " if len(bad.group()) > 1 else " ") + \
-                  " ".join(f"0x{ord(ch) - 0xDC00:02x}" for ch in bad.group()[:4]) + \
-                  (" ..." if len(bad.group()) > 4 else "")
-            skip = len(bad.group())
+            msg, skip = _bad_bytes_message(bad.group()), len(bad.group())
         else:
             msg, skip = f"stray '{shown(t.value[0])}' in tileflow code", 1
         err = LexError(self.loc(t.lexer.lineno, t.lexpos), msg)
