@@ -109,7 +109,7 @@ class FunctionChecker:
         self.futures: List[Future] = []
         self.check_sink: Optional[List[ir.Stmt]] = None
         self.host_vars: Set[str] = set()
-        self.shape_vars: Set[str] = set()  # bound by an argument's shape: never negative
+        self.shape_vars: Dict[str, tuple] = {}  # bound by an argument's shape (never negative): (param, dim)
         self.mdspans_defined: Dict[str, Loc] = {}
         self.warned_outside: Set[tuple] = set()
         self.derive_base: Optional[VSpan] = None
@@ -273,7 +273,7 @@ class FunctionChecker:
                 var = f"{name.name}__dim{i}"
                 bindings.append(ir.DimBinding(var, name.name, i))
                 self.host_vars.add(var)
-                self.shape_vars.add(var)
+                self.shape_vars[var] = (name.name, i)
                 dims.append(Sym.var(var))
         else:
             dims = []
@@ -281,7 +281,7 @@ class FunctionChecker:
                 var = f"{name.name}__dim{i}"
                 bindings.append(ir.DimBinding(var, name.name, i))
                 self.host_vars.add(var)
-                self.shape_vars.add(var)
+                self.shape_vars[var] = (name.name, i)
                 actual_dim = Sym.var(var)
                 actual.append(actual_dim)
                 if isinstance(item, A.Name) and self.scope.lookup(item.name) is None:
@@ -290,7 +290,7 @@ class FunctionChecker:
                     self.declare(item, Symbol(item.name, "int", VInt(Sym.var(item.name)), item.loc, item.name))
                     bindings.append(ir.DimBinding(item.name, name.name, i))
                     self.host_vars.add(item.name)
-                    self.shape_vars.add(item.name)
+                    self.shape_vars[item.name] = (name.name, i)
                     dims.append(Sym.var(item.name))
                     continue
                 value = _scalar(self.expr(item))
@@ -385,12 +385,7 @@ class FunctionChecker:
             return []
         if dims is None:
             return []
-        names = ", ".join(f"'{n.name}'" for n in s.names)
-        for i, d in enumerate(dims):
-            if not self._never_negative(d):   # 0 is an empty buffer; a negative size would be a huge one
-                self._pending_checks(self.runtime_check(
-                    s.type.shape.loc, d.op(">=", 0), f"dimension {i} of {names} is {{0}}; it must not be negative",
-                    [d]))
+        self._size_checks(s, dims)
         out = []
         for name in s.names:
             buf = self.new_buffer(name.name, s.type.name, storage, dims, name.loc, "decl", name.name)
@@ -398,6 +393,43 @@ class FunctionChecker:
             self.declare(name, Symbol(name.name, "data", VData(region, s.type.name), name.loc, buf.name))
             out.append(ir.Alloc(name.loc, buf))
         return out
+
+    def _size_checks(self, s: A.DataDecl, dims: List[Sym]) -> None:
+        """Sizes known at run time only: no dimension is negative (0 is an empty buffer), and
+        the byte count fits in 63 bits (a wrapped-around size would allocate a small buffer)."""
+        names = ", ".join(f"'{n.name}'" for n in s.names)
+        loc = s.type.shape.loc
+        for i, d in enumerate(dims):
+            if not self._never_negative(d):
+                self._pending_checks(self.runtime_check(
+                    loc, d.op(">=", 0), f"dimension {i} of {names} is {{0}}; it must not be negative", [d]))
+        if self._an_arguments_size(dims):
+            return
+        # d0 * d1 * ... <= most  <=>  d0 <= most / d1 / d2 / ...  (dimensions > 0): no product
+        # is computed, which could overflow (an 'int' product even in the check)
+        most = Sym.const((2 ** 63 - 1) // ir.ELEM_BYTES.get(s.type.name, 8))   # elements
+        empty = dims[0].op("==", 0)
+        for d in dims[1:]:
+            empty = empty.op("||", d.op("==", 0))
+            most = most.op("/", d)
+        fits = empty.op("||", dims[0].op("<=", most))
+        shape = f" of shape [{', '.join(f'{{{i}}}' for i in range(len(dims)))}]" if len(dims) <= 10 else ""
+        self._pending_checks(self.runtime_check(
+            loc, fits, f"{names}{shape} is too large: its size in bytes does not fit in 63 bits", dims[:10]))
+
+    def _an_arguments_size(self, dims: List[Sym]) -> bool:
+        """Constants and distinct dimensions of one argument (as in 's32 [a.span] out'): no
+        more elements than that argument has, times a constant."""
+        seen = set()
+        for d in dims:
+            if d.is_const:
+                continue
+            names = d.variables()
+            if len(names) != 1 or d != Sym.var(next(iter(names))):
+                return False
+            seen.add(self.shape_vars.get(next(iter(names))))
+        return None not in seen and len({param for param, _ in seen}) <= 1 and \
+            len(seen) == sum(not d.is_const for d in dims)
 
     def _never_negative(self, d: Sym) -> bool:
         """A sum of products of argument dimensions, with positive coefficients."""
@@ -671,6 +703,7 @@ class FunctionChecker:
         if isinstance(value, VFloat):
             return ir.CallArg("float", text=value.text)
         if isinstance(value, VInt):
+            self._fits_int_check(_start_loc(node), value.sym, fname)
             return ir.CallArg("int", value=value.sym)
         if isinstance(value, VBool):
             return ir.CallArg("bool", value=value.sym)
@@ -692,6 +725,15 @@ class FunctionChecker:
         else:
             self.error(at, f"{_kind_name(value)} cannot be passed to a device function")
         return None
+
+    def _fits_int_check(self, loc: Loc, v: Sym, fname: str) -> None:
+        """A device function takes an 'int': a size such as '|x.span|' computed from argument
+        shapes may not fit, and a conversion would silently truncate it."""
+        if not v.variables() & set(self.shape_vars):   # int arithmetic wraps as in C++
+            return
+        self._pending_checks(self.runtime_check(
+            loc, v.op(">=", INT_MIN).op("&&", v.op("<=", INT_MAX)),
+            f"an argument of '{fname}' is {{0}}, outside the range of 'int' ({INT_MIN} to {INT_MAX})", [v]))
 
     def check_readable(self, value: VData, loc: Loc, access: str = "read") -> None:
         """An async copy's destination may not be read (or written) before its `wait`:

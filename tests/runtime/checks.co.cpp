@@ -11,6 +11,8 @@ __cok__ {
   extern "C" void add_to(int* x, int n, int v) {
     for (int i = 0; i < n; ++i) x[i] += v;
   }
+
+  extern "C" void take(int n) { (void)n; }
 } // end of __cok__
 
 // a `with` bound computed from the argument's shape: M / 4 is 0 when M < 4
@@ -111,6 +113,20 @@ __co__ s32 [a.span] masked(s32 [M] a, int n) {
   return out;
 }
 
+// sizes that overflow: an element count passed as 'int', a byte count past 63 bits
+__co__ void int_argument(s32 [M, N] a) {
+  parallel p by 1 {
+    call take(|a.span|);                                        // CHECK: int argument
+  }
+}
+
+__co__ void huge(s32 [M] a, int n) {
+  s32 [n, n, n] big;                                            // CHECK: huge
+  parallel p by 1 {
+    call take(n);
+  }
+}
+
 // empty tensors: a dimension of 0 makes empty chunks, and an empty result
 __co__ s32 [a.span] rows(s32 [M, N] a) {
   s32 [a.span] out;
@@ -170,6 +186,12 @@ static int run(const std::string& which, int arg) {
   if (which == "negative_size") return print(negative(view(v, 4), arg));
   if (which == "device_division") return print(device_div(view(v, 8), arg));
   if (which == "masked") return masked(view(v, 4), arg), std::cout << "masked ok\n", 0;
+  if (which == "int_argument") {   // a shape, not memory: the check comes before any access
+    const std::size_t side = std::size_t(arg) << 10;
+    int_argument(choreo::make_spanview<2>(v.data(), {side, side}));
+    return std::cout << "int_argument ok\n", 0;
+  }
+  if (which == "huge") return huge(view(v, 4), arg), std::cout << "huge ok\n", 0;
   if (which == "empty") return empty();
   std::cerr << "unknown case " << which << "\n";
   return 2;

@@ -58,6 +58,10 @@ FAILING = [
     (["span_division", "0"], at("span division", "/ n"), "division by zero"),
     (["negative_size", "6"], at("negative size", "[M - less]"), "dimension 0 of 't' is -2; it must not be negative"),
     (["device_division", "2"], at("device division", "/ (p"), "division by zero"),
+    (["int_argument", "64"], at("int argument", "|a.span|"),
+     "an argument of 'take' is 4294967296, outside the range of 'int' (-2147483648 to 2147483647)"),
+    (["huge", "2000000"], at("huge", "[n, n, n]"),
+     "'big' of shape [2000000, 2000000, 2000000] is too large: its size in bytes does not fit in 63 bits"),
 ]
 
 # (main's arguments, what it prints)
@@ -71,6 +75,9 @@ PASSING = [
     (["device_division", "9"], "-1 0 1 2 3 4 4 5"),
     (["masked", "0"], "masked ok"),
     (["masked", "3"], "masked ok"),
+    (["int_argument", "1"], "int_argument ok"),
+    (["huge", "100"], "huge ok"),
+    (["huge", "0"], "huge ok"),
     (["empty"], "empty ok"),
 ]
 
@@ -141,7 +148,8 @@ def test_cuda(tmp_path):
     assert res.rc == 0, res
     text = src.read_text()
     for message in ("'with' bound is {0}; it must be positive", "'parallel' count is {0}; it must be positive",
-                    "division by zero", "dimension 0 of 't' is {0}; it must not be negative"):
+                    "division by zero", "dimension 0 of 't' is {0}; it must not be negative",
+                    "outside the range of 'int'", "does not fit in 63 bits"):
         assert message in text, message
     res = run_croktilec("-t", "cuda", "-c", SOURCE, "-o", tmp_path / "checks.o", cwd=tmp_path, timeout=300)
     assert res.rc == 0, res
