@@ -250,6 +250,9 @@ class Generator:
             d = s.dims[i]
             if d.value is not None or not const_only:
                 out.append(Expr(f"{s.name}({i})", d.value, abs(d.value or 1)))
+            total = _product(s.dims)
+            if total is not None and 0 < total < MAX_CONST:
+                out.append(Expr(f"|{s.name}|", total, total))
         for t in ctx.visible(TupleVar):
             i = self.rng.randrange(len(t.items))
             v = t.items[i]
@@ -879,9 +882,15 @@ class Generator:
                 bounds = [self.gen_bound() for _ in range(k)]
                 span_text = "[" + ", ".join(t for t, _ in bounds) + "]"
                 spans = [s for s in ctx.visible(SpanVar) if all(d.value and d.value <= 16 for d in s.dims)]
+                tuples = [b for b in ctx.visible(Bounded) if b.origin == "tuple" and len(b.bounds) > 1
+                          and all(d.value for d in b.bounds)]
                 if spans and self.chance(0.2):
                     s = self.rng.choice(spans)
                     span_text, bounds = s.name, [(d.text, d) for d in s.dims]
+                    k = len(bounds)
+                elif tuples and self.chance(0.15):
+                    t = self.rng.choice(tuples)    # `#idx`: the mdspan of idx's bounds
+                    span_text, bounds = f"#{t.name}", [(d.text, d) for d in t.bounds]
                     k = len(bounds)
                 elem_names = [self.fresh("x") for _ in range(k)]
                 cells = [[n] for n in elem_names]

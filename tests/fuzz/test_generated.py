@@ -90,7 +90,8 @@ def test_generator_covers_the_language():
                       r"\bshared \w+ \[", r"\blocal \w+ \[", r"mdspan<\d> \w+", r"\[\(\d\)", r"% ?#\w+",
                       r"__co__ auto", r"__co__ int", r"__co__ \w+ \[", r"\bituple \w+ =", r"\w+ = \{x\d+",
                       r"\w+ / \{\d", r"\|\w+(\.span)?\|", r"\bfloat in\d", r"\[M\b", r"#define GEN_C",
-                      r"\.data\b", r"\.span\(\d\)", r"\bin sp\d+", r"return \w+;", r"\?", r"<<"):
+                      r"\.data\b", r"\.span\(\d\)", r"\bin sp\d+", r"\bin #idx\d+", r"return \w+;", r"\?", r"<<",
+                      r"#if 0", r"namespace gen\d+", r"/\* c \*/", r"\r\n", r"__co__[^;{]*;\n"):
         assert re.search(construct, texts), f"no generated program has {construct!r}"
 
 
