@@ -591,7 +591,7 @@ class TileflowParser:
         self.grammar.cascade_line = None
         self.grammar.end_loc = end_loc
         try:
-            return self.grammar.parser.parse(lexer=self.lexer, tracking=True)
+            return self.grammar.parser.parse(lexer=self.lexer)
         except LexError as exc:
             self.grammar.diag.error(exc.loc, exc.msg)
             return None
