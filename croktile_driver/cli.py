@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from .diagnostics import Diagnostics
     from .options import ParsedArgs
 
+
 def main(argv: Optional[List[str]] = None) -> int:
     """The program. A signal ends it cleanly from here on; with ``argv`` (a call from
     another program) the caller's handlers are restored afterwards."""
