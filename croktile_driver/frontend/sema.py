@@ -210,10 +210,15 @@ class FunctionChecker:
             if cond is not None:
                 self.guards.pop()
 
-    def divisor_check(self, loc: Loc, divisor: Sym) -> None:
-        """A divisor known only at run time must not be 0: C++ would trap (SIGFPE)."""
+    def divisor_check(self, loc: Loc, dividend: Sym, divisor: Sym) -> None:
+        """Operands known only at run time: C++ traps (SIGFPE) on a divisor of 0, and on
+        INT_MIN / -1, whose quotient does not fit in 'int'."""
         if not divisor.is_const:
             self._pending_checks(self.runtime_check(loc, divisor.op("!=", 0), "division by zero", []))
+        if not dividend.is_const and (not divisor.is_const or divisor.value == -1):
+            self._pending_checks(self.runtime_check(
+                loc, dividend.op("!=", INT_MIN).op("||", divisor.op("!=", -1)),
+                f"integer overflow: {INT_MIN} / -1 is outside the range of 'int'", []))
 
     # -- the function --------------------------------------------------------
     def run(self) -> Optional[ir.Function]:
@@ -1215,7 +1220,7 @@ class FunctionChecker:
         if e.op in ("/", "%") and b.is_const and b.value == 0:
             return self.error(e.loc, "division by zero")
         if e.op in ("/", "%"):
-            self.divisor_check(e.loc, b)
+            self.divisor_check(e.loc, a, b)
         if e.op in ("<<", ">>") and b.is_const and not 0 <= b.value < 32:
             return self.error(e.loc, f"shift count {b.value} is out of range for 'int' (0 to 31)")
         if e.op in _COMPARE or e.op in _LOGICAL:
@@ -1272,7 +1277,7 @@ class FunctionChecker:
             if e.op in ("/", "%") and b.is_const and b.value == 0:
                 return self.error(e.loc, "division by zero")
             if e.op in ("/", "%"):
-                self.divisor_check(e.loc, b)
+                self.divisor_check(e.loc, a, b)
             if e.op == "+":
                 dims.append(a + b)
             elif e.op == "-":

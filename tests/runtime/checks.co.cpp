@@ -60,9 +60,10 @@ __co__ s32 [a.span] chunks(s32 [M] a, int n) {
 // scalar division and modulo; a guarded division never runs with a zero divisor
 __co__ int divide(int a, int b, int op) {
   int q = op == 1 ? a % b : op == 2 ? a / b : 0;               // CHECK: divide
+  int r = op == 3 ? a / b : 0;                                  // CHECK: overflow
   int safe = b != 0 ? a / b : -1;
   int also = b == 0 || a / b > 0;
-  return q + safe + also;
+  return q + r + safe + also;
 }
 
 // a span divided by a run-time value sizes data
@@ -83,6 +84,21 @@ __co__ s32 [a.span] negative(s32 [M] a, int less) {
   parallel p by 1 {
     u = dma.copy a => local;
     dma.copy u.data => out;
+  }
+  return out;
+}
+
+// a 'with' bound inside parallel, from the instance: checked in device code
+__co__ s32 [a.span] device_with(s32 [M] a, int base) {
+  s32 [a.span] out;
+  parallel p by 2 {
+    t = dma.copy a.chunkat(p) => local;
+    with i in [p + base] {                                      // CHECK: device with
+      foreach i {
+        call add_to(t.data, |t.span|, 1);
+      }
+    }
+    dma.copy t.data => out.chunkat(p);
   }
   return out;
 }
@@ -182,8 +198,10 @@ static int run(const std::string& which, int arg) {
   if (which == "guarded") return std::cout << divide(7, arg, 0) << "\n", 0;
   if (which == "modulo") return std::cout << divide(7, arg, 1) << "\n", 0;
   if (which == "divide") return std::cout << divide(7, arg, 2) << "\n", 0;
+  if (which == "overflow") return std::cout << divide(-2147483647 - 1, arg, 3) << "\n", 0;
   if (which == "span_division") return print(span_div(view(v, 4), arg));
   if (which == "negative_size") return print(negative(view(v, 4), arg));
+  if (which == "device_with") return print(device_with(view(v, 4), arg));
   if (which == "device_division") return print(device_div(view(v, 8), arg));
   if (which == "masked") return masked(view(v, 4), arg), std::cout << "masked ok\n", 0;
   if (which == "int_argument") {   // a shape, not memory: the check comes before any access
