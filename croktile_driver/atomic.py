@@ -54,10 +54,15 @@ def encode(text: str) -> bytes:
 
 
 def write_stdout(text: str) -> None:
-    """Writes generated text to standard output as ``write_atomic`` writes it to a file."""
+    """Writes generated text to standard output as ``write_atomic`` writes it to a file
+    (a caller's in-memory text stream, which has no bytes below it, takes the text)."""
+    buffer = getattr(sys.stdout, "buffer", None)
+    if buffer is None:
+        sys.stdout.write(text)
+        return
     sys.stdout.flush()
-    sys.stdout.buffer.write(encode(text))
-    sys.stdout.buffer.flush()
+    buffer.write(encode(text))
+    buffer.flush()
 
 
 def _umask() -> int:
