@@ -134,6 +134,10 @@ def report(exc: Interrupted) -> int:
     return exc.exit_status
 
 
+# Popen's process_group is new in Python 3.11; before, the child calls setpgid itself
+_OWN_GROUP = {"process_group": 0} if sys.version_info >= (3, 11) else {"preexec_fn": os.setpgrp}
+
+
 def run_child(argv, env=None, stderr=None) -> int:
     """Runs a program in its own process group and returns its exit status (negative: the
     signal that killed it). On a signal, the group gets it too and is waited for.
@@ -142,7 +146,7 @@ def run_child(argv, env=None, stderr=None) -> int:
     proc = None
     try:
         with deferred():   # a child is never started without being recorded
-            proc = subprocess.Popen(argv, env=env, stderr=stderr, process_group=0)
+            proc = subprocess.Popen(argv, env=env, stderr=stderr, **_OWN_GROUP)
         return proc.wait()
     except BaseException:
         if proc is not None:
@@ -155,6 +159,7 @@ def stop_group(proc, signum: int) -> None:
     what is left of the group (nothing runs on after croktilec exits)."""
     import subprocess
     _kill_group(proc.pid, signum)
+    _kill_group(proc.pid, signal.SIGCONT)   # a stopped child (^Z, SIGTTOU) must run to act on it
     try:
         proc.wait(timeout=STOP_GRACE_S)
     except subprocess.TimeoutExpired:

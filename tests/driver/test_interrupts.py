@@ -16,6 +16,8 @@ from pathlib import Path
 
 import pytest
 
+from croktile_driver import interrupts
+
 from .util import ADD_PROGRAM, croktilec_cmd, driver_env
 
 SIGNALS = [signal.SIGINT, signal.SIGTERM, signal.SIGHUP]
@@ -204,3 +206,23 @@ def test_signal_at_any_moment_of_a_real_build(project, sig):
             handled += 1
         assert_nothing_left(src, tmpdir)
     assert handled >= 3, "most moments fall inside croktilec"
+
+
+def test_a_stopped_compiler_is_woken_to_act_on_the_signal(project):
+    """A compiler stopped (^Z reaches only croktilec's group; SIGTTOU) gets SIGCONT with
+    the signal, so it ends at once instead of after the grace period."""
+    src, tmpdir, state = project
+    stub = state.parent / "stopping-cc"
+    stub.write_text('#!/bin/sh\necho $$ > "$STUB_DIR/pid"\nkill -STOP $$\nsleep 60\n')
+    stub.chmod(0o755)
+    proc = start(["-o", "app", "add.co.cpp"], src, {"TMPDIR": str(tmpdir), "CXX": str(stub), "STUB_DIR": str(state)})
+    wait_for(state / "pid", proc)
+    pid = int((state / "pid").read_text())
+    while Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "T":
+        time.sleep(0.01)
+    start_time = time.monotonic()
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=60)
+    assert time.monotonic() - start_time < interrupts.STOP_GRACE_S - 1
+    assert_clean_interrupt(proc, signal.SIGTERM, src, tmpdir, err)
+    assert not running(pid)
