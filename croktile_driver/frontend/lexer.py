@@ -302,12 +302,18 @@ class TileflowLexer:
         return t
 
     def t_comment(self, t):
-        r"/\*(.|\n)*?\*/|//[^\n]*"
-        t.lexer.lineno += t.value.count("\n")
+        r"/\*(.|\n)*?\*/|//(\\\r?\n|[^\n])*"
+        t.lexer.lineno += t.value.count("\n")   # a `//` comment goes on after a line splice
 
     def t_newline(self, t):
         r"\n+"
         t.lexer.lineno += len(t.value)
+
+    def t_splice(self, t):
+        r"\\[ \t]*\r?\n"
+        # backslash-newline joins two lines before tokens exist (C++ phase 2); between
+        # tokens that is whitespace. gcc also accepts blanks before the newline (warning).
+        t.lexer.lineno += 1
 
     def _report(self, t, msg: str) -> None:
         err = LexError(self.loc(t.lexer.lineno, t.lexpos), msg)
