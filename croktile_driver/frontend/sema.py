@@ -423,23 +423,36 @@ class FunctionChecker:
             loc, fits, f"{names}{shape} is too large: its size in bytes does not fit in 63 bits", dims[:10]))
 
     def _an_arguments_size(self, dims: List[Sym]) -> bool:
-        """Constants and distinct dimensions of one argument (as in 's32 [a.span] out'): no
-        more elements than that argument has, times a constant."""
-        seen = set()
-        for d in dims:
-            if d.is_const:
-                continue
-            names = d.variables()
-            if len(names) != 1 or d != Sym.var(next(iter(names))):
-                return False
-            seen.add(self.shape_vars.get(next(iter(names))))
-        return None not in seen and len({param for param, _ in seen}) <= 1 and \
-            len(seen) == sum(not d.is_const for d in dims)
+        """Constants and distinct dimensions of one argument, whole or divided by constants
+        (as in 's32 [a.span] out' or a chunk's 'local s32 [M / 4, N] y'): no more elements
+        than that argument has, times a constant."""
+        seen = [self._argument_dim(d) for d in dims if not d.is_const]
+        return None not in seen and len(set(seen)) == len(seen) and len({param for param, _ in seen}) <= 1
+
+    def _argument_dim(self, d: Sym) -> Optional[tuple]:
+        """(parameter, dimension) when ``d`` is an argument's dimension, perhaps divided by
+        positive constants; else None."""
+        if len(d.terms) != 1:
+            return None
+        (mono, coeff), = d.terms.items()
+        if coeff != 1 or len(mono) != 1:
+            return None
+        atom = mono[0]
+        if atom.op == "var":
+            return self.shape_vars.get(atom.name)
+        if atom.op == "/" and atom.args[1].is_const and atom.args[1].value > 0:
+            return self._argument_dim(atom.args[0])
+        return None
 
     def _never_negative(self, d: Sym) -> bool:
-        """A sum of products of argument dimensions, with positive coefficients."""
-        return all(coeff > 0 and all(a.op == "var" and a.name in self.shape_vars for a in mono)
-                   for mono, coeff in d.terms.items())
+        """A sum of products of argument dimensions (or of their quotients by positive
+        constants, as in a chunk's 'M / 4'), with positive coefficients."""
+        def atom_ok(a) -> bool:
+            if a.op == "var":
+                return a.name in self.shape_vars
+            num, den = (a.args + (None,))[:2]
+            return a.op in ("/", "%") and den.is_const and den.value > 0 and self._never_negative(num)
+        return all(coeff > 0 and all(atom_ok(a) for a in mono) for mono, coeff in d.terms.items())
 
     def shape_dims(self, lit: A.SpanLit, what: str) -> Optional[List[Sym]]:
         value = self.expr(lit)
@@ -1455,7 +1468,8 @@ class FunctionChecker:
                 return self.error(loc, f"dimension {i} of {self._data_name(e)} ({dim.to_c()}) is not divisible "
                                        f"by the bound of '{label}' ({ub.to_c()})")
             if divisible is None:
-                extra = self.runtime_check(loc, ub.op(">", 0).op("&&", dim.op("%", ub).op("==", 0)),
+                divides = dim.op("%", ub).op("==", 0)
+                extra = self.runtime_check(loc, divides if ub.is_const else ub.op(">", 0).op("&&", divides),
                                            f"dimension {i} of {self._data_name(e)} ({{0}}) is not divisible "
                                            f"by the bound of '{label}' ({{1}})",
                                            [dim, ub])

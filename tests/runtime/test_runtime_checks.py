@@ -170,3 +170,29 @@ def test_cuda(tmp_path):
         got = run(exe, args)
         assert got.returncode == 0 and got.stdout.split() == printed.split(), \
             f"cuda {args}: status {got.returncode}\n{got.stdout}{got.stderr}"
+
+
+def test_checks_of_host_values_run_once_before_the_launch(tmp_path):
+    """A check whose values the host knows runs once per call, before the parallel (not in
+    every instance, nor in device code); one that depends on an instance stays inside."""
+    ok_cpu = run_croktilec("-t", "cpu", "-S", SOURCE, "-o", tmp_path / "c.cpp", cwd=tmp_path)
+    assert ok_cpu.rc == 0, ok_cpu
+    cpu = (tmp_path / "c.cpp").read_text()
+
+    def function(name: str) -> str:
+        body = cpu[cpu.index(f" {name}(croktile::"):]
+        return body[:body.index("\n}\n")]
+    for name, message in (("with_bound", "'with' bound is {0}"),
+                          ("with_bound", "is not divisible by the bound of 'i'"),
+                          ("with_bound", "outside the range of 'int'"),
+                          ("masked", "division by zero")):   # under 'foreach ... if', guarded
+        body = function(name)
+        assert message in body, (name, message)
+        assert body.rindex(message) < body.index("croktile::cpu::parallel_for"), (name, message)
+    ok_cl = run_croktilec("-t", "opencl", "-S", SOURCE, "-o", tmp_path / "o.cpp", cwd=tmp_path)
+    assert ok_cl.rc == 0, ok_cl
+    host, device = (tmp_path / "o.cpp").read_text(), (tmp_path / "o.cl").read_text()
+    with_line = marked("with")
+    assert f"checks.co.cpp:{with_line}:" in host
+    # the device program reports a failed check by number; its bound check is the instance's
+    assert "((base + p) > 0)" in device and "(M / 4)) - less) > 0" not in device
