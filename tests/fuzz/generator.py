@@ -1299,6 +1299,7 @@ class RunnableGenerator:
         pars = [s for s in slots if s.startswith("p")]
         symbolic = self.pick([False, False, True])
         two_inputs = self.pick([True, False])
+        elem, ctype = self.pick([("s32", "int"), ("s32", "int"), ("f32", "float")])  # f32: exact small integers
         scalar = self.pick([True, False])
         a, b, c = self.pick([1, 2, 3, -1]), self.pick([0, 1, 5, -7]), self.pick([1, 2, -1])
         storage = "shared" if levels == 1 and self.pick([True, False]) else "local"
@@ -1326,16 +1327,16 @@ class RunnableGenerator:
         shape_text = ", ".join(str(d) for d in dims)
         if symbolic:
             syms = [f"D{d}_{n}" for d in range(rank)]
-            params = [f"s32 [{', '.join(syms)}] in0"] + ([f"s32 [{', '.join(syms)}] in1"] if two_inputs else [])
-            ret = "s32 [in0.span]"
+            params = [f"{elem} [{', '.join(syms)}] {x}" for x in ins]
+            ret = f"{elem} [in0.span]"
         else:
-            params = [f"s32 [{shape_text}] {x}" for x in ins]
-            ret = f"s32 [{shape_text}]"
+            params = [f"{elem} [{shape_text}] {x}" for x in ins]
+            ret = f"{elem} [{shape_text}]"
         if scalar:
             params.append("int s")
         kmap, kadd = f"kmap_{n}", f"kadd_{n}"
         coef = "s" if scalar else str(a)
-        lines = [f"__co__ {ret} {n}({', '.join(params)}) {{", "  s32 [in0.span] out;"]
+        lines = [f"__co__ {ret} {n}({', '.join(params)}) {{", f"  {elem} [in0.span] out;"]
         depth = 1
 
         def w(line):
@@ -1388,7 +1389,7 @@ class RunnableGenerator:
             if is_async:
                 w(f"wait {', '.join(f'l_{x}' for x in ins)};")
             loads = [f"l_{x}" for x in ins]
-        w(f"local s32 [{loads[0]}.span] r;")
+        w(f"local {elem} [{loads[0]}.span] r;")
         args = ", ".join(f"{l}.data" for l in loads)
         w(f"call {kmap}({args}, r, |r.span|, {coef}, {b});")
         store_async = self.pick([True, False])
@@ -1447,16 +1448,16 @@ class RunnableGenerator:
         co_text = "\n".join(lines) + "\n"
 
         ins_n = len(ins)
-        device = (f'extern "C" void {kmap}(' + "".join(f"int* x{j}, " for j in range(ins_n))
-                  + "int* y, int n, int a, int b) {\n  for (int i = 0; i < n; ++i) y[i] = "
+        device = (f'extern "C" void {kmap}(' + "".join(f"{ctype}* x{j}, " for j in range(ins_n))
+                  + f"{ctype}* y, int n, int a, int b) {{\n  for (int i = 0; i < n; ++i) y[i] = "
                   + " + ".join(f"x{j}[i] * {'a' if j == 0 else str(j + 1)}" for j in range(ins_n)) + " + b;\n}\n"
-                  + f'extern "C" void {kadd}(int* x, int n, int c) {{\n  for (int i = 0; i < n; ++i) x[i] += c;\n}}\n')
+                  + f'extern "C" void {kadd}({ctype}* x, int n, int c) {{\n  for (int i = 0; i < n; ++i) x[i] += c;\n}}\n')
         count = 1
         for d in dims:
             count *= d
         host = [f"  {{  // {n}"]
         for j, x in enumerate(ins):
-            host.append(f"    std::vector<int> {x}_{n}({count});")
+            host.append(f"    std::vector<{ctype}> {x}_{n}({count});")
             host.append(f"    for (int i = 0; i < {count}; ++i) {x}_{n}[i] = {_input_formula(j)};")
         views = ", ".join(f"choreo::make_spanview<{rank}>({x}_{n}.data(), {{{shape_text}}})" for x in ins)
         host.append(f"    auto res = {n}({views}{', ' + str(a) if scalar else ''});")
@@ -1476,7 +1477,7 @@ class RunnableGenerator:
             bad_views = ", ".join(f"choreo::make_spanview<{rank}>(bad_{n}.data(), {{{', '.join(map(str, bad_dims))}}})"
                                   for _ in ins)
             host += [f"  try {{  // {n}: dimension {d} is {bad_dims[d]}",
-                     f"    std::vector<int> bad_{n}({bad_count}, 1);",
+                     f"    std::vector<{ctype}> bad_{n}({bad_count}, 1);",
                      f"    auto res = {n}({bad_views}{', ' + str(a) if scalar else ''});",
                      f'    std::cout << "{n}_bad: no error\\n";',
                      "  } catch (const croktile::runtime_error&) {",
