@@ -168,6 +168,9 @@ def preprocess(text: str, filename: str, diag: Diagnostics,
     # shortens those under the cwd), so messages match gcc's and the source map
     pp.rewrite_paths = [("^" + re.escape(os.path.abspath(filename)) + "$", filename.replace("\\", "\\\\"))]
     pp.compress = 0
+    # __FILE__ is left to the C++ compiler, which takes it from the #line markers (pcpp
+    # would paste the name between quotes unescaped)
+    pp.expand_filemacro = False
     for d in include_dirs:
         pp.add_path(d)
     for name, value in defines:

@@ -178,3 +178,11 @@ def test_names_survive_macro_expansion(tmp_path, stem):
     name = source(tmp_path, stem, text.replace("call kernel(a.data", "call kernel(undeclared.data"))
     res = fails("-DUNUSED=1", "-c", name, cwd=tmp_path)
     assert f"{name}:14:17: error:" in res.err, res.err
+
+
+@pytest.mark.parametrize("stem", NAMES, ids=IDS)
+def test_FILE_is_the_name(tmp_path, stem):
+    """__FILE__ in host code (macros to expand, so the preprocessor runs) is the name as given."""
+    name = source(tmp_path, stem, "#include <cstdio>\n#define X 1\nint main() { std::fputs(__FILE__, stdout); }\n")
+    ok(name, "-o", "app", cwd=tmp_path)
+    assert run_program(tmp_path / "app").stdout == name
