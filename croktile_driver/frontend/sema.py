@@ -215,7 +215,8 @@ class FunctionChecker:
         INT_MIN / -1, whose quotient does not fit in 'int'."""
         if not divisor.is_const:
             self._pending_checks(self.runtime_check(loc, divisor.op("!=", 0), "division by zero", []))
-        if not dividend.is_const and (not divisor.is_const or divisor.value == -1):
+        maybe_int_min = not self._never_negative(dividend) and not (dividend.is_const and dividend.value != INT_MIN)
+        if maybe_int_min and (not divisor.is_const or divisor.value == -1):
             self._pending_checks(self.runtime_check(
                 loc, dividend.op("!=", INT_MIN).op("||", divisor.op("!=", -1)),
                 f"integer overflow: {INT_MIN} / -1 is outside the range of 'int'", []))
