@@ -189,6 +189,7 @@ class Generator:
         self.params_dims: Dict[str, List[Dim]] = {}
         self.int_params: List[str] = []
         self.depth = 0     # indentation: blocks open around the next line
+        self.inject: Optional[str] = None   # the error still to be put in (see generate())
 
     # -- small helpers ---------------------------------------------------------
     def fresh(self, base: str) -> str:
@@ -532,6 +533,9 @@ class Generator:
             if self.stmt_budget <= 0:
                 break
             self.stmt_budget -= 1
+            if self.inject and self.ctx.level > 0 and INJECTIONS[self.inject][1] == "parallel" \
+                    and self.chance(0.3):
+                self.injected()
             self.statement()
             if self.ctx.pending and self.chance(0.35):
                 self.wait_all()
@@ -551,6 +555,67 @@ class Generator:
         options.append((1, self.s_assign))
         weights = [w for w, _ in options]
         self.rng.choices([f for _, f in options], weights)[0]()
+
+    def injected(self) -> None:
+        """Emits the error this program is made to have (``self.inject``), marked
+        ``INJECTED``; inside a ``parallel`` of its own where it needs one."""
+        kind, self.inject = self.inject, None
+        needs_parallel = INJECTIONS[kind][1] != "host"
+        wrap = needs_parallel and self.ctx.level == 0
+        pars = [b.name for b in self.ctx.visible(Bounded) if b.origin == "parallel"]
+        if wrap:
+            pars = [self.fresh("p")]
+            self.emit(f"parallel {pars[0]} by 2 {{")
+            self.depth += 1
+        n = self.fresh("inj")
+        mark = f"  {INJECTED}"
+        if kind == "call_outside_parallel":
+            self.devices.append(('extern "C" ' if self.cok else "__device__ ") + f"void {n}(int a) {{}}")
+            self.emit(f"call {n}(1);{mark}")
+        elif kind == "local_at_host":
+            self.emit(f"local s32 [4] {n};{mark}")
+        elif kind == "redefinition":
+            self.emit(f"int {n} = 1;")
+            self.emit(f"int {n} = 2;{mark}")
+        elif kind == "wait_sync":
+            self.emit(f"local s32 [8] {n}_src;")
+            self.emit(f"{n} = dma.copy {n}_src => local;")
+            self.emit(f"wait {n};{mark}")
+        elif kind == "read_before_wait":
+            self.devices.append(('extern "C" ' if self.cok else "__device__ ") + f"void {n}_k(int* a) {{}}")
+            self.emit(f"local s32 [8] {n}_src;")
+            self.emit(f"{n} = dma.copy.async {n}_src => local;")
+            self.emit(f"call {n}_k({n}.data);{mark}")
+            self.emit(f"wait {n};")
+        elif kind == "constant_overflow":
+            self.emit(f"int {n} = 65536 * 65536;{mark}")
+        elif kind == "wait_masked":
+            # the wait runs only where the mask holds: elsewhere the copy may be in flight
+            self.devices.append(('extern "C" ' if self.cok else "__device__ ") + f"void {n}_k(int* a) {{}}")
+            self.emit(f"with {n}_q in [1] {{")
+            self.emit(f"  local s32 [8] {n}_src;")
+            self.emit(f"  {n} = dma.copy.async {n}_src => local;")
+            self.emit(f"  foreach {n}_q if ({self.rng.choice(pars)} == 0) {{ wait {n}; }}")
+            self.emit(f"  call {n}_k({n}.data);{mark}")
+            self.emit("}")
+        elif kind == "not_divisible":
+            par = self.rng.choice([b for b in self.ctx.visible(Bounded) if b.origin == "parallel"]
+                                  or [None])
+            if par is None or not (par.bounds[0].value or 0) > 1:
+                inner = self.fresh("p")
+                self.emit(f"parallel {inner} by 3 {{")
+                self.emit(f"  local s32 [4] {n};")
+                self.emit(f"  {n}_f = dma.copy {n}.chunkat({inner}) => local;{mark}")
+                self.emit("}")
+            else:
+                b = par.bounds[0].value
+                self.emit(f"local s32 [{b + 1}] {n};")
+                self.emit(f"{n}_f = dma.copy {n}.chunkat({par.name}) => local;{mark}")
+        else:
+            raise ValueError(kind)
+        if wrap:
+            self.depth -= 1
+            self.emit("}")
 
     def s_empty(self) -> None:
         self.emit(";")
@@ -1103,7 +1168,11 @@ class Generator:
         params = self.params()
         self.stmt_budget = self.rng.randrange(4, 28)
         body_start = len(self.lines)
-        while self.stmt_budget > 0:
+        inject_at = self.rng.randrange(self.stmt_budget + 1)
+        while self.stmt_budget > 0 or self.inject:
+            if self.inject and self.stmt_budget <= inject_at:
+                self.injected()
+                continue
             self.stmt_budget -= 1
             self.statement()
         self.wait_all()
@@ -1227,10 +1296,31 @@ def _fold(op: str, a: Optional[int], b: Optional[int]) -> Optional[int]:
     raise ValueError(op)
 
 
-def generate(seed, features: Optional[Dict[str, bool]] = None, cok: bool = False) -> str:
+def generate(seed, features: Optional[Dict[str, bool]] = None, cok: bool = False,
+             inject: Optional[str] = None) -> str:
     """The text of generated program number ``seed`` (a ``.co.cpp`` file); with ``cok`` the
-    device functions are in a ``__cok__`` block, as the opencl and factor targets need."""
-    return Generator(seed, features, cok).program()
+    device functions are in a ``__cok__`` block, as the opencl and factor targets need. With
+    ``inject`` (a key of ``INJECTIONS``) the program has exactly that one error, on the line
+    marked ``INJECTED``."""
+    gen = Generator(seed, features, cok)
+    gen.inject = inject
+    return gen.program()
+
+
+INJECTED = "/* injected error */"
+# kind: (the error message must contain this, where it goes: "host" (level 0), "parallel"
+# (any statement inside one), "top" (a `parallel` of its own at host level, outside loops))
+INJECTIONS = {
+    "call_outside_parallel": ("can only be called inside 'parallel'", "host"),
+    "local_at_host": ("can only be declared inside a 'parallel' block", "host"),
+    "redefinition": ("redefinition of", "host"),
+    "wait_sync": ("cannot wait on", "parallel"),
+    "read_before_wait": ("is read before 'wait", "parallel"),
+    "not_divisible": ("is not divisible by the bound of", "parallel"),
+    "constant_overflow": ("integer overflow in constant expression", "host"),
+    # in a loop the copy would also reach the next iteration: a second error
+    "wait_masked": ("is read before 'wait", "top"),
+}
 
 
 # ---------------------------------------------------------------------------
@@ -1532,13 +1622,14 @@ def main(argv=None) -> int:
     ap.add_argument("--runnable", action="store_true", help="a complete program with main")
     ap.add_argument("--feature", action="append", default=[], metavar="NAME=0|1",
                     help="switch a FEATURES entry")
+    ap.add_argument("--inject", choices=sorted(INJECTIONS), help="put this one error in")
     args = ap.parse_args(argv)
     seed = int(args.seed) if args.seed.lstrip("-").isdigit() else args.seed
     if args.runnable:
         print(runnable_file([runnable_function(seed)]), end="")
         return 0
     features = {k: v == "1" for k, v in (f.split("=", 1) for f in args.feature)}
-    print(generate(seed, features, cok=args.cok), end="")
+    print(generate(seed, features, cok=args.cok, inject=args.inject), end="")
     return 0
 
 

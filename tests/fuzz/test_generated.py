@@ -6,6 +6,9 @@
   documented ``FatalError`` and report no error: the generator builds them type- and
   shape-correct, so any error is a wrong rejection. Every ``CLI_EVERY``-th one also goes
   through ``cli.main(['-fsyntax-only', FILE])``, which must exit 0.
+* ``test_injected_errors_are_reported``: ``INJECTED`` programs, each with one error put
+  in at a random place (``generator.INJECTIONS``), must report exactly that error at its
+  line: no error is lost and none is added by what surrounds it.
 * ``test_generated_programs_emit_code``: ``EMITTED`` programs per target (device
   functions in ``__cok__`` for opencl and factor) through ``croktilec -t T -S``
   in-process: code generation must not fail either.
@@ -47,6 +50,7 @@ from fuzz.harness import InputTimeout, parser_tables, run_in_process, time_limit
 # running well under a minute.
 GENERATED = 2000
 EMITTED = 40
+INJECTED = 400
 RUNNABLE = 24
 PER_INPUT_LIMIT_S = 2.0
 CLI_EVERY = 25
@@ -68,9 +72,14 @@ def tables(tmp_path_factory):
 
 def _report(seed, text: str, problem: str, how: str) -> str:
     return (f"=== generated program, seed {seed} ({how})\n"
-            f"reproduce: python3 tests/fuzz/generator.py {seed} > gen.co.cpp && "
+            f"reproduce: python3 tests/fuzz/generator.py {seed}{_flags(how)} > gen.co.cpp && "
             f"python3 -m croktile_driver -fsyntax-only --debug gen.co.cpp\n"
             f"{problem}\n--- program ---\n{text}--- end of program ---")
+
+
+def _flags(how: str) -> str:
+    """The generator's command-line flags for a program made as ``how`` says."""
+    return "".join(f" {flag}" for flag in re.findall(r"--(?:inject \w+|cok|feature \w+=\d)", how))
 
 
 def _errors(output: str):
@@ -124,6 +133,33 @@ def test_generated_programs_are_accepted(tables, tmp_path):
     assert not failures, f"{len(failures)} distinct failure(s):\n\n" + "\n\n".join(failures)
 
 
+def test_injected_errors_are_reported(tables):
+    """A generated program with one error put in (``generator.INJECTIONS``: a call or
+    `local` data outside `parallel`, a redefinition, a wait on a synchronous copy, a read
+    before the wait, also after a masked wait, a bound that does not divide, a constant that
+    overflows) gets exactly that error, at its line, whatever surrounds it."""
+    kinds = sorted(generator.INJECTIONS)
+    failures, seen = [], set()
+    for seed in range(INJECTED):
+        kind = kinds[seed % len(kinds)]
+        text = generator.generate(seed, inject=kind)
+        line = next(i for i, l in enumerate(text.splitlines(), 1) if generator.INJECTED in l)
+        filename = f"gen_{seed}.co.cpp"
+        problem, _, printed, _ = run_in_process(text, filename, PER_INPUT_LIMIT_S)
+        if problem is None:
+            errors = _errors(printed)
+            expected = generator.INJECTIONS[kind][0]
+            if not any(e.startswith(f"{filename}:{line}:") and expected in e for e in errors):
+                problem = f"no error containing {expected!r} at line {line}:\n{printed}"
+            elif any(not e.startswith(f"{filename}:{line}:") for e in errors):
+                problem = f"errors beside the one at line {line}:\n{printed}"
+        if problem is None or kind in seen:
+            continue
+        seen.add(kind)
+        failures.append(_report(seed, text, problem, f"--inject {kind}"))
+    assert not failures, f"{len(failures)} failure(s):\n\n" + "\n\n".join(failures)
+
+
 @pytest.mark.parametrize("target", sorted(TARGETS))
 def test_generated_programs_emit_code(tables, tmp_path, target):
     failures, seen = [], set()
@@ -139,9 +175,9 @@ def test_generated_programs_emit_code(tables, tmp_path, target):
         key = _failure_key(problem)
         if key not in seen:
             seen.add(key)
-            flags = ' '.join(["--cok"] if cok else [])
-            failures.append(_report(seed, text, problem, f"-t {target} -S; generator flags: {flags} "
-                                                         f"features {features}"))
+            flags = ["--cok"] if cok else []
+            flags += [f"--feature {k}={int(v)}" for k, v in sorted(features.items())]
+            failures.append(_report(seed, text, problem, f"-t {target} -S; generator {' '.join(flags)}"))
         if len(failures) >= MAX_FAILURES:
             break
     assert not failures, f"{len(failures)} distinct failure(s):\n\n" + "\n\n".join(failures)
