@@ -1397,14 +1397,25 @@ class RunnableGenerator:
         shift = self.pick([1, 2]) if rotate else 0
         alias = self.pick([None, None] + withs) if not double else None
 
-        def idx(rot: bool, load: bool = False, first: Optional[str] = None):
+        owners = [next((s for s in slots if dim_of[s] == d), None) for d in range(rank)]
+        # `x.chunkat(p, _).chunkat(_, w)`: the chunk of a chunk is the same chunk
+        chained = any(o and o[0] == "p" for o in owners) and any(o and o[0] == "w" for o in owners) \
+            and self.pick([False, False, True])
+
+        def chunk(data: str, text: str) -> str:
+            items = [t.strip() for t in _split_top(text)]
+            if not chained:
+                return f"{data}.chunkat({text})"
+            first = [t if o and o[0] == "p" else "_" for t, o in zip(items, owners)]
+            second = [t if o and o[0] == "w" else "_" for t, o in zip(items, owners)]
+            return f"{data}.chunkat({', '.join(first)}).chunkat({', '.join(second)})"
+
+        def idx(rot: bool, load: bool = False):
             items = []
             for d in range(rank):
-                owner = next((s for s in slots if dim_of[s] == d), None)
+                owner = owners[d]
                 if owner is None:
                     items.append("_")
-                elif first is not None and owner == first:
-                    items.append(first)
                 elif rot and owner == rotate:
                     items.append(f"({var[owner]} + {shift}) % #{var[owner]}")
                 elif load and owner == alias:
@@ -1453,20 +1464,30 @@ class RunnableGenerator:
             open_with()
             w(f"foreach {', '.join(var[s] for s in withs)} {{")
             depth += 1
+        # the inner threads fill a `shared` tile of the outer instance, which the outer
+        # level stores after the inner `parallel` (its end is a barrier)
+        gather = len(pars) == 2 and not withs and self.pick([True, False])
+
+        def only(slot: str) -> str:
+            return ", ".join(var[slot] if o == slot else "_" for o in owners)
+
         for p in pars:
             w(f"parallel {var[p]} by {bound[p]} {{")
             depth += 1
+            if gather and p == "p0":
+                w(f"shared {elem} [in0.chunkat({only('p0')}).span] acc;")
         if withs and not launch_loop:
             open_with()
         loads = []
         if double:
             k = withs[0]
             for x in ins:
-                w(f"cur_{x} = dma.copy.async {x}.chunkat({idx(False, first=var[k])}) => {storage};")
+                w(f"cur_{x} = dma.copy.async {chunk(x, idx(False))} => {storage};")
             w(f"foreach {var[k]} {{")
             depth += 1
             for x in ins:
-                w(f"nxt_{x} = dma.copy.async {x}.chunkat({idx(False).replace(var[k], f'({var[k]} + 1) % #{var[k]}', 1)}) => {storage};")
+                nxt = idx(False).replace(var[k], f"({var[k]} + 1) % #{var[k]}", 1)
+                w(f"nxt_{x} = dma.copy.async {chunk(x, nxt)} => {storage};")
             w(f"wait {', '.join(f'cur_{x}' for x in ins)};")
             loads = [f"cur_{x}" for x in ins]
         else:
@@ -1475,7 +1496,7 @@ class RunnableGenerator:
                 depth += 1
             is_async = self.pick([True, False])
             for x in ins:
-                w(f"l_{x} = dma.copy{'.async' if is_async else ''} {x}.chunkat({idx(False, load=True)}) => {storage};")
+                w(f"l_{x} = dma.copy{'.async' if is_async else ''} {chunk(x, idx(False, load=True))} => {storage};")
             if is_async:
                 w(f"wait {', '.join(f'l_{x}' for x in ins)};")
             loads = [f"l_{x}" for x in ins]
@@ -1483,11 +1504,12 @@ class RunnableGenerator:
         args = ", ".join(f"{l}.data" for l in loads)
         w(f"call {kmap}({args}, r, |r.span|, {coef}, {b});")
         store_async = self.pick([True, False])
+        dest = f"acc.chunkat({only('p1')})" if gather else chunk("out", idx(True))
         if store_async:
-            w(f"st = dma.copy.async r => out.chunkat({idx(True)});")
+            w(f"st = dma.copy.async r => {dest};")
             w("wait st;")
         else:
-            w(f"dma.copy r => out.chunkat({idx(True)});")
+            w(f"dma.copy r => {dest};")
         if double:
             for x in ins:
                 w(f"swap(cur_{x}, nxt_{x});")
@@ -1524,6 +1546,8 @@ class RunnableGenerator:
         if len(pars) == 2:
             depth -= 1
             w("}")
+            if gather:
+                w(f"dma.copy acc => out.chunkat({only('p0')});")
             if self.pick([True, False]):
                 outer_add = self.pick([3, -2, 10])
                 whole = ", ".join(var["p0"] if dim_of["p0"] == d else "_" for d in range(rank))
@@ -1600,6 +1624,19 @@ class RunnableGenerator:
                 value += c if hit else 0
             expected.append(value + outer_add)
         return Runnable(self.seed, n, co_text, device, "\n".join(host), expected, bad_check)
+
+
+def _split_top(text: str) -> List[str]:
+    """``a, (b + 1) % #b`` -> the comma-separated items outside parentheses."""
+    items, depth, cur = [], 0, ""
+    for ch in text:
+        if ch == "," and depth == 0:
+            items.append(cur)
+            cur = ""
+            continue
+        depth += (ch == "(") - (ch == ")")
+        cur += ch
+    return items + [cur]
 
 
 def runnable_function(seed) -> Runnable:
