@@ -19,9 +19,9 @@ construction: the frontend must accept it without an error.
 targets; its tiling, copies and kernels are drawn at random, and ``expected`` holds the
 result a Python model of the program computes, element by element.
 
-Constructs that the frontend mishandled when the generator was written are behind the
-switches in ``FEATURES``; a switch off means "the generator avoids this" (see
-/work/briefs/fuzz_findings.md). Flip one on once the finding is fixed.
+``FEATURES`` switches constructs off where a target cannot express them (templates in
+OpenCL C) or while a finding of /work/briefs/fuzz_findings.md is open: the generator
+then avoids the construct until the switch is flipped back on.
 """
 from __future__ import annotations
 
@@ -33,20 +33,10 @@ from typing import Dict, List, Optional, Sequence, Tuple
 FEATURES = {
     # `sp / {2, 2}`, `x.span + {1, 2}`: i-tuple literals as operands (issue #11)
     "inline_ituple_operands": True,
-    # `int j = i;` / `call k(i)` with `i` a one-element bounded i-tuple (`with i in [4]`)
-    "one_element_ituple_as_int": False,
     # `#define` constants used in tileflow code
     "macros": True,
-    # `f.data.span` of a pending async future (only the shape; finding F2)
-    "span_of_pending_future_data": False,
-    # `__co__ auto f(...) { g = dma.copy a => global; return g; }` (finding F1)
-    "return_future_from_auto": False,
-    # `__co__ s32 mdspan<2> f(...)`: a return type with a rank only
-    "rank_only_return": True,
     # `call k<4, 2>(...)` of function templates (not in OpenCL C)
     "templates": True,
-    # a backslash-newline inside a tileflow statement (C translation phase 2; finding F4)
-    "line_splices": False,
 }
 
 ELEM_TYPES = ["s32", "f32", "u8", "s8", "u16", "s16", "u32", "f16", "bf16"]
@@ -205,7 +195,7 @@ class Generator:
 
     def emit(self, line: str) -> None:
         indent = self.rng.choice(["  ", "  ", "  ", "\t", "    "]) * (self.depth + 1)
-        if " " in line and self.chance(0.02) and self.features["line_splices"]:  # backslash-newline
+        if " " in line and self.chance(0.02) and INJECTED not in line:   # a backslash-newline splice
             cut = self.rng.choice([i for i, ch in enumerate(line) if ch == " "])
             line = line[:cut] + " \\\n" + indent + "    " + line[cut + 1:]
         if self.chance(0.01):
@@ -243,8 +233,8 @@ class Generator:
                     out.append(Expr(f"#{b.name}", None, 1))
             if not const_only and b.origin == "parallel":
                 out.append(Expr(b.name, None, known[0] or 1))
-            usable = b.origin == "elem" or (b.origin == "single" and self.features["one_element_ituple_as_int"])
-            if not const_only and usable and b.atoms[0][0] in ctx.iterating:
+            # `with i in [4]` binds a one-element i-tuple: usable as its integer
+            if not const_only and b.origin == "elem" and b.atoms[0][0] in ctx.iterating:
                 out.append(Expr(b.name, None, known[0] or 1))
         for s in ctx.visible(SpanVar):
             i = self.rng.randrange(len(s.dims))
@@ -273,8 +263,7 @@ class Generator:
 
     def span_ref(self, d: Data) -> str:
         """`x.span`; for a future's data `f.span`, or `f.data.span` once it may be read."""
-        if d.name.endswith(".data") and (not self.ctx.readable(d) or self.chance(0.5)
-                                         or not self.features["span_of_pending_future_data"]):
+        if d.name.endswith(".data") and (not self.ctx.readable(d) or self.chance(0.5)):
             return d.name[: -len(".data")] + ".span"
         return d.name + ".span"
 
@@ -369,7 +358,7 @@ class Generator:
         """A mask for `foreach ... if`: mostly about parallel and loop indices (spec 4)."""
         ctx = self.ctx
         idx = [b for b in ctx.visible(Bounded)
-               if b.origin == "parallel" or (b.origin in ("elem", "single") and b.atoms[0][0] in ctx.iterating)]
+               if b.origin == "parallel" or (b.origin == "elem" and b.atoms[0][0] in ctx.iterating)]
         if idx and self.chance(0.7):
             b = self.rng.choice(idx)
             ub = b.bounds[0].value or 2
@@ -482,7 +471,7 @@ class Generator:
                 continue
             out.append((b.name, list(b.bounds)))
             out.append((b.name, list(b.bounds)))
-            if b.origin in ("elem", "single") and b.atoms[0][0] in ctx.iterating and b.bounds[0].value:
+            if b.origin == "elem" and b.atoms[0][0] in ctx.iterating and b.bounds[0].value:
                 shift = self.rng.randrange(1, 4)
                 out.append((f"({b.name}{self.sp()}+{self.sp()}{shift}){self.sp()}%{self.sp()}#{b.name}",
                             list(b.bounds)))
@@ -683,7 +672,7 @@ class Generator:
 
     def s_tuple(self) -> None:
         name = self.fresh("t")
-        n = self.rng.randrange(1 if self.features["one_element_ituple_as_int"] else 2, 5)
+        n = self.rng.randrange(1, 5)
         items, vals = [], []
         for _ in range(n):
             e = self.gen_int(1)
@@ -699,10 +688,13 @@ class Generator:
             if self.features["inline_ituple_operands"] and self.chance(0.5):
                 tup, ks = self.gen_const_tuple(n, 0, 4)
                 self.emit(f"{name2} = {name} + {tup};")
-                self.ctx.add(name2, TupleVar(name2, [a + b for a, b in zip(vals, ks)]))
+                result = [a + b for a, b in zip(vals, ks)]
             else:
                 self.emit(f"{name2} = {name} * {k};")
-                self.ctx.add(name2, TupleVar(name2, [a * k for a in vals]))
+                result = [a * k for a in vals]
+            # arithmetic on a one-element i-tuple is arithmetic on its integer
+            self.ctx.add(name2, TupleVar(name2, result) if n > 1
+                         else IntVar(name2, result[0], self.ctx.level, False))
 
     def data_shape(self) -> Tuple[str, List[Dim]]:
         text, dims = self.gen_span()
@@ -939,7 +931,7 @@ class Generator:
                 text, b = self.gen_bound()
                 form = self.rng.choice([f"[{text}]", f"[{text}]", text])
                 bindings.append(f"{n} in {form}")
-                ent = Bounded(n, "single", [[n]], [b])
+                ent = Bounded(n, "elem", [[n]], [b])  # a one-element i-tuple, usable as its integer
                 ctx.add(n, ent)
                 elems.append(ent)
             else:
@@ -1071,7 +1063,7 @@ class Generator:
         self.emit(f"with {k} in [{kb}] {{")
         self.depth += 1
         ctx.push()
-        kent = Bounded(k, "single", [[k]], [Dim.const(kb)])
+        kent = Bounded(k, "elem", [[k]], [Dim.const(kb)])
         ctx.add(k, kent)
         self.emit(f"{cur} = dma.copy.async {chunk(k)} => {storage};")
         self.emit(f"foreach {k} {{")
@@ -1199,14 +1191,13 @@ class Generator:
             form = self.rng.random()
             if form < 0.15:
                 ret = "auto"
-            elif form < 0.3 and self.features["rank_only_return"]:
+            elif form < 0.3:
                 ret = f"{d.elem} mdspan<{len(d.dims)}>"
             else:
                 ret = f"{d.elem} [{', '.join(x.text for x in d.dims)}]"
             value = d.name
-            if value.endswith(".data") and (self.chance(0.5) or ret == "auto"):
-                if ret != "auto" or self.features["return_future_from_auto"]:
-                    value = value[: -len(".data")]
+            if value.endswith(".data") and self.chance(0.5):
+                value = value[: -len(".data")]   # the future itself
             return ret, f"return {value};"
         if r < 0.75:
             if self.chance(0.5):

@@ -56,11 +56,6 @@ PER_INPUT_LIMIT_S = 2.0
 CLI_EVERY = 25
 MAX_FAILURES = 5       # distinct failures reported per test (the report stays readable)
 
-# Constructs the code generators fail on today (tests/fuzz/generator.py FEATURES; see
-# /work/briefs/fuzz_findings.md): the programs that go through -S avoid them.
-CODEGEN_FEATURES = {
-    "rank_only_return": False,   # F3: `s32 mdspan<1>` return type: internal error in -S
-}
 TARGETS = {"cpu": [], "cuda": [], "opencl": [], "factor": ["-kt"]}
 
 
@@ -164,7 +159,7 @@ def test_injected_errors_are_reported(tables):
 def test_generated_programs_emit_code(tables, tmp_path, target):
     failures, seen = [], set()
     cok = target in ("opencl", "factor")
-    features = dict(CODEGEN_FEATURES, templates=target != "opencl")  # OpenCL C has no templates
+    features = {"templates": target != "opencl"}  # OpenCL C has no templates
     for seed in range(EMITTED):
         text = generator.generate(seed, features, cok=cok)
         path = tmp_path / f"gen_{seed}.co.cpp"
