@@ -1539,7 +1539,7 @@ class RunnableGenerator:
             w("}")
             if gather:
                 w(f"dma.copy acc => out.chunkat({only('p0')});")
-            if self.pick([True, False]):
+            if not launch_loop and self.pick([True, False]):   # (in a loop of launches it would add up)
                 outer_add = self.pick([3, -2, 10])
                 whole = ", ".join(var["p0"] if dim_of["p0"] == d else "_" for d in range(rank))
                 w(f"o = dma.copy out.chunkat({whole}) => local;")
