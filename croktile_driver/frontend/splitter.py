@@ -164,7 +164,9 @@ class _Scanner:
     def _recover(self, stack: List[List], close_pos: int) -> int:
         """Guesses what a closer that does not match the innermost opener meant, adjusts the
         stack to it and returns the offset to report (the closer, or the ';' before which
-        the innermost bracket should have been closed):
+        the innermost bracket should have been closed). The reading that alone agrees
+        with the closers and ';' after it on its line wins (`f({1, 2))`, `f(({1, 2);`,
+        `f([1, 2});`); otherwise:
 
         * one closer too many, when the innermost closer follows on the same line, or the
           closer is mid-line and the innermost opener on an earlier line: ignored;
@@ -177,6 +179,12 @@ class _Scanner:
         t = self.text
         close = t[close_pos]
         top, semi = stack[-1]
+        outer = [k for k in range(len(stack) - 1) if t[stack[k][0]] == _OPENER[close]]
+        depth = self._only_fitting_reading(stack, close_pos, outer[-1:])
+        if depth is not None:
+            report = semi if semi is not None and outer and depth == outer[-1] else close_pos
+            del stack[depth:]
+            return report
         line_start = t.rfind("\n", 0, close_pos) + 1
         starts_line = t[line_start:close_pos].strip() == ""
         same_line = top >= line_start
@@ -187,19 +195,62 @@ class _Scanner:
             stack.pop()
             return close_pos
         if close == "}":
-            typos = 0
-            while (typos < len(stack) - 1 and t[stack[-1 - typos][0]] in "(["
-                   and stack[-1 - typos][0] >= line_start and stack[-1 - typos][1] is None):
-                typos += 1
-            if typos and t[stack[-1 - typos][0]] == "{":
+            typos = self._typos_for_brace(stack, close_pos)
+            if typos:
                 del stack[-typos:]
                 return close_pos
-        outer = [k for k in range(len(stack) - 1) if t[stack[k][0]] == _OPENER[close]]
         if outer:
             del stack[outer[-1]:]
             return semi if semi is not None else close_pos
         stack.pop()
         return close_pos
+
+    def _only_fitting_reading(self, stack: List[List], close_pos: int, outer: List[int]) -> Optional[int]:
+        """The one reading of a mismatched closer that the rest of its line agrees with, as
+        the stack depth it leaves, or None when several (or none) do. The readings: one
+        too many (ignored), a typo for the innermost closer (replaces it), the closer of
+        the outer opener of its kind at depth ``outer`` (the brackets inside it were left
+        open), and for a '}' a typo for the closers of the brackets opened on its line."""
+        t = self.text
+        readings = {len(stack), len(stack) - 1, *outer}
+        if t[close_pos] == "}":
+            readings.add(len(stack) - self._typos_for_brace(stack, close_pos))
+        fitting = [depth for depth in readings if self._line_fits(stack[:depth], close_pos + 1)]
+        return fitting[0] if len(fitting) == 1 else None
+
+    def _typos_for_brace(self, stack: List[List], close_pos: int) -> int:
+        """How many '(' and '[' opened on the line of a '}' with no ';' in them it stands
+        for (`f(a + b };`), when a brace is open around them; else 0."""
+        t = self.text
+        line_start = t.rfind("\n", 0, close_pos) + 1
+        typos = 0
+        while (typos < len(stack) - 1 and t[stack[-1 - typos][0]] in "(["
+               and stack[-1 - typos][0] >= line_start and stack[-1 - typos][1] is None):
+            typos += 1
+        return typos if typos and t[stack[-1 - typos][0]] == "{" else 0
+
+    def _line_fits(self, stack: List[List], i: int) -> bool:
+        """Whether the closers from offset i to the end of the line match ``stack`` (and
+        the brackets opened on the line), and a ';' on it finds no '(' or '[' open
+        inside the innermost brace."""
+        t = self.text
+        opened = [t[o] for o, _ in stack]
+        while i < len(t) and t[i] != "\n":
+            j = self.skip_literal_or_comment(i)
+            if j != i:
+                i = j
+                continue
+            c = t[i]
+            if c in "([{":
+                opened.append(c)
+            elif c in ")]}":
+                if not opened or opened[-1] != _OPENER[c]:
+                    return False
+                opened.pop()
+            elif c == ";" and opened and opened[-1] in "([":
+                return False
+            i += 1
+        return True
 
     def _on_line(self, i: int, char: str) -> bool:
         """Whether ``char`` appears in code between offset i and the end of its line."""
