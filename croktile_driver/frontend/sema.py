@@ -58,6 +58,10 @@ def _article(word: str) -> str:
 
 
 def _kind_name(v: Value) -> str:
+    """The kind of a value for messages; an ituple says how long it is (only a
+    one-element ituple is an integer, so the length is what the user must see)."""
+    if isinstance(v, VTuple):
+        return f"ituple of {len(v.items)} element{'s' if len(v.items) != 1 else ''}"
     return v.kind
 
 
@@ -740,7 +744,8 @@ class FunctionChecker:
             self.error(at, "an mdspan cannot be passed to a device function; pass its dimensions "
                            "(e.g. 'x.span(0)') or its size '|x|'")
         elif isinstance(value, VTuple):
-            self.error(at, "an ituple cannot be passed to a device function; ituples exist only in tileflow code")
+            self.error(at, f"an {_kind_name(value)} cannot be passed to a device function; ituples exist "
+                           "only in tileflow code (pass one element, e.g. 'x(0)')")
         else:
             self.error(at, f"{_kind_name(value)} cannot be passed to a device function")
         return None

@@ -6,14 +6,14 @@ __device__ void kernel(int *a, int n) {}
 __co__ void literals(s32 [8, 16] input) {
   a : input.span / {2, 4, 1};     // expect-error: '/' between an mdspan of rank 2 and ituple of 3 elements
   b : input.span / {2, 0};        // expect-error: division by zero
-  c = {2, 4} * input.span;        // expect-error: invalid operands to binary '*' (have ituple and mdspan)
+  c = {2, 4} * input.span;        // expect-error: invalid operands to binary '*' (have ituple of 2 elements and mdspan)
   d = {1, 2.5};                   // expect-error: an ituple holds integers, not float
-  e = {1, 2} == {1, 2};           // expect-error: invalid operands to binary '==' (have ituple and ituple)
+  e = {1, 2} == {1, 2};           // expect-error: invalid operands to binary '==' (have ituple of 2 elements and ituple of 2 elements)
   f = {1, input.span};            // expect-error: an ituple holds integers, not mdspan
   parallel p by 2 {
     g = dma.copy input.chunkat(p, {1}) => local;  // expect-error: chunkat index is not bounded
     call kernel<{4, 4}>(g.data, 1);  // expect-error: template argument 1 of 'kernel' must be an integer constant, not ituple
-    call kernel({1, 2}, 1);       // expect-error: an ituple cannot be passed to a device function
+    call kernel({1, 2}, 1);       // expect-error: an ituple of 2 elements cannot be passed to a device function
   }
 }
 
