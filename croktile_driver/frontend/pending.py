@@ -20,6 +20,7 @@ cached by their entry set, which keeps nested loops linear in practice.
 """
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Dict, FrozenSet, List, Optional, Tuple
 
 from ..diagnostics import Diagnostics, Loc
@@ -74,6 +75,7 @@ class InFlight:
     future: Future
     carried: bool = False               # pending from an earlier iteration of a loop
     skipped_wait: Optional[Loc] = None  # its `wait` is inside a `foreach ... if`
+    abandoned: bool = False             # its `parallel` block ended without a `wait`
 
 
 class State:
@@ -106,6 +108,7 @@ class Analysis:
     def __init__(self, diag: Diagnostics):
         self.diag = diag
         self.cache: Dict[Tuple[int, FrozenSet[str]], State] = {}
+        self.issued: Dict[int, FrozenSet[str]] = {}   # futures issued in a `parallel` block
 
     def block(self, events: List[object], state: State, report: bool) -> State:
         for ev in events:
@@ -161,15 +164,22 @@ class Analysis:
             self.diag.note(why.skipped_wait, "this 'wait' does not run for the instances that the "
                                              "'foreach ... if' condition excludes")
         where = "in an earlier iteration of the loop" if why.carried else "here"
-        self.diag.note(why.future.loc, f"the asynchronous copy '{why.future.user_name}' is issued {where}")
+        never = ", and its 'parallel' block ends without waiting for it" if why.abandoned else ""
+        self.diag.note(why.future.loc, f"the asynchronous copy '{why.future.user_name}' is issued {where}{never}")
 
     def on_parallel(self, ev: Construct, state: State, report: bool) -> State:
+        """A copy issued in the block and not waited there can never be waited (its future
+        is out of scope): it is warned about once, and stays pending, so that reading its
+        destination after the block (a `shared` or `global` buffer) is an error."""
         out = self.block(ev.body, state, report).copy()
+        if id(ev) not in self.issued:
+            self.issued[id(ev)] = _issued_in(ev.body)
+        issued = self.issued[id(ev)]
         for name, why in list(out.pending.items()):
-            if name not in state.pending:
+            if name in issued and not why.abandoned:
                 if report:
                     self.unwaited(why)
-                del out.pending[name]
+                out.pending[name] = replace(why, abandoned=True)
         return out
 
     def unwaited(self, why: InFlight) -> None:
@@ -185,8 +195,7 @@ class Analysis:
         head = state
         while True:
             out = self.silent(ev, head)
-            carried = State({n: InFlight(w.future, True, w.skipped_wait)
-                             for n, w in out.pending.items()}, out.waited)
+            carried = State({n: replace(w, carried=True) for n, w in out.pending.items()}, out.waited)
             following = head.join(carried)
             if following.keys() == head.keys():
                 break
@@ -201,7 +210,7 @@ class Analysis:
         out = after.copy()
         for name, why in before.pending.items():
             if name not in after.pending:  # waited in the body: not for the excluded instances
-                out.pending[name] = InFlight(why.future, why.carried, after.waited.get(name))
+                out.pending[name] = replace(why, skipped_wait=after.waited.get(name))
         return out
 
     def silent(self, ev: Construct, head: State) -> State:
@@ -210,6 +219,17 @@ class Analysis:
         if key not in self.cache:
             self.cache[key] = self.block(ev.body, head, False)
         return self.cache[key]
+
+
+def _issued_in(events: List[object]) -> FrozenSet[str]:
+    """The futures that a block (with what it nests) issues copies for."""
+    names = set()
+    for ev in events:
+        if isinstance(ev, Issue):
+            names.add(ev.future.name)
+        elif isinstance(ev, Construct):
+            names |= _issued_in(ev.body)
+    return frozenset(names)
 
 
 def analyse(events: List[object], diag: Diagnostics, loc: Loc) -> None:
@@ -222,4 +242,5 @@ def analyse(events: List[object], diag: Diagnostics, loc: Loc) -> None:
         diag.error(loc, "function too complex: its statements are nested too deeply")
         return
     for why in final.pending.values():
-        analysis.unwaited(why)
+        if not why.abandoned:   # warned about at the end of its `parallel` block
+            analysis.unwaited(why)
