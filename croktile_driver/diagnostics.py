@@ -26,8 +26,9 @@ class Loc:
 
 def source_lines(text: str) -> List[str]:
     """The lines of a source as the lexers count them: split at '\\n' only (str.splitlines
-    also splits at form feeds, U+2028 and others, which would shift every later line)."""
-    lines = text.split("\n")
+    also splits at form feeds, U+2028 and others, which would shift every later line). A
+    UTF-8 byte order mark at the start is not part of line 1, as for gcc."""
+    lines = text.removeprefix("\ufeff").split("\n")
     if lines and lines[-1] == "":
         lines.pop()
     return [line[:-1] if line.endswith("\r") else line for line in lines]

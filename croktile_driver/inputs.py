@@ -18,10 +18,11 @@ def _split_define(text: str):
 def read_source(path: str, diag: Diagnostics) -> Optional[str]:
     """The text of a source file. Bytes that are not UTF-8 are kept (surrogateescape) so that
     host code passes through byte for byte, as the C++ compiler accepts them in comments and
-    string literals; the splitter and the tileflow lexer report them elsewhere."""
+    string literals; the splitter and the tileflow lexer report them elsewhere. A UTF-8 byte
+    order mark at the start is dropped, as gcc does (it would land mid-file in the output)."""
     try:
         with open(path, encoding="utf-8", errors="surrogateescape") as fh:
-            return fh.read()
+            return fh.read().removeprefix("\ufeff")
     except FileNotFoundError:
         diag.error(None, f"{path}: No such file or directory")
     except IsADirectoryError:

@@ -136,3 +136,24 @@ def test_dash_E_writes_the_bytes_back(tmp_path, out):
                           capture_output=True, timeout=60)
     assert (proc.returncode, proc.stderr) == (0, b"")
     assert b'\nconst char *s = "\xff\xfe";\n' in proc.stdout
+
+
+BOM = b"\xef\xbb\xbf"
+
+
+@pytest.mark.parametrize("first", [b"", b"#define N 8\n"], ids=["plain", "with-directives"])
+def test_byte_order_mark_at_the_start_is_dropped_as_gcc_does(tmp_path, croktilec, first):
+    """A UTF-8 BOM starting the file is not part of line 1: columns count from after it, and
+    it does not reach the generated file (where, after croktile.h, C++ would reject it)."""
+    source = BOM + first + b"int host_value;\n" + KERNEL + b"__co__ void f(s32 [8] a) { int q = zz; }\n"
+    r = compile_bytes(tmp_path, croktilec, source)
+    assert quoted(r)[:2] == (3 + (first != b""), 36), r.err
+    assert quoted(r)[3:] == ("__co__ void f(s32 [8] a) { int q = zz; }", " " * 35 + "^")
+    r = compile_bytes(tmp_path, croktilec, BOM + b"__co__ void f(s32 [8] a) { int q = yy; }\n")
+    assert quoted(r) == (1, 36, "'yy' was not declared in this scope",
+                         "__co__ void f(s32 [8] a) { int q = yy; }", " " * 35 + "^")
+    ok = BOM + first + b"int host_value;\n" + KERNEL + b"__co__ void f(s32 [8] a) { int q = 1; }\n"
+    generated = tmp_path / "enc.gen.cpp"
+    r = compile_bytes(tmp_path, croktilec, ok, "-S", "-t", "cpu", "-o", generated)
+    assert r.rc == 0, r.err
+    assert BOM not in generated.read_bytes() and b"int host_value;" in generated.read_bytes()
