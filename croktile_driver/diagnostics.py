@@ -112,7 +112,19 @@ class Diagnostics:
                 out.extend(quoted_line(text, loc.col))
         message = "\n".join(out)
         self.messages.append(message)
-        print(message, file=self.stream)
+        self._write(message + "\n")
+
+    def _write(self, text: str) -> None:
+        """Prints a diagnostic. A file name with bytes that are not UTF-8 (kept with
+        surrogateescape) is written with those bytes, as gcc prints it, not as Python's
+        '\\udcff' escapes."""
+        buffer = getattr(self.stream, "buffer", None)
+        if buffer is None or not any("\udc80" <= ch <= "\udcff" for ch in text):
+            self.stream.write(text)
+            return
+        self.stream.flush()
+        buffer.write(text.encode("utf-8", "surrogateescape"))
+        buffer.flush()
 
     def error(self, loc: Optional[Loc], msg: str) -> None:
         self.errors += 1

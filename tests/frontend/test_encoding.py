@@ -157,3 +157,14 @@ def test_byte_order_mark_at_the_start_is_dropped_as_gcc_does(tmp_path, croktilec
     r = compile_bytes(tmp_path, croktilec, ok, "-S", "-t", "cpu", "-o", generated)
     assert r.rc == 0, r.err
     assert BOM not in generated.read_bytes() and b"int host_value;" in generated.read_bytes()
+
+
+def test_file_name_with_bytes_that_are_not_utf8_is_printed_as_those_bytes(tmp_path):
+    """As gcc does: the name in 'FILE:LINE:COL' is the file's own bytes, not '\\udcff'."""
+    name = b"bad\xff.co.cpp"
+    (tmp_path / name.decode("utf-8", "surrogateescape")).write_bytes(
+        b"__co__ void f(s32 [8] a) { int q = zz; }\n")
+    proc = subprocess.run(croktilec_cmd() + ["-fsyntax-only", name], cwd=tmp_path, env=driver_env(),
+                          capture_output=True, timeout=60)
+    assert proc.returncode == 1
+    assert proc.stderr.startswith(name + b":1:36: error: 'zz' was not declared in this scope\n"), proc.stderr
