@@ -279,6 +279,9 @@ class _Scanner:
         return -1
 
 
+_BAD_BYTE = re.compile("[\udc80-\udcff]")   # a byte that is not UTF-8 (surrogateescape)
+
+
 def split(text: str, filename: str, diag: Diagnostics, colmap=None) -> List[Segment]:
     """Cuts preprocessed text into host, ``__co__`` and ``__cok__`` segments.
 
@@ -329,6 +332,26 @@ def split(text: str, filename: str, diag: Diagnostics, colmap=None) -> List[Segm
             diag.note(user_loc(lines.loc(opener)), f"to match this '{text[opener]}'")
         return close
 
+    def report_bad_byte(at: int) -> bool:
+        """The first byte that is not UTF-8 in C++ code (host or ``__cok__``) is an error; the
+        C++ compiler reports the rest."""
+        diag.error(user_loc(lines.loc(at)), f"invalid UTF-8 in C++ code: byte 0x{ord(text[at]) - 0xDC00:02x}; "
+                                            "only comments and string literals may hold such bytes")
+        return True
+
+    def bad_byte_in_code(start: int, end: int) -> int:
+        """Offset of the first byte that is not UTF-8 outside comments and literals, or -1."""
+        k = start if _BAD_BYTE.search(text, start, end) else end
+        while k < end:
+            j = scan.skip_literal_or_comment(k)
+            if j != k:
+                k = j
+                continue
+            if "\udc80" <= text[k] <= "\udcff":
+                return k
+            k += 1
+        return -1
+
     last_co: Optional[Segment] = None
     reported_bytes = False
 
@@ -344,9 +367,7 @@ def split(text: str, filename: str, diag: Diagnostics, colmap=None) -> List[Segm
         c = text[i]
         if c != "_":
             if "\udc80" <= c <= "\udcff" and not reported_bytes:
-                reported_bytes = True  # the first is enough: the C++ compiler reports the rest
-                diag.error(user_loc(lines.loc(i)), f"invalid UTF-8 in C++ code: byte 0x{ord(c) - 0xDC00:02x}; "
-                                                   "only comments and string literals may hold such bytes")
+                reported_bytes = report_bad_byte(i)
             if check_braces and c in "{}":
                 host_depth += 1 if c == "{" else -1
                 if host_depth < 0:
@@ -369,6 +390,9 @@ def split(text: str, filename: str, diag: Diagnostics, colmap=None) -> List[Segm
                 return segments
             flush_host(i)
             segments.append(Segment("cok", text[brace + 1:close], lines.loc(brace + 1), lines.loc(close)))
+            bad = -1 if reported_bytes else bad_byte_in_code(brace + 1, close)
+            if bad >= 0:
+                reported_bytes = report_bad_byte(bad)
             i = host_start = close + 1
             continue
         # a __co__ function definition (or a prototype ending in ';')

@@ -168,3 +168,17 @@ def test_file_name_with_bytes_that_are_not_utf8_is_printed_as_those_bytes(tmp_pa
                           capture_output=True, timeout=60)
     assert proc.returncode == 1
     assert proc.stderr.startswith(name + b":1:36: error: 'zz' was not declared in this scope\n"), proc.stderr
+
+
+@pytest.mark.parametrize("body, line, col", [
+    (b"  void h(int n) { int y\xfe = n; }\n", 2, 24),
+    (b"  // \xff in a comment\n  const char *s = \"\xfe\";\n  int \x80z;\n", 4, 7),
+])
+def test_bad_byte_in_cok_code_is_an_error_at_it(tmp_path, croktilec, body, line, col):
+    """`__cok__` blocks are C++ too: bytes in their comments and strings pass, elsewhere the
+    first is an error at it, as in host code."""
+    r = compile_bytes(tmp_path, croktilec, b"__cok__ {\n" + body + b"}\nint after = \xff;\n")
+    assert r.rc == 1
+    assert [(d.line, d.col) for d in parse_diags(r.err)] == [(line, col)], r.err
+    ok = b"__cok__ {\n  // \xff\n  const char *s = \"\xfe\";\n}\n" + KERNEL
+    assert compile_bytes(tmp_path, croktilec, ok).rc == 0
