@@ -71,6 +71,18 @@ class LexError(Exception):
 _LINE_MARKER = re.compile(r'[ \t]*(?P<hash>\#)[ \t]*(?:line)?[ \t]*(?P<line>\d+)(?:[ \t]+"(?P<file>(?:[^"\\]|\\.)*)")?[^\n]*')
 
 
+_KEPT_DIRECTIVE = re.compile(r"[ \t]*(?P<hash>\#)[ \t]*(?:(?:define|undef|pragma|ident)\b(?:\\[ \t]*\r?\n|[^\n])*)?(?=\r?\n|$)")
+_SPLICE = re.compile(r"\\[ \t]*\r?\n")
+
+
+def _join_splices(t) -> None:
+    """A line splice inside a name or number joins its parts (C++ phase 2): `lo\\` then
+    `ng` on the next line is `long`."""
+    if "\\" in t.value:
+        t.lexer.lineno += t.value.count("\n")
+        t.value = _SPLICE.sub("", t.value)
+
+
 class TileflowLexer:
     """Wraps a PLY lexer and keeps the (file, line, column) of the text it scans."""
 
@@ -251,7 +263,8 @@ class TileflowLexer:
         return t
 
     def t_INT_CONST(self, t):
-        r"(0[xX][0-9a-fA-F]+|0[bB][01]+|\d+)[A-Za-z0-9_]*"
+        r"(0[xX][0-9a-fA-F]+|0[bB][01]+|\d+)[A-Za-z0-9_]*(?:\\[ \t]*\r?\n[A-Za-z0-9_]+)*"
+        _join_splices(t)
         digits, suffix = _INT_PARTS.match(t.value).groups()
         t.value = 0  # after an error: the function is not checked, any value will do
         if suffix:
@@ -285,7 +298,8 @@ class TileflowLexer:
         return t
 
     def t_ID(self, t):
-        r"[A-Za-z_][A-Za-z0-9_]*"
+        r"[A-Za-z_][A-Za-z0-9_]*(?:\\[ \t]*\r?\n[A-Za-z0-9_]+)*"
+        _join_splices(t)
         t.type = KEYWORDS.get(t.value, "ID")
         return t
 
@@ -298,6 +312,13 @@ class TileflowLexer:
             if marker["file"] is not None:
                 self.filename = unescape(marker["file"])
             t.lexer.lexpos = marker.end()
+            return None
+        directive = _KEPT_DIRECTIVE.match(self._text, self.line_start(t.lexpos))
+        if directive and directive.start("hash") == t.lexpos:
+            # `#define`, `#undef`, `#pragma` inside a function: the preprocessor has applied
+            # it (and keeps it for the target compiler); it is no tileflow code
+            t.lexer.lineno += directive.group().count("\n")
+            t.lexer.lexpos = directive.end()
             return None
         return t
 
