@@ -203,6 +203,11 @@ class TileflowLexer:
             if stack[k].type == want:
                 del stack[k:]
                 break
+        else:   # nothing open needs it, mid-line, inside a block of earlier lines: one too many (`if (a)) {`)
+            line_start = self.line_start(tok.lexpos)
+            inner = tok.mismatched
+            tok.extraneous = (self._text[line_start:tok.lexpos].strip() != ""
+                              and (inner is None or (inner.type == "LBRACE" and inner.lexpos < line_start)))
 
     def innermost_open(self, tok):
         """The innermost bracket open before ``tok`` (the token being looked at)."""

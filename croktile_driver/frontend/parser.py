@@ -475,7 +475,10 @@ class _Grammar:
         opener = self.lex.innermost_open(tok)
         if opener is not None and _CLOSER[opener.type] not in acceptable:
             opener = None
-        if getattr(tok, "mismatched", None) is not None:
+        if getattr(tok, "extraneous", False):
+            opener = None
+            self.diag.error(loc, f"extraneous '{shown}'")
+        elif getattr(tok, "mismatched", None) is not None:
             opener = tok.mismatched  # `{ ... )`: the closer the opener needs, as clang words it
             self.diag.error(loc, f"expected '{_SPELLING[_CLOSER[opener.type]]}' before '{shown}'")
         else:
