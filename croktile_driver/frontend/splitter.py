@@ -279,6 +279,7 @@ class _Scanner:
         return -1
 
 
+_CO_LINE = re.compile(r"^[ \t]*(?P<co>__co__)\b", re.M)   # a __co__ definition starting a line
 _BAD_BYTE = re.compile("[\udc80-\udcff]")   # a byte that is not UTF-8 (surrogateescape)
 
 
@@ -414,8 +415,17 @@ def split(text: str, filename: str, diag: Diagnostics, colmap=None) -> List[Segm
         reported = diag.errors
         close = matching_brace(brace)
         if close < 0:
-            diag.error(user_loc(lines.loc(brace)), "unterminated '__co__' function: missing '}'")
-            return segments
+            following = _CO_LINE.search(text, brace + 1)
+            if following is None:
+                diag.error(user_loc(lines.loc(brace)), "unterminated '__co__' function: missing '}'")
+                return segments
+            # a __co__ function cannot hold another: this one lacks a '}' before it, and
+            # the functions after it are still checked
+            diag.error(user_loc(lines.loc(following.start("co"))), "expected '}' before '__co__'")
+            diag.note(user_loc(lines.loc(brace)), f"to match this '{{' of the __co__ function '{name}'")
+            flush_host(i)
+            i = host_start = following.start("co")
+            continue
         flush_host(i)
         segments.append(Segment("co", text[i:close + 1], lines.loc(i), lines.loc(close), name,
                                 brackets_match=diag.errors == reported))
