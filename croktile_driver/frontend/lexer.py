@@ -72,6 +72,7 @@ _LINE_MARKER = re.compile(r'[ \t]*(?P<hash>\#)[ \t]*(?:line)?[ \t]*(?P<line>\d+)
 
 
 _KEPT_DIRECTIVE = re.compile(r"[ \t]*(?P<hash>\#)[ \t]*(?:(?:define|undef|pragma|ident)\b(?:\\[ \t]*\r?\n|[^\n])*)?(?=\r?\n|$)")
+_NON_BLANK = re.compile(r"\S")
 _SPLICE = re.compile(r"\\[ \t]*\r?\n")
 
 
@@ -150,6 +151,7 @@ class TileflowLexer:
         self.prev_token = None   # the token before `last_token` (for "expected ';'" after it)
         self.last_token = None
         self.open_brackets = []  # the '(', '[' and '{' tokens read and not closed yet
+        self.open_counts = {kind: 0 for kind in _CLOSER_OF}   # of each kind in open_brackets
         self.recovering = False  # the parser is skipping tokens after a syntax error
 
     def token(self):
@@ -190,23 +192,27 @@ class TileflowLexer:
         that opener as ``tok.mismatched`` (for "to match this '('" notes)."""
         if tok.type in _CLOSER_OF:
             self.open_brackets.append(tok)
+            self.open_counts[tok.type] += 1
             return
         want = _OPENER_OF.get(tok.type)
         if want is None:
             return
         stack = self.open_brackets
         if stack and stack[-1].type == want:
-            stack.pop()
+            self.open_counts[stack.pop().type] -= 1
             return
         tok.mismatched = stack[-1] if stack else None
-        for k in range(len(stack) - 1, -1, -1):  # it closes the nearest opener of its kind
-            if stack[k].type == want:
-                del stack[k:]
-                break
+        if self.open_counts[want]:   # it closes the nearest opener of its kind
+            k = len(stack) - 1
+            while stack[k].type != want:
+                k -= 1
+            for closed in stack[k:]:
+                self.open_counts[closed.type] -= 1
+            del stack[k:]
         else:   # nothing open needs it, mid-line, inside a block of earlier lines: one too many (`if (a)) {`)
             line_start = self.line_start(tok.lexpos)
             inner = tok.mismatched
-            tok.extraneous = (self._text[line_start:tok.lexpos].strip() != ""
+            tok.extraneous = (_NON_BLANK.search(self._text, line_start, tok.lexpos) is not None
                               and (inner is None or (inner.type == "LBRACE" and inner.lexpos < line_start)))
 
     def innermost_open(self, tok):

@@ -18,6 +18,8 @@ _CLOSER = {"{": "}", "(": ")", "[": "]"}
 _OPENER = {close: open_ for open_, close in _CLOSER.items()}
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 # what the scans stop at: brackets, ';', and what may start a literal, comment or directive
+_LITERAL_START = re.compile(r"""[/#R"']""")   # where skip_literal_or_comment may skip
+_LINE_LOOKAHEAD = 4096   # characters of a line read to choose the reading of a wrong closer
 _BRACKET_EVENT = re.compile(r"""[{}()\[\];/"'R#]""")
 # ... and in host code: braces, '__co__'/'__cok__', bytes that are not UTF-8
 _HOST_EVENT = re.compile(r"""[{}/"'R#\udc80-\udcff]|(?<!\w)__cok?__(?!\w)""")
@@ -235,7 +237,8 @@ class _Scanner:
         inside the innermost brace."""
         t = self.text
         opened = [t[o] for o, _ in stack]
-        while i < len(t) and t[i] != "\n":
+        end = min(len(t), i + _LINE_LOOKAHEAD)   # beyond it, no reading is preferred
+        while i < end and t[i] != "\n":
             j = self.skip_literal_or_comment(i)
             if j != i:
                 i = j
@@ -253,16 +256,20 @@ class _Scanner:
         return True
 
     def _on_line(self, i: int, char: str) -> bool:
-        """Whether ``char`` appears in code between offset i and the end of its line."""
+        """Whether ``char`` appears in code between offset i and the end of its line
+        (jumping from one candidate to the next: many closers on one line stay linear)."""
         t = self.text
-        while i < len(t) and t[i] != "\n":
-            j = self.skip_literal_or_comment(i)
-            if j != i:
-                i = j
-                continue
-            if t[i] == char:
+        end = t.find("\n", i)
+        end = len(t) if end < 0 else end
+        while i < end:
+            k = t.find(char, i, end)
+            if k < 0:
+                return False
+            start = _LITERAL_START.search(t, i, k)
+            if start is None:
                 return True
-            i += 1
+            j = self.skip_literal_or_comment(start.start())
+            i = j if j != start.start() else start.start() + 1
         return False
 
     def next_code_char(self, i: int, chars: str) -> int:

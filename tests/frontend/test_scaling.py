@@ -107,3 +107,46 @@ def test_every_node_has_a_position(croktilec):
         lines = re.findall(r"<(\d+):(\d+)>", r.out)
         assert all(int(line) > 0 and int(col) > 0 for line, col in lines), case.name
     assert len(cases) > 50
+
+
+def _one_line_of_wrong_closers(n: int, unit: str) -> str:
+    return "__co__ void f(s32 [8] x) {\n  parallel p by 2 {\n    int a = " + unit * n + ";\n  }\n}\n"
+
+
+@pytest.mark.parametrize("unit", ["(1]", "{1)", "[1}", "1)"])
+def test_wrong_closers_on_one_line_stay_linear(monkeypatch, unit):
+    """Review R1: each wrong closer looked at the rest of its line (splitter) or at every
+    open bracket (lexer), quadratic in a line of many; 20,000 took over a minute. Counted
+    structurally: the steps for 4n closers are at most about 4 times those for n."""
+    from croktile_driver.frontend import splitter
+
+    steps = {"n": 0}
+    skip = splitter._Scanner.skip_literal_or_comment
+
+    def counted_skip(self, i):
+        steps["n"] += 1
+        return skip(self, i)
+
+    class CountingList(list):
+        def __getitem__(self, k):
+            steps["n"] += 1
+            return list.__getitem__(self, k)
+
+    track = TileflowLexer._track_brackets
+
+    def counted_track(self, tok):
+        if type(self.open_brackets) is list:
+            self.open_brackets = CountingList(self.open_brackets)
+        return track(self, tok)
+
+    monkeypatch.setattr(splitter._Scanner, "skip_literal_or_comment", counted_skip)
+    monkeypatch.setattr(TileflowLexer, "_track_brackets", counted_track)
+
+    def run(n):
+        steps["n"] = 0
+        diag = Diagnostics(stream=io.StringIO(), max_errors=10**9)
+        pipeline.run_frontend(_one_line_of_wrong_closers(n, unit), "t.co.cpp", diag)
+        return steps["n"]
+
+    small, large = run(500), run(2000)
+    assert large <= 5 * small, (small, large)
