@@ -19,6 +19,7 @@ _OPENER = {close: open_ for open_, close in _CLOSER.items()}
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 # what the scans stop at: brackets, ';', and what may start a literal, comment or directive
 _LITERAL_START = re.compile(r"""[/#R"']""")   # where skip_literal_or_comment may skip
+_LAST_NON_BLANK = re.compile(r"(\S)\s*\Z")
 _LINE_LOOKAHEAD = 4096   # characters of a line read to choose the reading of a wrong closer
 _BRACKET_EVENT = re.compile(r"""[{}()\[\];/"'R#]""")
 # ... and in host code: braces, '__co__'/'__cok__', bytes that are not UTF-8
@@ -233,10 +234,10 @@ class _Scanner:
 
     def _line_fits(self, stack: List[List], i: int) -> bool:
         """Whether the closers from offset i to the end of the line match ``stack`` (and
-        the brackets opened on the line), and a ';' on it finds no '(' or '[' open
-        inside the innermost brace."""
+        the brackets opened on the line), and a ';' on it ends a statement: no '(', '['
+        or i-tuple literal '{' is open."""
         t = self.text
-        opened = [t[o] for o, _ in stack]
+        opened = [o for o, _ in stack]
         end = min(len(t), i + _LINE_LOOKAHEAD)   # beyond it, no reading is preferred
         while i < end and t[i] != "\n":
             j = self.skip_literal_or_comment(i)
@@ -245,15 +246,21 @@ class _Scanner:
                 continue
             c = t[i]
             if c in "([{":
-                opened.append(c)
+                opened.append(i)
             elif c in ")]}":
-                if not opened or opened[-1] != _OPENER[c]:
+                if not opened or t[opened[-1]] != _OPENER[c]:
                     return False
                 opened.pop()
-            elif c == ";" and opened and opened[-1] in "([":
+            elif c == ";" and opened and (t[opened[-1]] in "([" or self._is_literal_brace(opened[-1])):
                 return False
             i += 1
         return True
+
+    def _is_literal_brace(self, i: int) -> bool:
+        """Whether the '{' at offset i opens an i-tuple literal (`= {`, `/ {`, `, {`), not a
+        block (`) {`, `] {`, `by 2 {`, `foreach k {`)."""
+        before = _LAST_NON_BLANK.search(self.text, max(0, i - 256), i)
+        return before is not None and before.group(1) in "=,(+-*/%[<>?:|&^!{"
 
     def _on_line(self, i: int, char: str) -> bool:
         """Whether ``char`` appears in code between offset i and the end of its line

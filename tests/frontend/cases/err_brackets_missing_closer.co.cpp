@@ -31,6 +31,11 @@ __co__ void bracket_closed_by_paren_in_decl(s32 [8, 8] x) {
   s32 [x.span / {2}) y;                 // expect-error: expected ']' before ')'
 }
 
+__co__ void tuple_typo_across_lines(s32 [8, 8] x) {
+  t = {1,
+       2);                              // expect-error: expected '}' before ')'
+}
+
 __co__ void checked_after(s32 [8] a) {
   int z = w;                            // expect-error: 'w' was not declared in this scope
 }
