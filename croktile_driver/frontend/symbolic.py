@@ -264,10 +264,24 @@ class Sym:
         return out if len(parts) == 1 else f"({out})"
 
 
+def _operand_c(value: Sym, name: Callable[[str], str]) -> str:
+    """An operator's operand: a product or a negated term in parentheses, since `M % 2*k`
+    is `(M % 2)*k` in C (a sum is parenthesized by ``to_c`` already)."""
+    text = value.to_c(name)
+    if len(value.terms) == 1 and not value.is_const:
+        (mono, coeff), = value.terms.items()
+        if coeff != 1 or len(mono) > 1:
+            return f"({text})"
+    return text
+
+
 def _atom_c(atom: Atom, name: Callable[[str], str]) -> str:
     if atom.op == "var":
         return name(atom.name)
-    args = [a.to_c(name) for a in atom.args]
+    if atom.op == "?:" or atom.op in ("min", "max"):
+        args = [a.to_c(name) for a in atom.args]
+    else:
+        args = [_operand_c(a, name) for a in atom.args]
     if atom.op in ("!", "~"):
         return f"({atom.op}{args[0]})"
     if atom.op == "?:":
