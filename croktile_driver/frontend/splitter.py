@@ -323,6 +323,17 @@ def split(text: str, filename: str, diag: Diagnostics, colmap=None) -> List[Segm
     check_braces = not _CONDITIONAL.search(text)
     host_depth = 0
 
+    def parameter_list(i: int) -> int:
+        """The '(' of a __co__ function's parameters: the first one outside the return
+        type's brackets (`s32 [a.span(0)] f(...)` is named 'f', not 'span')."""
+        depth = 0
+        while True:
+            i = scan.next_code_char(i, "([]{;")
+            if i < 0 or text[i] in "{;" or (text[i] == "(" and depth == 0):
+                return i if i >= 0 and text[i] == "(" else -1
+            depth += {"[": 1, "]": -1}.get(text[i], 0)
+            i += 1
+
     def matching_brace(open_pos: int) -> int:
         """The end of a __co__ or __cok__ body.
 
@@ -413,7 +424,7 @@ def split(text: str, filename: str, diag: Diagnostics, colmap=None) -> List[Segm
         # a __co__ function definition (or a prototype ending in ';')
         brace = scan.next_code_char(m.end(), "{;")
         name_m = None
-        paren = scan.next_code_char(m.end(), "(")
+        paren = parameter_list(m.end())
         if paren >= 0:
             before = text[m.end():paren].rstrip()
             name_m = re.search(r"([A-Za-z_][A-Za-z0-9_]*)$", before)

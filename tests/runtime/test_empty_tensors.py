@@ -1,0 +1,69 @@
+"""Empty tensors (a dimension of 0) on every target, beyond checks.co.cpp's case.
+
+README, "Run-time checks": a call with an empty dimension does nothing and returns a
+result of the right shape. empty.co.cpp sizes shared, local and async-copied buffers by
+empty chunks and shapes a result by two arguments; the results must equal the cpu
+target's (and the arithmetic) for empty and non-empty shapes alike.
+"""
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from driver.util import run_croktilec
+from opencl.test_opencl import _opencl_problem
+from runtime.test_runtime_checks import TARGETS
+
+SOURCE = Path(__file__).resolve().parent / "empty.co.cpp"
+
+# (main's arguments, what it prints: the result's shape and first element)
+CASES = [
+    (["shared", "4", "8"], "4x8 2"), (["shared", "0", "8"], "0x8"), (["shared", "4", "0"], "4x0"),
+    (["shared", "0", "0"], "0x0"),
+    (["async", "4", "3"], "4x3 2"), (["async", "0", "3"], "0x3"), (["async", "4", "0"], "4x0"),
+    (["matmul", "4", "3", "2"], "4x3 4"), (["matmul", "4", "3", "0"], "4x3 0"), (["matmul", "0", "3", "2"], "0x3"),
+    (["matmul", "4", "0", "2"], "4x0"), (["matmul", "0", "0", "0"], "0x0"),
+]
+
+
+@pytest.fixture(scope="module")
+def programs(tmp_path_factory):
+    problem = _opencl_problem()
+    if problem and os.environ.get("CROKTILE_REQUIRE_OPENCL") == "1":
+        pytest.fail(f"CROKTILE_REQUIRE_OPENCL=1, but {problem}")
+    work = tmp_path_factory.mktemp("empty")
+    exes = {}
+    for target in TARGETS:
+        if target == "opencl" and problem:
+            continue
+        exe = work / f"empty.{target}"
+        res = run_croktilec("-t", target, SOURCE, "-o", exe, cwd=work, timeout=300)
+        assert res.rc == 0, res
+        exes[target] = exe
+    return exes
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_empty_dimensions(programs, target):
+    if target not in programs:
+        pytest.skip("OpenCL cannot run here")
+    for args, printed in CASES:
+        got = subprocess.run([str(programs[target]), *args], capture_output=True, text=True, timeout=60)
+        assert (got.returncode, got.stdout) == (0, printed + "\n"), (target, args, got.stdout, got.stderr)
+
+
+def test_function_named_after_a_return_type_with_parentheses(tmp_path):
+    """The splitter named `s32 [a.span(0), ...] matmul(...)` 'span' (the word before the
+    first '('), so the function and its prototype vanished from the output silently."""
+    src = tmp_path / "f.co.cpp"
+    src.write_text("__co__ s32 [a.span(0)] first(s32 [M] a);\n"
+                   "__co__ s32 [(a.span(0)) + 1] second(s32 [M] a) { s32 [a.span(0) + 1] c; return c; }\n"
+                   "__co__ s32 [a.span(0)] first(s32 [M] a) { s32 [a.span] c; return c; }\n")
+    res = run_croktilec("-S", src, "-o", tmp_path / "f.cpp", cwd=tmp_path)
+    assert res.rc == 0, res
+    text = (tmp_path / "f.cpp").read_text()
+    assert text.count(" first(croktile::spanned_view<int32_t, 1> a)") == 2, text
+    assert " second(croktile::spanned_view<int32_t, 1> a) {" in text, text
