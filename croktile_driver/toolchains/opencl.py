@@ -111,6 +111,7 @@ typedef uint16_t u16;
 typedef uint32_t u32;
 typedef uint64_t u64;
 typedef float f32;
+typedef event_t croktile_event_t;   // the generated kernels' events, whatever __cok__ code names event_t
 #ifndef __device__
 #define __device__
 #endif
@@ -265,6 +266,9 @@ def parse_cok(segments) -> CokInfo:
                         walk(i + 1, close)
                         i = chunk = close + 1
                         continue
+                    if re.match(r"\s*namespace\b", head):   # not OpenCL C: the device check says so
+                        i = chunk = close + 1
+                        continue
                     fn = _function(head, chunk, i, close, si)
                     if fn is not None:
                         info.functions.setdefault(fn.name, fn)
@@ -352,19 +356,15 @@ def declared_reserved_names(segments) -> Set[str]:
         for k in range(1, len(tokens) - 1):
             name, before, after = tokens[k], tokens[k - 1], tokens[k + 1]
             if name in OPENCL_RESERVED and after in _DECLARATOR_END and (
-                    before in ("*", "&", "&&", ",", "{") or (before[0].isalpha() or before[0] == "_")
+                    before in ("*", "&", "&&", ",", "{", "}") or (before[0].isalpha() or before[0] == "_")
                     and before not in _NOT_A_TYPE):
                 found.add(name)
     return found
 
 
-# Reserved names the generated kernels use themselves (never renamed for tileflow names).
-_GENERATED_RESERVED = frozenset(("event_t",))
-
-
 def reserved_words(code: str) -> Set[str]:
     """Reserved names in generated kernel code: there they can only be tileflow names."""
-    return {w for w in re.findall(r"[A-Za-z_]\w*", code) if w in OPENCL_RESERVED} - _GENERATED_RESERVED
+    return {w for w in re.findall(r"[A-Za-z_]\w*", code) if w in OPENCL_RESERVED}
 
 
 def host_device_functions(segments) -> Dict[str, Loc]:
@@ -875,7 +875,7 @@ class KernelEmitter(KernelEmitterBase):
                       f"{self.ptr(s.b)} = croktile_t; }}")
         fa, fb = self.future_of_buffer.get(s.a.name), self.future_of_buffer.get(s.b.name)
         if fa in self.event_futures and fb in self.event_futures:
-            self.w(depth, f"{{ event_t croktile_e = {fa}__ev; {fa}__ev = {fb}__ev; {fb}__ev = croktile_e; }}")
+            self.w(depth, f"{{ croktile_event_t croktile_e = {fa}__ev; {fa}__ev = {fb}__ev; {fb}__ev = croktile_e; }}")
         return state
 
     def s_Wait(self, s: ir.Wait, depth: int, level: int, state: int) -> int:
@@ -884,7 +884,7 @@ class KernelEmitter(KernelEmitterBase):
         if others:
             self.w(depth, f"/* wait {', '.join(others)}: these copies completed when issued */")
         if events:
-            self.w(depth, f"{{ event_t croktile_ev[{len(events)}] = {{{', '.join(f + '__ev' for f in events)}}}; "
+            self.w(depth, f"{{ croktile_event_t croktile_ev[{len(events)}] = {{{', '.join(f + '__ev' for f in events)}}}; "
                           f"wait_group_events({len(events)}, croktile_ev); }}")
             if self.group:
                 self.w(depth, BARRIER)
@@ -992,7 +992,7 @@ class KernelEmitter(KernelEmitterBase):
             dst_at = dst_at + i * dst_st[d]
             loops.append((f"croktile_i{d}", e))
         ev = f"{s.future}__ev"
-        self.w(depth, f"event_t {ev} = 0;")
+        self.w(depth, f"croktile_event_t {ev} = 0;")
         self.w(depth, "{")
         for n, (i, e) in enumerate(loops):
             self.w(depth + 1 + n, f"for (long {i} = 0; {i} < {dev_expr(e)}; ++{i})")

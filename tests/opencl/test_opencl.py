@@ -83,7 +83,8 @@ def built(opencl, tmp_path_factory) -> Dict[Tuple[str, str], Path]:
     """Every program of these tests for both targets, compiled in parallel once."""
     work = tmp_path_factory.mktemp("opencl-builds")
     jobs = {}
-    for src in COK_SAMPLES + [HERE / "features.co.cpp", HERE / "errors.co.cpp", HERE / "reserved_names.co.cpp"]:
+    for src in COK_SAMPLES + [HERE / "features.co.cpp", HERE / "errors.co.cpp", HERE / "reserved_names.co.cpp",
+                                 HERE / "reserved_declarators.co.cpp"]:
         for target in ("cpu", "opencl"):
             if src.name == "errors.co.cpp" and target == "cpu":
                 continue
@@ -305,6 +306,16 @@ def test_reserved_names_match_cpu(built):
     assert runs["opencl"].stdout == runs["cpu"].stdout
 
 
+def test_reserved_declarators_match_cpu(built):
+    """'} event_t;' after a struct body is a declaration too, and the generated kernels'
+    events do not take the renamed event_t."""
+    runs = {t: _run(_exe(built, "reserved_declarators", t)) for t in ("cpu", "opencl")}
+    for t, run in runs.items():
+        assert run.returncode == 0, f"reserved_declarators ({t}):\n{run.stdout}{run.stderr}"
+    assert len(runs["cpu"].stdout.split()) == 8
+    assert runs["opencl"].stdout == runs["cpu"].stdout
+
+
 def test_reserved_names_are_renamed_only_where_declared(tmp_path):
     """A reserved word the __cok__ code declares is renamed; OpenCL C code that uses the
     keywords and types as such (under CROKTILE_OPENCL) is left alone and passes the check."""
@@ -347,6 +358,13 @@ CHECKED_ERRORS = {
                                 "extern \"C\" void f(int* a, int n) {\n"
                                 "  a[0] = half(n); // error: too few arguments to function call, expected 2, have 1\n"
                                 "} }\n", ")"),
+    # a namespace before the called function: the function is still found, the check
+    # reports the namespace (it said 'f' was not in a __cok__ block)
+    "namespace": ("__cok__ { namespace q { static int one() { return 1; } } // error: unknown type name 'namespace'\n"
+                  "extern \"C\" void f(int* a, int n) { a[0] = n; } }\n", "namespace"),
+    "variable_length_array": ("__cok__ { extern \"C\" void f(int* a, int n) {\n"
+                              "  int t[n]; t[0] = n; a[0] = t[0]; // error: variable length arrays are not supported in OpenCL\n"
+                              "} }\n", "n]"),
     "call_from_tileflow": ("__cok__ { extern \"C\" void f(int* a, int n) { a[0] = n; } }\n"
                            "__co__ void h(s32 [4] x) { parallel p by 1 { local s32 [4] t; call f(t, 4); call f(t, t); } } // error: incompatible pointer to integer conversion\n",
                            "t); }"),
