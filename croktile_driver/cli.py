@@ -36,6 +36,8 @@ def main(argv: Optional[List[str]] = None) -> int:
         interrupts.state.defer_depth += 1
         if argv is not None:
             interrupts.restore(previous)
+        else:
+            interrupts.ignore_from_now()
 
 
 def _guarded_main(argv: List[str]) -> int:

@@ -125,6 +125,15 @@ def restore(previous: dict) -> None:
         signal.signal(signum, handler)
 
 
+def ignore_from_now() -> None:
+    """The run is over: later signals are ignored. The interpreter's shutdown puts Python
+    handlers back to the default, so a second signal arriving then killed croktilec by
+    that signal instead of letting it exit with 128 + the first one."""
+    for signum in SIGNALS:
+        if signal.getsignal(signum) is _handler:
+            signal.signal(signum, signal.SIG_IGN)
+
+
 def report(exc: Interrupted) -> int:
     """The one line, and the exit status."""
     try:

@@ -226,3 +226,25 @@ def test_a_stopped_compiler_is_woken_to_act_on_the_signal(project):
     assert time.monotonic() - start_time < interrupts.STOP_GRACE_S - 1
     assert_clean_interrupt(proc, signal.SIGTERM, src, tmpdir, err)
     assert not running(pid)
+
+
+def test_later_signals_do_not_change_how_it_ends(project):
+    """Signals that follow the first (an impatient user, a supervisor's TERM after INT)
+    are ignored up to the process's very end: the interpreter's shutdown put the default
+    handlers back, and a signal arriving then killed croktilec by that signal."""
+    src, tmpdir, state = project
+    stub = write_stub(state.parent)
+    proc = start(["-t", "cpu", "-o", "app", "add.co.cpp"], src,
+                 {"TMPDIR": str(tmpdir), "CXX": str(stub), "STUB_DIR": str(state)})
+    wait_for(state / "pid", proc)
+    proc.send_signal(signal.SIGINT)
+    err = proc.stderr.readline()   # its report: the run is over, the process is ending
+    while proc.poll() is None:
+        for later in (signal.SIGTERM, signal.SIGHUP):
+            try:
+                proc.send_signal(later)
+            except ProcessLookupError:
+                break
+        time.sleep(0.0002)
+    err += proc.communicate(timeout=60)[1]
+    assert_clean_interrupt(proc, signal.SIGINT, src, tmpdir, err)
