@@ -209,6 +209,9 @@ def _validate(path: str, node, data: Dict) -> None:
             kind = spec[0]
             if not isinstance(value, kind) or (kind is list and not all(isinstance(v, str) for v in value)):
                 fail(f"'{key}' of profile '{name}' must be {_TYPE_WORDS[kind]}", "profiles", name, key)
+            if any("\0" in text for text in (value if kind is list else [value]) if isinstance(text, str)):
+                # no program's argument can hold one: it was an internal error at the first job
+                fail(f"'{key}' of profile '{name}' contains a NUL character", "profiles", name, key)
             if key == "target" and value not in TARGETS:
                 fail(f"unknown target '{value}' in profile '{name}' (known: {', '.join(TARGETS)})",
                      "profiles", name, key)
