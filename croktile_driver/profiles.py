@@ -241,7 +241,7 @@ def profile_files(explicit: List[str] = ()) -> List[str]:
 def load_profiles(user_files: List[str] = ()) -> Dict:
     """Returns {'default': name, 'profiles': {name: profile}, 'files': [...]} after merging user files."""
     merged: Dict = {"default": None, "profiles": {}, "files": []}
-    origin: Dict[str, str] = {}          # profile name -> where it was first defined
+    origin: Dict[str, tuple] = {}        # profile name -> (file, node) where it was first defined
     default_origin = ""
     for path in profile_files(user_files):
         data, node = _load_yaml(path)
@@ -253,7 +253,7 @@ def load_profiles(user_files: List[str] = ()) -> Dict:
                 prof = dict(prof, limits={**base.get("limits", {}), **prof["limits"]})
             base.update(prof)
             merged["profiles"][name] = base
-            origin.setdefault(name, _where(path, node, "profiles", name, key_node=True))
+            origin.setdefault(name, (path, node))   # located only for an error: finding it is linear
         if "default" in data:
             merged["default"] = data["default"]
             default_origin = _where(path, node, "default")
@@ -265,7 +265,8 @@ def load_profiles(user_files: List[str] = ()) -> Dict:
                            f"(known: {', '.join(sorted(merged['profiles']))})")
     for name, prof in merged["profiles"].items():
         if not prof.get("target"):
-            raise ProfileError(f"{origin[name]}: toolchain profile '{name}' names no 'target'")
+            where = _where(*origin[name], "profiles", name, key_node=True)
+            raise ProfileError(f"{where}: toolchain profile '{name}' names no 'target'")
     return merged
 
 

@@ -77,6 +77,21 @@ def test_a_file_over_the_size_limit(tmp_path, loader):
     assert "mine" in load_profiles([str(just)])["profiles"]
 
 
+def test_a_megabyte_of_profiles_loads_in_linear_time(tmp_path):
+    """Tens of thousands of small profiles fit in the size limit; each one's position was
+    looked up by a walk over all the others (quadratic: 30,000 took over a minute)."""
+    path = tmp_path / "many.yaml"
+    count = (profiles.MAX_FILE_BYTES - 100) // len("  p00000: {target: cpu}\n")
+    path.write_text("profiles:\n" + "".join(f"  p{i:05}: {{target: cpu}}\n" for i in range(count)))
+    start = time.monotonic()
+    assert len(load_profiles([str(path)])["profiles"]) > count
+    path.write_text("profiles:\n" + "".join(f"  p{i:05}: {{cxx: c++}}\n" for i in range(count)))
+    with pytest.raises(ProfileError) as info:   # the one without a target, located at once
+        load_profiles([str(path)])
+    assert str(info.value) == f"{path}:2:3: toolchain profile 'p00000' names no 'target'"
+    assert time.monotonic() - start < 30
+
+
 def test_devices_and_directories(tmp_path):
     assert error_of("/dev/zero") == "/dev/zero: file is larger than 1 MiB; not a toolchain file"
     assert error_of(tmp_path) == f"{tmp_path}: Is a directory"
