@@ -210,7 +210,11 @@ def _run(args: ParsedArgs, diag: Diagnostics, toolchain, workdir: str, profile_f
     used_stems: set = set()
 
     def temp_stem(stem: str) -> str:
-        # a/x.co.cpp and b/x.cpp must not share temporaries (x.gen.cpp, x.o, x.d)
+        # a/x.co.cpp and b/x.cpp must not share temporaries (x.gen.cpp, x.o, x.d); in the
+        # work folder control characters become '_' (a newline in the name of the file gcc
+        # compiles breaks its assembler's .file line); --save-temps keeps the user's name
+        if not keep:
+            stem = re.sub(r"[\x00-\x1f\x7f]", "_", stem)
         name, n = stem, 1
         while name in used_stems:
             n += 1

@@ -57,7 +57,7 @@ def opencl_problem():
     return _opencl_problem()
 
 
-@pytest.fixture(params=["cpu", "opencl"])
+@pytest.fixture(params=["cpu", "opencl", "factor"])
 def target(request, opencl_problem):
     if request.param == "opencl" and opencl_problem:
         if os.environ.get("CROKTILE_REQUIRE_OPENCL") == "1":
@@ -75,7 +75,8 @@ def source(directory, stem: str, text: str = PROGRAM) -> str:
 @pytest.mark.parametrize("stem", NAMES, ids=IDS)
 def test_the_program_builds_runs_and_its_checks_name_the_file(tmp_path, stem, target):
     name = source(tmp_path, stem)
-    ok("-t", target, name, "-o", "app", cwd=tmp_path)
+    built = ok("-t", target, name, "-o", "app", cwd=tmp_path)
+    assert built.err == "", "no compiler complains (factor's assembler did of a newline)"
     run = run_program(tmp_path / "app")
     assert run.returncode == 0, run
     assert run.stdout.startswith(f"caught: {name}:{CO_LINE}:"), run.stdout
