@@ -299,13 +299,16 @@ using subscript_t =
     typename std::conditional<Rank == 1, T&, spanned_view<T, Rank - 1>>::type;
 
 // Allocation size with overflow check: a wrapped-around size would silently
-// allocate a tiny buffer that the caller then indexes out of bounds.
-template <std::size_t Rank>
+// allocate a tiny buffer that the caller then indexes out of bounds, and a byte
+// count past 63 bits is std::bad_array_new_length from new[] (the generated
+// code's size checks use the same limit).
+template <typename T, std::size_t Rank>
 inline std::size_t checked_count(const std::array<std::size_t, Rank>& s) {
+  const std::size_t limit = std::size_t(std::numeric_limits<std::ptrdiff_t>::max()) / sizeof(T);
   std::size_t n = 1;
   for (std::size_t d : s) {
-    if (d != 0 && n > std::numeric_limits<std::size_t>::max() / d)
-      throw croktile::runtime_error("croktile: spanned_data shape is too large");
+    if (d != 0 && n > limit / d)
+      throw croktile::runtime_error("croktile: shape is too large: its size in bytes does not fit in 63 bits");
     n *= d;
   }
   return n;
@@ -395,7 +398,7 @@ public:
   spanned_data() : shape_{} {}
   explicit spanned_data(const shape_type& shape)
       // new T[n]() value-initialises: zero for arithmetic types and f16/bf16.
-      : data_(new T[detail::checked_count(shape)]()), shape_(shape) {}
+      : data_(new T[detail::checked_count<T>(shape)]()), shape_(shape) {}
 
   spanned_data(spanned_data&& other) noexcept
       : data_(std::move(other.data_)), shape_(other.shape_) {

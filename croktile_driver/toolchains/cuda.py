@@ -172,8 +172,9 @@ class HostEmitter(DeviceHostEmitter):
         checks_at = len(self.lines)
         for p in fn.params:
             if p.kind == "data":
-                self.w(1, f"croktile::cuda::buffer {self.mem(p.buffer)}({p.name}.size() * sizeof({elem_ctype(p.elem)}), "
-                          f"{where});")
+                ctype = elem_ctype(p.elem)
+                self.w(1, f"croktile::cuda::buffer {self.mem(p.buffer)}(croktile::detail::checked_count<{ctype}>("
+                          f"{p.name}.shape()) * sizeof({ctype}), {where});")
                 self.w(1, f"{self.mem(p.buffer)}.upload({p.name}.data(), {where});")
         self.stmts(body, 1)
         if fn.ret_kind == "void":
@@ -534,7 +535,7 @@ class KernelEmitter(KernelEmitterBase):
                               f"++croktile_i) {self.ptr(b)}[croktile_i] = {ct}();")
                 continue
             self.w(depth, f"__align__(16) {ct} {b.name}[{max(count // b.elem_bytes, 1)}] = {{}};")
-            self.w(depth, f"{ct}* {self.ptr(b)} = {b.name};")
+            self.w(depth, f"[[maybe_unused]] {ct}* {self.ptr(b)} = {b.name};")   # nvcc warns of an unused one
 
     def s_Alloc(self, s: ir.Alloc, depth: int, level: int, state: State) -> State:
         return state   # arena buffers are zeroed where their live range starts, thread arrays where declared

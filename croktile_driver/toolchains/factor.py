@@ -45,7 +45,8 @@ from ..frontend.symbolic import Sym
 from .base import (DeviceBuild, StatementWriter, ToolChain, box_declarations, c_string, call_arguments, host_translation_unit,
                    line_directive)
 from .cpu import FunctionEmitter
-from .kernel_ir import dev_expr, kernel_free_names, linear, matching, product, walk_levels
+from .kernel_ir import (dev_expr, host_level_names, kernel_free_names, linear, matching, product, shape_vars,
+                        walk_levels)
 from .opencl import _masked, host_device_functions, parse_cok, report_non_cok_call, segment_loc
 
 ALIGN = 16
@@ -484,11 +485,24 @@ class EntryEmitter(StatementWriter):
         self.diag = gen.diag
         self.slots = plan_slots(self.par)
         self.slot_of = {id(s.buffer): s for s in self.slots}
+        self.check_sizes_known_at_launch()
         self.ends = place_static(self.slots, self.gen.limits, self.gen.profile, self.diag)
         self.future_of_buffer: Dict[str, str] = {}
         for s in ir.walk([self.par]):
             if isinstance(s, ir.Dma) and s.future:
                 self.future_of_buffer.setdefault(s.dst.buffer.name, s.future)
+
+    def check_sizes_known_at_launch(self) -> None:
+        """The host lays out the scratchpads before the launch: a size that depends on an
+        instance (`local s32 [p + 1]`, a chunk by such a bound) cannot be placed there
+        (the generated host code named `p` and did not compile)."""
+        fn = self.fn
+        host_names = host_level_names(fn, {b.symbol for b in fn.bindings} | {p.name for p in fn.params})
+        for slot in self.slots:
+            if not shape_vars(slot.buffer) <= host_names:
+                b = slot.buffer
+                self.diag.error(b.loc, f"the size of '{b.source_name or b.name}' must be known when the kernel "
+                                       "is launched on target 'factor'")
 
     @staticmethod
     def ptr(buf: ir.Buffer) -> str:

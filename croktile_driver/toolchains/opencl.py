@@ -587,8 +587,9 @@ class HostEmitter(DeviceHostEmitter):
             for p in fn.params:
                 if p.kind == "data":
                     ctype = elem_ctype(p.elem)
-                    self.w(1, f"croktile::opencl::buffer {self.mem(p.buffer)}(croktile_rt, {p.name}.size() * "
-                              f"sizeof({ctype}), {p.name}.data(), {where});")
+                    self.w(1, f"croktile::opencl::buffer {self.mem(p.buffer)}(croktile_rt, "
+                              f"croktile::detail::checked_count<{ctype}>({p.name}.shape()) * sizeof({ctype}), "
+                              f"{p.name}.data(), {where});")
         self.stmts(body, 1)
         if fn.ret_kind == "void":
             self.copy_back(1)

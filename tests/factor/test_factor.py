@@ -222,6 +222,42 @@ __co__ s32 [2, 8] g(s32 [2, 8] a) {
 """
 
 
+INSTANCE_SIZED = """\
+__cok__ { extern "C" void touch(int* x, int n) { for (int i = 0; i < n; ++i) x[i] += 1; } }
+__co__ s32 [4] g(s32 [4] a, int k) {
+  s32 [a.span] out;
+  parallel p by 2 {
+    with i in [p + k] {
+      foreach i {
+        t = dma.copy a.chunkat(i) => local;
+        call touch(t.data, 1);
+      }
+    }
+    parallel q by 2 {
+      local s32 [q + 1] v;
+      call touch(v, 1);
+    }
+    dma.copy a.chunkat(p) => out.chunkat(p);
+  }
+  return out;
+}
+"""
+
+
+def test_scratchpad_sized_by_an_instance_is_an_error(tmp_path):
+    """The host lays the scratchpads out before the launch, so a size that depends on the
+    instance (a chunk by a bound from p, a buffer sized by q) is an error at the buffer,
+    as on opencl and cuda; the generated host code named p and did not compile."""
+    (tmp_path / "i.co.cpp").write_text(INSTANCE_SIZED)
+    res = fails("-t", "factor", "i.co.cpp", "-o", "app", cwd=tmp_path)
+    messages = [l for l in res.err.splitlines() if l.startswith("i.co.cpp:")]
+    assert messages == [
+        "i.co.cpp:7:38: error: the size of 't' must be known when the kernel is launched on target 'factor'",
+        "i.co.cpp:12:25: error: the size of 'v' must be known when the kernel is launched on target 'factor'",
+    ], res.err
+    assert list(tmp_path.iterdir()) == [tmp_path / "i.co.cpp"]
+
+
 def test_scratchpad_overflow_at_compile_time(tmp_path):
     (tmp_path / "o.co.cpp").write_text(OVERFLOW)
     res = fails("-t", "factor", "o.co.cpp", "-o", "app", cwd=tmp_path)
