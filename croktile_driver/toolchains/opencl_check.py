@@ -27,10 +27,14 @@ from .base import line_directive
 
 DEFAULT_CHECKER = "clang"
 # As the runtime builds the program (croktile_opencl.h: clBuildProgram's options), with
-# the declarations of OpenCL C's built-in functions that PoCL includes too.
+# the declarations of OpenCL C's built-in functions that PoCL includes too. __cok__ code
+# that declares the prelude's names itself (`typedef int s32;`, as it must for the cpu
+# target) repeats a typedef, which C99-based OpenCL C only warns about, with a note in
+# the prelude of a temporary file.
 CHECK_FLAGS = ["-x", "cl", "-cl-std=CL1.2", "-fsyntax-only", "-Xclang", "-finclude-default-header",
-               "-fno-color-diagnostics", "-fno-diagnostics-show-option"]
+               "-fno-color-diagnostics", "-fno-diagnostics-show-option", "-Wno-typedef-redefinition"]
 
+PRELUDE_NAME = "<croktile OpenCL C prelude>"
 _HEADER = re.compile(r"^(?P<file>.+?):(?P<line>\d+):(?P<col>\d+): (?P<sev>fatal error|error|warning|note|remark): "
                      r"(?P<msg>.*)$")
 _SUMMARY = re.compile(r"^\d+ (?:errors?|warnings?)(?: and \d+ (?:errors?|warnings?))? generated\.$")
@@ -147,9 +151,10 @@ def physical_lines(device_text: str) -> Dict[int, List[Tuple[str, Optional[int]]
 class Renderer:
     """Shows the checker's diagnostics against the user's source, gcc style."""
 
-    def __init__(self, device_text: str, renamed_prefix: str):
+    def __init__(self, device_text: str, renamed_prefix: str, program: str = ""):
         self.by_line = physical_lines(device_text)
         self.prefix = renamed_prefix
+        self.program = program   # the checked file: what no #line maps is its prelude
         self.sources: Dict[str, Optional[List[str]]] = {}
 
     def source_line(self, path: str, line: int) -> Optional[str]:
@@ -209,8 +214,11 @@ class Renderer:
     def render(self, d: Diagnostic) -> Optional[str]:
         if self.is_rename_note(d):
             return None
+        if d.file == self.program:   # no #line maps it: the prelude, in a temporary file
+            return "\n".join([f"{PRELUDE_NAME}:{d.line}:{d.col}: {d.severity}: {self.shown(d.message)}"]
+                             + d.snippet)
         user = self.source_line(d.file, d.line)
-        if user is None:   # not the user's file (the prelude, a header): as the compiler said it
+        if user is None:   # not the user's file (a header): as the compiler said it
             return "\n".join([f"{d.file}:{d.line}:{d.col}: {d.severity}: {self.shown(d.message)}"] + d.snippet)
         col = self.column(d, user)
         caret = "".join(c if c == "\t" else " " for c in user[:col - 1]) + "^"
@@ -245,7 +253,7 @@ def run_check(argv: List[str], env=None, renamed_prefix: str = "") -> int:
     except OSError:
         device_text = ""
     diags, other = parse_diagnostics(output)
-    renderer = Renderer(device_text, renamed_prefix)
+    renderer = Renderer(device_text, renamed_prefix, argv[-1])
     # a function and its address-space copies can make the same error: shown once
     shown = list(dict.fromkeys(r for r in (renderer.render(d) for d in diags) if r is not None))
     report = "\n".join(other + shown)

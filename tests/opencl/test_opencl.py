@@ -396,6 +396,32 @@ def test_device_program_errors_are_build_errors(tmp_path, case):
     assert "__kernel" in ok("-t", "opencl", "-S", "bad.co.cpp", "-o", "-", cwd=tmp_path).out   # shown unchecked
 
 
+PRELUDE_NAMES = """\
+__cok__ {
+  typedef TYPE s32;
+  typedef float f32;
+  typedef unsigned char u8;
+  extern "C" void f(s32* a, s32 n) { for (s32 i = 0; i < n; ++i) a[i] += (u8)3 + (f32)0.5f; }
+}
+__co__ void g(s32 [4] x) { parallel p by 1 { call f(x, 4); } }
+"""
+
+
+def test_cok_code_may_declare_the_preludes_names(tmp_path):
+    """Device code that typedefs s32, f32, u8 itself (as the cpu target needs) repeats the
+    prelude's typedefs: valid C11 and C++, only a warning in OpenCL C 1.2, and it was shown
+    with a note in the prelude of a deleted temporary file. A conflicting one is an error
+    whose note names the prelude."""
+    (tmp_path / "t.co.cpp").write_text(PRELUDE_NAMES.replace("TYPE", "int"))
+    assert ok("-t", "opencl", "-c", "t.co.cpp", cwd=tmp_path).err == ""
+    (tmp_path / "t.co.cpp").write_text(PRELUDE_NAMES.replace("TYPE", "short"))
+    res = fails("-t", "opencl", "-c", "t.co.cpp", cwd=tmp_path)
+    assert res.err.startswith("t.co.cpp:2:17: error: typedef redefinition with different types"), res.err
+    assert re.search(r"^<croktile OpenCL C prelude>:\d+:\d+: note: previous definition is here\n"
+                     r"typedef int32_t s32;$", res.err, re.M), res.err
+    assert "croktile-" not in res.err and ".gen.cl" not in res.err
+
+
 def test_renamed_name_in_a_note_is_shown_as_written(tmp_path):
     text, _ = CHECKED_ERRORS["renamed_name_in_message"]
     (tmp_path / "bad.co.cpp").write_text(text + "__co__ void g(s32 [4] x) { parallel p by 1 { call f(x, 4); } }\n")
