@@ -24,6 +24,7 @@ from __future__ import annotations
 import concurrent.futures
 import ctypes
 import ctypes.util
+import functools
 import os
 import re
 import shutil
@@ -42,8 +43,9 @@ COK_SAMPLES = sorted((REPO / "samples" / "opencl").glob("*.co.cpp"))
 NAMES = [p.name[: -len(".co.cpp")] for p in COK_SAMPLES]
 
 
+@functools.lru_cache(maxsize=None)
 def _opencl_problem() -> str:
-    """Why OpenCL programs cannot run here, or '' when they can."""
+    """Why OpenCL programs cannot run here, or '' when they can (probed once per process)."""
     cxx = shutil.which(os.environ.get("CXX") or "c++")
     if cxx is None:
         return "no C++ compiler"

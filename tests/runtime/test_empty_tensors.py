@@ -7,15 +7,13 @@ target's (and the arithmetic) for empty and non-empty shapes alike.
 """
 from __future__ import annotations
 
-import os
 import subprocess
 from pathlib import Path
 
 import pytest
 
 from driver.util import run_croktilec
-from opencl.test_opencl import _opencl_problem
-from runtime.test_runtime_checks import TARGETS
+from runtime.targets import TARGETS, build_for_targets, program
 
 SOURCE = Path(__file__).resolve().parent / "empty.co.cpp"
 
@@ -34,27 +32,14 @@ CASES = [
 
 @pytest.fixture(scope="module")
 def programs(tmp_path_factory):
-    problem = _opencl_problem()
-    if problem and os.environ.get("CROKTILE_REQUIRE_OPENCL") == "1":
-        pytest.fail(f"CROKTILE_REQUIRE_OPENCL=1, but {problem}")
-    work = tmp_path_factory.mktemp("empty")
-    exes = {}
-    for target in TARGETS:
-        if target == "opencl" and problem:
-            continue
-        exe = work / f"empty.{target}"
-        res = run_croktilec("-t", target, SOURCE, "-o", exe, cwd=work, timeout=300)
-        assert res.rc == 0, res
-        exes[target] = exe
-    return exes
+    return build_for_targets(SOURCE, tmp_path_factory.mktemp("empty"))
 
 
 @pytest.mark.parametrize("target", TARGETS)
 def test_empty_dimensions(programs, target):
-    if target not in programs:
-        pytest.skip("OpenCL cannot run here")
+    exe = program(programs, target)
     for args, printed in CASES:
-        got = subprocess.run([str(programs[target]), *args], capture_output=True, text=True, timeout=60)
+        got = subprocess.run([str(exe), *args], capture_output=True, text=True, timeout=60)
         status = 3 if printed.startswith("runtime_error: ") else 0
         assert (got.returncode, got.stdout) == (status, printed + "\n"), (target, args, got.stdout, got.stderr)
 

@@ -7,15 +7,12 @@ on cpu). grouping.co.cpp compares tileflow arithmetic with the same C++ on every
 """
 from __future__ import annotations
 
-import os
 import subprocess
 from pathlib import Path
 
 import pytest
 
-from driver.util import run_croktilec
-from opencl.test_opencl import _opencl_problem
-from runtime.test_runtime_checks import TARGETS
+from runtime.targets import TARGETS, build_for_targets, program
 
 SOURCE = Path(__file__).resolve().parent / "grouping.co.cpp"
 BOUND_LINE = next(i for i, t in enumerate(SOURCE.read_text().splitlines(), 1) if t.endswith("// CHECK: bound"))
@@ -23,30 +20,17 @@ BOUND_LINE = next(i for i, t in enumerate(SOURCE.read_text().splitlines(), 1) if
 
 @pytest.fixture(scope="module")
 def programs(tmp_path_factory):
-    problem = _opencl_problem()
-    if problem and os.environ.get("CROKTILE_REQUIRE_OPENCL") == "1":
-        pytest.fail(f"CROKTILE_REQUIRE_OPENCL=1, but {problem}")
-    work = tmp_path_factory.mktemp("grouping")
-    exes = {}
-    for target in TARGETS:
-        if target == "opencl" and problem:
-            continue
-        exe = work / f"grouping.{target}"
-        res = run_croktilec("-t", target, SOURCE, "-o", exe, cwd=work, timeout=300)
-        assert res.rc == 0, res
-        exes[target] = exe
-    return exes
+    return build_for_targets(SOURCE, tmp_path_factory.mktemp("grouping"))
 
 
 @pytest.mark.parametrize("target", TARGETS)
 def test_products_as_operands(programs, target):
-    if target not in programs:
-        pytest.skip("OpenCL cannot run here")
+    exe = program(programs, target)
     for k in ("1", "2", "4"):
-        got = subprocess.run([str(programs[target]), k], capture_output=True, text=True, timeout=60)
+        got = subprocess.run([str(exe), k], capture_output=True, text=True, timeout=60)
         assert (got.returncode, got.stdout) == (0, "ok\n"), (target, k, got.stdout, got.stderr)
     # 8 is not divisible by 3 * 2; the misgrouped check `8 % 2*3` is (8 % 2)*3, 0
-    got = subprocess.run([str(programs[target]), "3"], capture_output=True, text=True, timeout=60)
+    got = subprocess.run([str(exe), "3"], capture_output=True, text=True, timeout=60)
     assert got.returncode == 3, (target, got.stdout, got.stderr)
     assert (f"grouping.co.cpp:{BOUND_LINE + 2}:32: runtime check failed: dimension 0 of 'a' (8) "
             f"is not divisible by the bound of 'i' (6)") in got.stdout

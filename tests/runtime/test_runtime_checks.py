@@ -12,8 +12,6 @@ cpu, factor and opencl (PoCL) programs are built and run; cuda is compiled with 
 """
 from __future__ import annotations
 
-import concurrent.futures
-import os
 import re
 import shutil
 import subprocess
@@ -22,12 +20,11 @@ from pathlib import Path
 import pytest
 
 from driver.util import run_croktilec
-from opencl.test_opencl import _opencl_problem
+from runtime.targets import TARGETS, build_for_targets, program
 
 HERE = Path(__file__).resolve().parent
 SOURCE = HERE / "checks.co.cpp"
 LINES = SOURCE.read_text().splitlines()
-TARGETS = ["cpu", "factor", "opencl"]
 
 
 def marked(marker: str) -> int:
@@ -89,27 +86,7 @@ PASSING = [
 @pytest.fixture(scope="session")
 def built(tmp_path_factory):
     """checks.co.cpp for every target that runs here, compiled in parallel once."""
-    problem = _opencl_problem()
-    if problem and os.environ.get("CROKTILE_REQUIRE_OPENCL") == "1":
-        pytest.fail(f"CROKTILE_REQUIRE_OPENCL=1, but {problem}")
-    work = tmp_path_factory.mktemp("runtime-checks")
-    targets = [t for t in TARGETS if t != "opencl" or not problem]
-
-    def build(target):
-        exe = work / f"checks.{target}"
-        res = run_croktilec("-t", target, SOURCE, "-o", exe, cwd=work, timeout=300)
-        assert res.rc == 0, res
-        return exe
-    with concurrent.futures.ThreadPoolExecutor(max_workers=3) as pool:
-        exes = dict(zip(targets, pool.map(build, targets)))
-    return exes, problem
-
-
-def program(built, target: str) -> Path:
-    exes, problem = built
-    if target not in exes:
-        pytest.skip(problem)
-    return exes[target]
+    return build_for_targets(SOURCE, tmp_path_factory.mktemp("runtime-checks"))
 
 
 def run(exe: Path, args) -> subprocess.CompletedProcess:
