@@ -867,21 +867,27 @@ class FunctionChecker:
         return checks
 
     # -- parallel, with, foreach ----------------------------------------------
+    def require_positive(self, loc: Loc, value: Sym, known: str, unknown: str) -> List[ir.Stmt]:
+        """A count or bound: an error (`known`) when it is a constant <= 0, else a run-time
+        check (`unknown`); `{0}` in either message is the value."""
+        if not value.is_const:
+            return self.runtime_check(loc, value.op(">", 0), unknown, [value])
+        if value.value <= 0:
+            self.error(loc, known.format(value.value))
+        return []
+
     def stmt_ParallelStmt(self, s: A.ParallelStmt) -> List[ir.Stmt]:
         count = _scalar(self.expr(s.count))
         count_sym = Sym.const(1)
+        checks: List[ir.Stmt] = []
         if isinstance(count, VInt):
             count_sym = count.sym
-            if count_sym.is_const and count_sym.value <= 0:
-                self.error(s.count.loc, f"'parallel' needs a positive count, not {count_sym.value}")
+            checks = self.require_positive(s.count.loc, count_sym, "'parallel' needs a positive count, not {0}",
+                                           "'parallel' count is {0}; it must be positive")
         elif not isinstance(count, VError):
             self.error(s.count.loc, f"'parallel ... by' needs an integer count, not {_kind_name(count)}")
         var = self.unique(s.var.name)
         node = ir.Parallel(s.loc, var, count_sym, self.level + 1, [])
-        checks: List[ir.Stmt] = []
-        if not count_sym.is_const:
-            checks = self.runtime_check(s.count.loc, count_sym.op(">", 0),
-                                        "'parallel' count is {0}; it must be positive", [count_sym])
         self.level += 1
         self.max_level = max(self.max_level, self.level)
         self.parallel_stack.append(node)
@@ -925,12 +931,9 @@ class FunctionChecker:
             bounds = None
         checks: List[ir.Stmt] = []
         for i, ub in enumerate(bounds or []):
-            if ub.is_const and ub.value <= 0:
-                self.error(b.bounds.loc, f"bound {i} of 'with' must be positive, not {ub.value}")
-            elif not ub.is_const:
-                which = "" if len(bounds) == 1 else f" {i}"
-                checks += self.runtime_check(b.bounds.loc, ub.op(">", 0),
-                                             f"'with' bound{which} is {{0}}; it must be positive", [ub])
+            which = "" if len(bounds) == 1 else f" {i}"
+            checks += self.require_positive(b.bounds.loc, ub, f"bound {i} of 'with' must be positive, not {{0}}",
+                                            f"'with' bound{which} is {{0}}; it must be positive")
         if bounds is not None and b.elements is not None and len(b.elements) != len(bounds):
             self.error(b.loc, f"{len(b.elements)} names are bound to {len(bounds)} bounds")
             bounds = None
