@@ -120,13 +120,13 @@ def _describe_profile(prof: dict, default: str) -> dict:
     out = {"name": prof["name"], "default": prof["name"] == default, "target": prof["target"],
            "supported": tc_class is not None,
            "source_suffix": tc_class.source_suffix if tc_class is not None else None}
+    from .toolchains.base import ToolChain
     for role in ("cxx", "device_cc"):
         command = prof.get(role)
         out[role] = command
-        if tc_class is not None and role == "device_cc":   # the target knows its device compiler
-            out[role + "_path"] = tc_class.find_program(command) if command and command.strip() else None
-        else:
-            out[role + "_path"] = shutil.which(shlex.split(command)[0]) if command and command.strip() else None
+        # the target knows where its device compiler is (opencl: the newest clang-NN)
+        find = tc_class.find_program if tc_class is not None and role == "device_cc" else ToolChain.find_program
+        out[role + "_path"] = find(command) if command and command.strip() else None
     out["arch"] = prof.get("arch")
     for key in ("flags", "link_flags", "libs"):
         out[key] = list(prof.get(key, []))
