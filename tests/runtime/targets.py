@@ -1,0 +1,42 @@
+"""Builds one test program for every target that can run it here (cpu, factor and, where
+PoCL is usable, opencl), in parallel: the run-time tests compare the targets' behaviour."""
+from __future__ import annotations
+
+import concurrent.futures
+import os
+from pathlib import Path
+from typing import Dict, Tuple
+
+import pytest
+
+from driver.util import run_croktilec
+from opencl.test_opencl import _opencl_problem
+
+TARGETS = ["cpu", "factor", "opencl"]
+
+Built = Tuple[Dict[str, Path], str]   # the executables by target, and why opencl is missing
+
+
+def build_for_targets(source: Path, work: Path) -> Built:
+    """``source`` built with ``-o`` for each runnable target; a target that cannot run here
+    is left out (``CROKTILE_REQUIRE_OPENCL=1`` makes a missing opencl a failure)."""
+    problem = _opencl_problem()
+    if problem and os.environ.get("CROKTILE_REQUIRE_OPENCL") == "1":
+        pytest.fail(f"CROKTILE_REQUIRE_OPENCL=1, but {problem}")
+    targets = [t for t in TARGETS if t != "opencl" or not problem]
+
+    def build(target: str) -> Path:
+        exe = work / f"{source.name.split('.')[0]}.{target}"
+        res = run_croktilec("-t", target, source, "-o", exe, cwd=work, timeout=300)
+        assert res.rc == 0, res
+        return exe
+    with concurrent.futures.ThreadPoolExecutor(max_workers=len(targets)) as pool:
+        return dict(zip(targets, pool.map(build, targets))), problem
+
+
+def program(built: Built, target: str) -> Path:
+    """The executable for ``target``, or a skip saying why it cannot run here."""
+    exes, problem = built
+    if target not in exes:
+        pytest.skip(problem)
+    return exes[target]
