@@ -436,6 +436,12 @@ public:
   const T* begin() const { return data(); }
   const T* end() const { return data() + element_count(); }
 
+  // Gives up ownership of the memory (allocated with new T[]) and leaves this empty.
+  T* release() {
+    shape_ = shape_type{};
+    return data_.release();
+  }
+
   spanned_view<T, Rank> view() { return spanned_view<T, Rank>(data(), shape_); }
   spanned_view<const T, Rank> view() const { return spanned_view<const T, Rank>(data(), shape_); }
 

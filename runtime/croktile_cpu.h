@@ -71,3 +71,5 @@ void copy_box(const T* src, const long long (&src_shape)[Rank], const long long 
 
 }  // namespace cpu
 }  // namespace croktile
+
+#include "croktile_host_device.h"

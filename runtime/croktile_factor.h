@@ -658,4 +658,5 @@ inline void launch(module& m, const char* entry, long long count, void* const* a
 
 }  // namespace factor
 }  // namespace croktile
+#include "croktile_host_device.h"
 #endif

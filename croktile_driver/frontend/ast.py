@@ -271,6 +271,7 @@ class EmptyStmt(Node):
 class Param(Node):
     type: TypeSpec
     name: Name
+    storage: Optional[str] = None     # 'global': the caller passes device memory
 
 
 @dataclass(eq=False)

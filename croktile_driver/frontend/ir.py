@@ -171,6 +171,7 @@ class Param:
     rank: int = 0
     buffer: Optional[Buffer] = None
     ctype: Optional[str] = None            # float parameters: float, double, half, ...
+    device: bool = False                   # declared 'global': the host form's view is device memory
 
 
 @dataclass(eq=False)

@@ -123,6 +123,11 @@ class _Grammar:
                  | scalar_type ID"""
         p[0] = A.Param(p[1].loc, p[1], A.Name(self._loc(p, 2), p[2]))
 
+    def p_param_storage(self, p):
+        """param : STORAGE spanned_type ID
+                 | STORAGE scalar_type ID"""
+        p[0] = A.Param(self._loc(p, 1), p[2], A.Name(self._loc(p, 3), p[3]), storage=p[1])
+
     def p_scalar_type(self, p):
         """scalar_type : INT
                        | BOOL

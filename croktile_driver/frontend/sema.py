@@ -254,6 +254,10 @@ class FunctionChecker:
     def param(self, p: A.Param, bindings: List[ir.DimBinding], entry: List[ir.Stmt]) -> ir.Param:
         ty, name = p.type, p.name
         self.unique(name.name)
+        if p.storage is not None and (p.storage != "global" or ty.kind != "spanned"):
+            what = f"a '{p.storage}' parameter" if p.storage != "global" else "'global' on a scalar parameter"
+            self.error(p.loc, f"{what} is not allowed: only a spanned parameter may be 'global' "
+                              "(its data is in device memory)")
         if ty.kind == "elem":
             self.error(ty.loc, f"'{ty.name}' is not a scalar type; use 'int', or give the "
                                f"parameter a shape, e.g. '{ty.name} [N] {name.name}'")
@@ -325,7 +329,8 @@ class FunctionChecker:
         self.buffers.append(buf)
         region = ir.Region(buf, [Sym.const(0)] * len(dims), list(dims))
         self.declare(name, Symbol(name.name, "data", VData(region, ty.name), name.loc, name.name))
-        return ir.Param(name.name, "data", p.loc, elem=ty.name, rank=len(dims), buffer=buf)
+        return ir.Param(name.name, "data", p.loc, elem=ty.name, rank=len(dims), buffer=buf,
+                        device=p.storage == "global")
 
     def return_type(self, ty: A.TypeSpec):
         if ty.kind in ("void", "int", "bool", "auto"):

@@ -39,12 +39,73 @@ def signature(fn: ir.Function) -> str:
     return f"{ret} {fn.name}({', '.join(params)})"
 
 
+def has_device_form(fn: ir.Function) -> bool:
+    """A function with a tensor parameter also gets an overload taking device views; one
+    without would have the same parameters as its host form."""
+    return any(p.kind == "data" for p in fn.params)
+
+
+def device_signature(fn: ir.Function) -> str:
+    """The overload that takes device views and a stream and returns device-owned data."""
+    params = []
+    for p in fn.params:
+        if p.kind == "data":
+            params.append(f"croktile::device_view<{elem_ctype(p.elem)}, {p.rank}> {p.name}")
+        elif p.kind == "float":
+            params.append(f"{p.ctype} {p.name}")
+        else:
+            params.append(f"{p.kind} {p.name}")
+    params.append("croktile::stream croktile_stream")
+    if fn.ret_kind == "data":
+        ret = f"croktile::device_data<{elem_ctype(fn.ret_elem)}, {len(fn.ret_shape)}>"
+    else:
+        ret = fn.ret_kind
+    return f"{ret} {fn.name}({', '.join(params)})"
+
+
+def device_prototype(fn: ir.Function) -> str:
+    """The device form's declaration, where the stream argument gets its default."""
+    return device_signature(fn).replace("croktile::stream croktile_stream)",
+                                        "croktile::stream croktile_stream = croktile::stream())") + ";"
+
+
+def host_over_device_form(fn: ir.Function) -> str:
+    """The device form on a target whose device memory is host memory (cpu, factor): it
+    calls the host form on the same memory; a returned result's memory is adopted."""
+    args = []
+    for p in fn.params:
+        if p.kind == "data":
+            args.append(f"croktile::spanned_view<{elem_ctype(p.elem)}, {p.rank}>({p.name}.data(), {p.name}.shape())")
+        else:
+            args.append(p.name)
+    call = f"{fn.name}({', '.join(args)})"
+    lines = [line_directive(fn.loc), device_signature(fn) + " {"]
+    if fn.ret_kind == "data":
+        ret = f"croktile::device_data<{elem_ctype(fn.ret_elem)}, {len(fn.ret_shape)}>"
+        lines += [f"  auto croktile_result = {call};",
+                  "  const auto croktile_shape = croktile_result.shape();",
+                  f"  return {ret}::adopt(croktile_result.release(), croktile_shape, croktile_stream);"]
+    elif fn.ret_kind == "void":
+        lines += ["  (void)croktile_stream;", f"  {call};"]
+    else:
+        lines += ["  (void)croktile_stream;", f"  return {call};"]
+    lines.append("}")
+    return "\n".join(lines)
+
+
+def with_device_form(fn: ir.Function, host_text: str) -> str:
+    """A host-memory target's definitions of `fn`: its host form, then the device form over it."""
+    return host_text + ("\n" + host_over_device_form(fn) if has_device_form(fn) else "")
+
+
 def host_translation_unit(tu: TranslationUnit, head: List[str], cok_lines, co_text) -> str:
     """The generated host source: `head`, then the input's segments in order: host C++ as
     written (after a #line), each `__cok__` block as ``cok_lines(index, segment)`` renders
-    it, and the declarations and definitions (``co_text(function)``) of __co__ functions."""
+    it, and the declarations and definitions (``co_text(function)``, both forms) of __co__
+    functions."""
     functions = {fn.name: fn for fn in (tu.module.functions if tu.module else [])}
     out = list(head)
+    device_declared = set()
     for si, seg in enumerate(tu.segments):
         if seg.kind == "host":
             if not seg.text.startswith("#line"):
@@ -52,10 +113,16 @@ def host_translation_unit(tu: TranslationUnit, head: List[str], cok_lines, co_te
             out.append(seg.text)
         elif seg.kind == "cok":
             out.extend(cok_lines(si, seg))
-        elif seg.kind == "co_decl" and seg.name in functions:
-            out.append(signature(functions[seg.name]) + ";")
-        elif seg.kind == "co" and seg.name in functions:
-            out.append(co_text(functions[seg.name]))
+        elif seg.kind in ("co_decl", "co") and seg.name in functions:
+            fn = functions[seg.name]
+            if seg.kind == "co_decl":
+                out.append(signature(fn) + ";")
+            # the stream's default argument goes on the first declaration only
+            if has_device_form(fn) and fn.name not in device_declared:
+                device_declared.add(fn.name)
+                out.append(device_prototype(fn))
+            if seg.kind == "co":
+                out.append(co_text(fn))
     return "\n".join(out) + "\n"
 
 

@@ -42,7 +42,7 @@ from ..frontend import ir
 from ..frontend.pipeline import TranslationUnit
 from ..frontend.splitter import _Scanner
 from ..frontend.symbolic import Sym
-from .base import (DeviceBuild, StatementWriter, ToolChain, box_declarations, c_string, call_arguments, host_translation_unit,
+from .base import (DeviceBuild, with_device_form, StatementWriter, ToolChain, box_declarations, c_string, call_arguments, host_translation_unit,
                    line_directive)
 from .cpu import FunctionEmitter
 from .kernel_ir import (dev_expr, host_level_names, kernel_free_names, linear, matching, product, shape_vars,
@@ -403,7 +403,7 @@ class Generator:
                f"{{{self.limits['local_bytes']}, {self.limits['shared_bytes']}, {c_string(self.profile)}}};"]
         return host_translation_unit(tu, out, lambda si, seg: [f"// __cok__ block of {escaped(seg.loc.file)}:{seg.loc.line}: "
                                                                "compiled into the device module"],
-                                     lambda fn: host_fns[fn.name])
+                                     lambda fn: with_device_form(fn, host_fns[fn.name]))
 
 
 # ---------------------------------------------------------------------------------
