@@ -17,10 +17,14 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
+#include <mutex>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "croktile.h"
 #include "croktile_check.h"
@@ -45,44 +49,86 @@ inline void check(cudaError_t err, const char* call, const char* where) {
   if (err != cudaSuccess) fail(err, call, where);
 }
 
-// Device memory owned by the generated host function: freed on every way out.
+// ---------------------------------------------------------------------------
+// Device memory and streams (the backend of croktile_device.h)
+// ---------------------------------------------------------------------------
+
+namespace detail {
+// Keeps freed memory in the device's default pool (stream-ordered allocation),
+// so that back-to-back calls do not go back to the driver; once per device.
+inline void keep_pool(const char* where) {
+  static std::mutex mutex;
+  static std::vector<int> done;
+  int dev = 0;
+  check(cudaGetDevice(&dev), "cudaGetDevice", where);
+  std::lock_guard<std::mutex> lock(mutex);
+  if (std::find(done.begin(), done.end(), dev) != done.end()) return;
+  cudaMemPool_t pool = nullptr;
+  check(cudaDeviceGetDefaultMemPool(&pool, dev), "cudaDeviceGetDefaultMemPool", where);
+  unsigned long long keep = ~0ULL;
+  check(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep), "cudaMemPoolSetAttribute", where);
+  done.push_back(dev);
+}
+
+inline void* pool_allocate(std::size_t bytes, cudaStream_t stream, const char* where) {
+  if (bytes == 0) return nullptr;
+  thread_local int kept_device = -1;
+  int dev = 0;
+  check(cudaGetDevice(&dev), "cudaGetDevice", where);
+  if (dev != kept_device) {
+    keep_pool(where);
+    kept_device = dev;
+  }
+  void* p = nullptr;
+  check(cudaMallocAsync(&p, bytes, stream), "cudaMallocAsync", where);
+  return p;
+}
+}  // namespace detail
+
+// Device memory of a generated function: from the stream-ordered pool (freed on
+// its stream when it goes out of scope), or borrowed from the caller (never freed).
 class buffer {
  public:
   buffer() = default;
-  buffer(std::size_t bytes, const char* where) : bytes_(bytes) {
-    if (bytes_ != 0) check(cudaMalloc(&ptr_, bytes_), "cudaMalloc", where);
+  buffer(std::size_t bytes, cudaStream_t stream, const char* where)
+      : ptr_(detail::pool_allocate(bytes, stream, where)), stream_(stream), owned_(true) {}
+  static buffer borrow(void* ptr) {
+    buffer b;
+    b.ptr_ = ptr;
+    return b;
   }
   buffer(const buffer&) = delete;
   buffer& operator=(const buffer&) = delete;
-  buffer(buffer&& o) noexcept : ptr_(std::exchange(o.ptr_, nullptr)), bytes_(std::exchange(o.bytes_, 0)) {}
+  buffer(buffer&& o) noexcept
+      : ptr_(std::exchange(o.ptr_, nullptr)), stream_(o.stream_), owned_(std::exchange(o.owned_, false)) {}
   buffer& operator=(buffer&& o) noexcept {
     std::swap(ptr_, o.ptr_);
-    std::swap(bytes_, o.bytes_);
+    std::swap(stream_, o.stream_);
+    std::swap(owned_, o.owned_);
     return *this;
   }
   ~buffer() {
-    if (ptr_) cudaFree(ptr_);
+    if (owned_ && ptr_) cudaFreeAsync(ptr_, stream_);
   }
   void* get() const { return ptr_; }
   template <typename T>
   T* as() const {
     return static_cast<T*>(ptr_);
   }
-  std::size_t size() const { return bytes_; }
-
-  void upload(const void* host, const char* where) {
-    if (bytes_) check(cudaMemcpy(ptr_, host, bytes_, cudaMemcpyHostToDevice), "cudaMemcpy (to device)", where);
+  // Hands the memory to a device_data, which frees it on the same stream.
+  template <typename T>
+  T* release() {
+    owned_ = false;
+    return static_cast<T*>(std::exchange(ptr_, nullptr));
   }
-  void download(void* host, const char* where) const {
-    if (bytes_) check(cudaMemcpy(host, ptr_, bytes_, cudaMemcpyDeviceToHost), "cudaMemcpy (to host)", where);
-  }
-  void zero(const char* where) {
-    if (bytes_) check(cudaMemset(ptr_, 0, bytes_), "cudaMemset", where);
+  void zero(std::size_t bytes, const char* where) {
+    if (bytes) check(cudaMemsetAsync(ptr_, 0, bytes, stream_), "cudaMemsetAsync", where);
   }
 
  private:
   void* ptr_ = nullptr;
-  std::size_t bytes_ = 0;
+  cudaStream_t stream_ = nullptr;
+  bool owned_ = false;
 };
 
 // A device-side runtime check that failed records its id (+1) and values here.
@@ -92,22 +138,120 @@ struct check_record {
   long long values[4];
 };
 
-class device_checks {
+// Where the kernels of one generated function record a failed check: mapped,
+// pinned host memory (one per function, for every device and stream), read at the
+// next synchronize. `report` turns a record into the cpu target's error.
+class check_slot;
+namespace detail {
+struct check_slots {
+  std::mutex mutex;
+  std::vector<check_slot*> all;
+  static check_slots& get() {
+    static check_slots* s = new check_slots();  // never destroyed: slots live as long as the process
+    return *s;
+  }
+};
+}  // namespace detail
+
+class check_slot {
  public:
-  explicit device_checks(const char* where) : buf_(sizeof(check_record), where) { buf_.zero(where); }
-  check_record* get() const { return buf_.as<check_record>(); }
-  void poll(const char* where, void (*report)(int, const long long*)) const {
-    check_record h{};
-    buf_.download(&h, where);
-    if (h.id != 0) report(h.id - 1, h.values);
+  explicit check_slot(void (*report)(int, const long long*)) : report_(report) {}
+  check_slot(const check_slot&) = delete;
+  check_slot& operator=(const check_slot&) = delete;
+
+  check_record* device(const char* where) {
+    check_record* d = device_.load(std::memory_order_acquire);
+    if (d != nullptr) return d;
+    auto& slots = detail::check_slots::get();
+    std::lock_guard<std::mutex> lock(slots.mutex);
+    if (device_.load() == nullptr) {
+      void* h = nullptr;
+      check(cudaHostAlloc(&h, sizeof(check_record), cudaHostAllocMapped | cudaHostAllocPortable), "cudaHostAlloc",
+            where);
+      std::memset(h, 0, sizeof(check_record));
+      void* dp = nullptr;
+      check(cudaHostGetDevicePointer(&dp, h, 0), "cudaHostGetDevicePointer", where);
+      host_ = static_cast<check_record*>(h);
+      slots.all.push_back(this);
+      device_.store(static_cast<check_record*>(dp), std::memory_order_release);
+    }
+    return device_.load();
   }
 
+  // Called with the registry locked, after a synchronize: a recorded failure is
+  // cleared and reported (it throws).
+  bool take(int& id, long long (&values)[4]) {
+    volatile check_record* r = host_;
+    if (r == nullptr || r->id == 0) return false;
+    id = r->id - 1;
+    for (int k = 0; k < 4; ++k) values[k] = r->values[k];
+    r->id = 0;
+    return true;
+  }
+  void (*report() const)(int, const long long*) { return report_; }
+
  private:
-  buffer buf_;
+  void (*report_)(int, const long long*);
+  std::atomic<check_record*> device_{nullptr};
+  check_record* host_ = nullptr;
 };
 
+// Reports the first failed device-side check recorded since the last poll.
+inline void poll_checks() {
+  auto& slots = detail::check_slots::get();
+  int id = 0;
+  long long values[4] = {};
+  void (*report)(int, const long long*) = nullptr;
+  {
+    std::lock_guard<std::mutex> lock(slots.mutex);
+    for (check_slot* s : slots.all)
+      if (s->take(id, values)) {
+        report = s->report();
+        break;
+      }
+  }
+  if (report) report(id, values);
+}
+
+// Waits for `stream`; a fault of a kernel queued on it, then a failed device-side
+// check, throws croktile::runtime_error.
+inline void synchronize(cudaStream_t stream, const char* where) {
+  check(cudaStreamSynchronize(stream), "kernel execution", where);
+  poll_checks();
+}
+
+// Arguments of a call: device memory where the overload takes device views, host
+// memory where it takes host arrays; checked before anything is queued.
+inline void expect_device(const void* p, const char* arg, const char* fn, const char* where) {
+  if (p == nullptr) return;
+  cudaPointerAttributes a{};
+  check(cudaPointerGetAttributes(&a, p), "cudaPointerGetAttributes", where);
+  if (a.type == cudaMemoryTypeUnregistered || (a.type == cudaMemoryTypeHost && a.devicePointer == nullptr))
+    throw runtime_error(std::string(where) + ": argument '" + arg + "' of '" + fn +
+                        "' is host memory, but the parameter takes device memory (a croktile::device_view, or a "
+                        "view of memory from cudaMalloc for a 'global' parameter)");
+  if (a.type == cudaMemoryTypeDevice) {
+    int dev = 0;
+    check(cudaGetDevice(&dev), "cudaGetDevice", where);
+    if (a.device != dev)
+      throw runtime_error(std::string(where) + ": argument '" + arg + "' of '" + fn + "' is memory of device " +
+                          std::to_string(a.device) + ", but the call runs on device " + std::to_string(dev));
+  }
+}
+
+inline void expect_host(const void* p, const char* arg, const char* fn, const char* where) {
+  if (p == nullptr) return;
+  cudaPointerAttributes a{};
+  check(cudaPointerGetAttributes(&a, p), "cudaPointerGetAttributes", where);
+  if (a.type == cudaMemoryTypeDevice)
+    throw runtime_error(std::string(where) + ": argument '" + arg + "' of '" + fn +
+                        "' is device memory, but the parameter takes a host array (pass a croktile::device_view "
+                        "to use it in place, or declare the parameter 'global')");
+}
+
 // Kernel timing for benchmarks: with `timing().enabled`, each launch is bracketed by
-// CUDA events and `timing().last_ms` holds the kernel's time on the GPU.
+// CUDA events and `timing().last_ms` holds the kernel's time on the GPU (the launch
+// then waits for the kernel).
 struct launch_timing {
   bool enabled = false;
   float last_ms = 0.0f;
@@ -117,12 +261,12 @@ inline launch_timing& timing() {
   return t;
 }
 
-// Launches `kernel` with exactly `smem` bytes of dynamic shared memory, then checks
-// the launch (cudaGetLastError) and the kernel's completion (cudaDeviceSynchronize),
-// so that a fault is reported at the .co.cpp line of the `parallel` that caused it.
+// Queues `kernel` on `stream` with exactly `smem` bytes of dynamic shared memory and
+// checks the launch (cudaGetLastError); a fault while it runs is reported at the next
+// synchronize.
 template <typename... Params, typename... Args>
-void launch(void (*kernel)(Params...), long long grid, long long block, std::size_t smem, const char* where,
-            Args&&... args) {
+void launch(void (*kernel)(Params...), long long grid, long long block, std::size_t smem, cudaStream_t stream,
+            const char* where, Args&&... args) {
   if (grid <= 0) return;
   if (grid > 0x7fffffffLL)
     throw runtime_error(std::string(where) + ": a parallel of " + std::to_string(grid) +
@@ -142,13 +286,13 @@ void launch(void (*kernel)(Params...), long long grid, long long block, std::siz
   if (timing().enabled) {
     check(cudaEventCreate(&start), "cudaEventCreate", where);
     check(cudaEventCreate(&stop), "cudaEventCreate", where);
-    check(cudaEventRecord(start), "cudaEventRecord", where);
+    check(cudaEventRecord(start, stream), "cudaEventRecord", where);
   }
-  kernel<<<static_cast<unsigned>(grid), static_cast<unsigned>(block), smem>>>(std::forward<Args>(args)...);
+  kernel<<<static_cast<unsigned>(grid), static_cast<unsigned>(block), smem, stream>>>(std::forward<Args>(args)...);
   check(cudaGetLastError(), "kernel launch", where);
-  if (timing().enabled) check(cudaEventRecord(stop), "cudaEventRecord", where);
-  check(cudaDeviceSynchronize(), "kernel execution", where);
   if (timing().enabled) {
+    check(cudaEventRecord(stop, stream), "cudaEventRecord", where);
+    check(cudaEventSynchronize(stop), "kernel execution", where);
     check(cudaEventElapsedTime(&timing().last_ms, start, stop), "cudaEventElapsedTime", where);
     cudaEventDestroy(start);
     cudaEventDestroy(stop);
@@ -157,22 +301,23 @@ void launch(void (*kernel)(Params...), long long grid, long long block, std::siz
 
 // Host-level dma.copy between two device buffers: the box `ext` at `src_off` of a
 // row-major array shaped `src_shape` goes to `dst_off` of one shaped `dst_shape`;
-// one cudaMemcpy2D per 2-d slab.
+// one cudaMemcpy2DAsync per 2-d slab, on `stream`.
 template <std::size_t Rank>
 void copy_box(const void* src, const long long (&src_shape)[Rank], const long long (&src_off)[Rank], void* dst,
               const long long (&dst_shape)[Rank], const long long (&dst_off)[Rank], const long long (&ext)[Rank],
-              std::size_t elem, const char* where) {
+              std::size_t elem, cudaStream_t stream, const char* where) {
   const std::size_t width = static_cast<std::size_t>(ext[Rank - 1]) * elem;
   // pitches of the row dimension (Rank - 2); a rank-1 box is one row
   const std::size_t spitch = Rank >= 2 ? static_cast<std::size_t>(src_shape[Rank - 1]) * elem : width;
   const std::size_t dpitch = Rank >= 2 ? static_cast<std::size_t>(dst_shape[Rank - 1]) * elem : width;
   const std::size_t rows = Rank >= 2 ? static_cast<std::size_t>(ext[Rank - 2]) : 1;
-  detail::for_each_box_slab(src_shape, src_off, dst_shape, dst_off, ext, Rank >= 2 ? Rank - 2 : 0,
+  croktile::detail::for_each_box_slab(src_shape, src_off, dst_shape, dst_off, ext, Rank >= 2 ? Rank - 2 : 0,
                             [&](long long s, long long t) {
-                              check(cudaMemcpy2D(static_cast<char*>(dst) + t * static_cast<long long>(elem), dpitch,
-                                                 static_cast<const char*>(src) + s * static_cast<long long>(elem),
-                                                 spitch, width, rows, cudaMemcpyDeviceToDevice),
-                                    "cudaMemcpy2D", where);
+                              check(cudaMemcpy2DAsync(static_cast<char*>(dst) + t * static_cast<long long>(elem),
+                                                      dpitch,
+                                                      static_cast<const char*>(src) + s * static_cast<long long>(elem),
+                                                      spitch, width, rows, cudaMemcpyDeviceToDevice, stream),
+                                    "cudaMemcpy2DAsync", where);
                             });
 }
 
@@ -327,12 +472,13 @@ __device__ __forceinline__ void block_zero(T* p, long long n) {
 
 __device__ __forceinline__ void check_fail(check_record* rec, int id, long long v0, long long v1, long long v2,
                                            long long v3) {
-  if (atomicCAS(&rec->id, 0, id + 1) == 0) {
-    rec->values[0] = v0;
-    rec->values[1] = v1;
-    rec->values[2] = v2;
-    rec->values[3] = v3;
-    __threadfence();
+  if (atomicCAS_system(&rec->id, 0, id + 1) == 0) {
+    volatile long long* v = rec->values;
+    v[0] = v0;
+    v[1] = v1;
+    v[2] = v2;
+    v[3] = v3;
+    __threadfence_system();
   }
 }
 
@@ -340,3 +486,63 @@ __device__ __forceinline__ void check_fail(check_record* rec, int id, long long 
 
 }  // namespace cuda
 }  // namespace croktile
+
+// ---------------------------------------------------------------------------
+// The device-data backend (croktile_device.h): device pointers, CUDA streams,
+// stream-ordered allocation.
+// ---------------------------------------------------------------------------
+namespace croktile {
+namespace backend {
+
+template <typename T>
+using device_pointer = T*;
+constexpr bool typed_pointers = true;
+constexpr int dlpack_device_type = 2;  // kDLCUDA
+using native_stream = cudaStream_t;
+
+inline native_stream default_stream() { return nullptr; }  // the legacy default stream
+inline native_stream create_stream(bool, const char* where) {
+  cudaStream_t s = nullptr;
+  cuda::check(cudaStreamCreate(&s), "cudaStreamCreate", where);
+  return s;
+}
+inline void destroy_stream(native_stream s) noexcept {
+  cudaStreamSynchronize(s);
+  cudaStreamDestroy(s);
+}
+template <typename T>
+T* allocate(std::size_t count, native_stream s, const char* where) {
+  return static_cast<T*>(cuda::detail::pool_allocate(count * sizeof(T), s, where));
+}
+template <typename T>
+void release(T* p, native_stream s) noexcept {
+  if (p) cudaFreeAsync(p, s);
+}
+inline void zero(void* p, std::size_t bytes, native_stream s, const char* where) {
+  if (bytes) cuda::check(cudaMemsetAsync(p, 0, bytes, s), "cudaMemsetAsync", where);
+}
+inline void upload(void* dst, const void* src, std::size_t bytes, native_stream s, const char* where) {
+  if (bytes) cuda::check(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, s), "cudaMemcpyAsync", where);
+}
+inline void download(void* dst, const void* src, std::size_t bytes, native_stream s, const char* where) {
+  if (!bytes) return;
+  cuda::check(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToHost, s), "cudaMemcpyAsync", where);
+  cuda::check(cudaStreamSynchronize(s), "cudaMemcpyAsync", where);
+}
+inline void copy(void* dst, const void* src, std::size_t bytes, native_stream s, const char* where) {
+  if (bytes) cuda::check(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, s), "cudaMemcpyAsync", where);
+}
+inline void synchronize(native_stream s, const char* where) { cuda::synchronize(s, where); }
+
+}  // namespace backend
+}  // namespace croktile
+
+#include "croktile_device.h"
+
+namespace croktile {
+namespace cuda {
+using croktile::make_device_view;
+inline void synchronize(croktile::stream s = croktile::stream()) { croktile::synchronize(s); }
+}  // namespace cuda
+}  // namespace croktile
+

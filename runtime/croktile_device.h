@@ -22,7 +22,8 @@
 //   template <class T> void release(device_pointer<T>, native_stream) noexcept;
 //   void zero(handle, std::size_t bytes, native_stream, const char* where);
 //   void upload(handle, const void* host, std::size_t bytes, native_stream, const char* where);
-//   void download(void* host, handle, std::size_t bytes, native_stream, const char* where);
+//   void download(void* host, handle, std::size_t bytes, native_stream, const char* where);  (waits for it)
+//   void copy(handle dst, handle src, std::size_t bytes, native_stream, const char* where);
 //   void synchronize(native_stream, const char* where);
 // where `handle` is what device_pointer<T> of any T converts to.
 #pragma once
@@ -289,4 +290,47 @@ device_data<T, sizeof...(Dims)> make_device_data(Dims... dims) {
   return device_data<T, sizeof...(Dims)>(std::array<std::size_t, sizeof...(Dims)>{{detail::to_dim(dims)...}});
 }
 
+// ---------------------------------------------------------------------------
+// What generated code needs beside the public API
+// ---------------------------------------------------------------------------
+namespace detail {
+
+// The host form's copy of an argument to device memory.
+template <typename T, std::size_t Rank>
+device_data<T, Rank> upload(spanned_view<T, Rank> host, stream s, const char* where) {
+  const std::size_t n = checked_count<T>(host.shape());
+  auto out = device_data<T, Rank>::adopt(backend::template allocate<T>(n, s.native(), where), host.shape(), s);
+  backend::upload(out.data(), host.data(), n * sizeof(T), s.native(), where);
+  return out;
+}
+
+// The host form's copy of an argument the function wrote back to the caller's array.
+template <typename T, std::size_t Rank>
+void download(spanned_view<T, Rank> host, const device_view<T, Rank>& dev, stream s, const char* where) {
+  backend::download(host.data(), dev.data(), dev.bytes(), s.native(), where);
+}
+template <typename T, std::size_t Rank>
+void download(spanned_view<T, Rank> host, const device_data<T, Rank>& dev, stream s, const char* where) {
+  download(host, dev.view(), s, where);
+}
+
+// The host form's result: copied to host memory once the work is done.
+template <typename T, std::size_t Rank>
+spanned_data<T, Rank> finish_on_host(const device_data<T, Rank>& dev, stream s, const char* where) {
+  spanned_data<T, Rank> out(dev.shape());
+  backend::download(out.data(), dev.data(), dev.bytes(), s.native(), where);
+  backend::synchronize(s.native(), where);
+  return out;
+}
+
+// A device form that returns a parameter returns a copy of it (the caller keeps its own).
+template <typename T, std::size_t Rank>
+device_data<T, Rank> device_copy(const device_view<T, Rank>& src, stream s, const char* where) {
+  auto out = device_data<T, Rank>::adopt(backend::template allocate<T>(src.element_count(), s.native(), where),
+                                         src.shape(), s);
+  backend::copy(out.data(), src.data(), src.bytes(), s.native(), where);
+  return out;
+}
+
+}  // namespace detail
 }  // namespace croktile

@@ -41,7 +41,7 @@ from typing import Dict, List, Optional, Tuple
 from ..frontend import ir
 from ..frontend.pipeline import TranslationUnit
 from ..frontend.symbolic import Sym
-from .base import ToolChain, call_arguments, elem_ctype, host_translation_unit, line_directive
+from .base import ToolChain, c_string, call_arguments, elem_ctype, host_translation_unit, line_directive
 from .device_host import DeviceHostEmitter, where as _where
 from .kernel_ir import (KernelEmitterBase, dev_expr, kernel_free_names, linear, paren, product,
                         shape_vars, strides, waited_async_futures)
@@ -161,41 +161,38 @@ class HostEmitter(DeviceHostEmitter):
         super().__init__(gen, fn)
         self.kernels: List[str] = []
 
-    def download(self, buf: ir.Buffer, dest: str, loc) -> str:
-        return f"{self.mem(buf)}.download({dest}, {_where(loc)});"
+    global_in_place = True
 
     def emit(self) -> str:
-        fn = self.fn
-        where = _where(fn.loc)
-        body = self.open_function()
-        self.w(1, line_directive(fn.loc))
-        checks_at = len(self.lines)
-        for p in fn.params:
-            if p.kind == "data":
-                ctype = elem_ctype(p.elem)
-                self.w(1, f"croktile::cuda::buffer {self.mem(p.buffer)}(croktile::detail::checked_count<{ctype}>("
-                          f"{p.name}.shape()) * sizeof({ctype}), {where});")
-                self.w(1, f"{self.mem(p.buffer)}.upload({p.name}.data(), {where});")
-        self.stmts(body, 1)
-        if fn.ret_kind == "void":
-            self.copy_back(1)
-        self.w(0, "}")
-        head: List[str] = []
-        if self.checks:
-            self.lines.insert(checks_at, f"  croktile::cuda::device_checks croktile_checks({where});")
-            head = self.report_function()
-        return "\n".join(self.kernels + head + self.lines)
+        functions = self.emit_functions()
+        return "\n".join(self.kernels + functions)
+
+    def prologue(self) -> None:
+        self.w(1, "[[maybe_unused]] const cudaStream_t croktile_st = croktile_stream.native();")
+
+    def bind_param(self, p: ir.Param, where: str) -> None:
+        self.w(1, f"croktile::cuda::expect_device({p.name}.data(), {c_string(p.name)}, {c_string(self.fn.name)}, "
+                  f"{where});")
+        self.w(1, f"croktile::cuda::buffer {self.mem(p.buffer)} = croktile::cuda::buffer::borrow({p.name}.data());")
+
+    def host_arg_check(self, p: ir.Param, where: str) -> List[str]:
+        if p.device:
+            return []    # the device form checks it is device memory
+        return [f"croktile::cuda::expect_host({p.name}.data(), {c_string(p.name)}, {c_string(self.fn.name)}, {where});"]
+
+    def checks_declaration(self, where: str) -> str:
+        return f"static croktile::cuda::check_slot croktile_checks(croktile_report__{self.fn.name});"
 
     def s_Alloc(self, s: ir.Alloc, depth: int) -> None:
         buf = s.buffer
-        self.w(depth, f"croktile::cuda::buffer {self.mem(buf)}((std::size_t)({self.hx(product(buf.shape))}) * "
-                      f"sizeof({elem_ctype(buf.elem)}), {_where(s.loc)});")
-        self.w(depth, f"{self.mem(buf)}.zero({_where(s.loc)});")
+        bytes_ = f"(std::size_t)({self.hx(product(buf.shape))}) * sizeof({elem_ctype(buf.elem)})"
+        self.w(depth, f"croktile::cuda::buffer {self.mem(buf)}({bytes_}, croktile_st, {_where(s.loc)});")
+        self.w(depth, f"{self.mem(buf)}.zero({bytes_}, {_where(s.loc)});")
 
     def copy_box_call(self, s: ir.Dma) -> str:
         return (f"croktile::cuda::copy_box({self.mem(s.src.buffer)}.get(), src_shape, src_off, "
                 f"{self.mem(s.dst.buffer)}.get(), dst_shape, dst_off, ext, "
-                f"sizeof({elem_ctype(s.src.buffer.elem)}), {_where(s.loc)});")
+                f"sizeof({elem_ctype(s.src.buffer.elem)}), croktile_st, {_where(s.loc)});")
 
     def s_Parallel(self, s: ir.Parallel, depth: int) -> None:
         k = KernelEmitter(self, s, f"{self.fn.name}__launch{len(self.kernels)}")
@@ -219,12 +216,10 @@ class HostEmitter(DeviceHostEmitter):
                 slot = f"{b.name}__off + {k.host_bytes(b)}"
             self.w(d, f"const long long croktile_slot = {slot};")
             self.w(d, "croktile::cuda::buffer croktile_scratch((std::size_t)(croktile_slot * croktile_grid * "
-                      f"croktile_block), {where});")
+                      f"croktile_block), croktile_st, {where});")
         args = ", ".join(k.host_args)
-        self.w(d, f"croktile::cuda::launch({k.name}, croktile_grid, croktile_block, croktile_smem, {where}"
-                  f"{', ' + args if args else ''});")
-        if k.uses_checks:
-            self.w(d, f"croktile_checks.poll({where}, croktile_report__{self.fn.name});")
+        self.w(d, f"croktile::cuda::launch({k.name}, croktile_grid, croktile_block, croktile_smem, croktile_st, "
+                  f"{where}{', ' + args if args else ''});")
         self.w(depth, "}")
 
 
@@ -432,7 +427,7 @@ class KernelEmitter(KernelEmitterBase):
             self.host_args.append(name)
         if self.uses_checks:
             self.params.append("croktile::cuda::check_record* croktile_err")
-            self.host_args.append("croktile_checks.get()")
+            self.host_args.append(f"croktile_checks.device({_where(self.par.loc)})")
 
         self.lines.append(line_directive(par.loc))
         params = ",\n    ".join(self.params)

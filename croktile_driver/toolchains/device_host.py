@@ -1,10 +1,12 @@
 """Host code of a ``__co__`` function whose global data lives in device memory.
 
-The opencl and cuda targets emit the same host-level control flow, checks,
-result copies and the table of device-side runtime checks; they differ in how
-a device buffer is made, copied and read back, and in how a kernel is launched,
-which their subclasses supply (``s_Alloc``, ``copy_box_call``, ``s_Parallel``,
-``download``, ``emit``).
+The opencl and cuda targets emit the same two forms of each function: the device
+form (device views in, work queued on a stream, device-owned data out) with its
+host-level control flow, checks and table of device-side runtime checks, and the
+spec's host-array form, which copies its arguments to device memory and calls the
+device form. They differ in how a device buffer is made and copied and in how a
+kernel is launched, which their subclasses supply (``prologue``, ``bind_param``,
+``s_Alloc``, ``copy_box_call``, ``s_Parallel``, ``checks_declaration``).
 """
 from __future__ import annotations
 
@@ -12,7 +14,8 @@ from typing import Dict, List
 
 from ..frontend import ir
 from ..frontend.symbolic import Sym
-from .base import StatementWriter, box_declarations, c_string, check_stmt, elem_ctype, line_directive, signature
+from .base import (StatementWriter, box_declarations, c_string, check_stmt, device_signature, elem_ctype,
+                   has_device_form, line_directive, signature)
 from .kernel_ir import MAX_CHECK_VALUES
 
 
@@ -79,17 +82,63 @@ class DeviceHostEmitter(StatementWriter):
     def mem(buf: ir.Buffer) -> str:
         return f"{buf.name}__mem"
 
-    def download(self, buf: ir.Buffer, dest: str, loc) -> str:
-        """The statement that copies all of `buf`'s device memory to host memory at `dest`."""
+    # -- what a target supplies ---------------------------------------------------------
+    global_in_place = False    # the host form passes a 'global' parameter's view as device memory
+
+    def prologue(self) -> None:
+        """Statements after the entry checks: the target's runtime handles."""
+
+    def bind_param(self, p: ir.Param, where: str) -> None:
+        """The device form's `{p}__mem` over the caller's device memory (no copy)."""
         raise NotImplementedError
 
-    def open_function(self) -> List[ir.Stmt]:
-        """Writes the signature, the shape bindings and the checks that lead the body (they
-        run before any device work); returns the statements left to emit."""
+    def host_arg_check(self, p: ir.Param, where: str) -> List[str]:
+        """Statements of the host form that check an argument is memory of the right kind."""
+        return []
+
+    def checks_declaration(self, where: str) -> str:
+        """The declaration of `croktile_checks`, where failed device-side checks are recorded."""
+        raise NotImplementedError
+
+    def copy_box_call(self, s: ir.Dma) -> str:
+        """The runtime call of a host-level copy, given the arrays `box_declarations` declares."""
+        raise NotImplementedError
+
+    # -- the two forms -------------------------------------------------------------------
+    def emit_functions(self) -> List[str]:
+        """The report function of device-side checks, the function that does the work (the
+        device form, or for a function without tensor parameters its only form), and the
+        host form over the device form."""
         fn = self.fn
-        body = list(fn.body)
+        where_fn = where(fn.loc)
+        self.device_form = has_device_form(fn)
         self.w(0, line_directive(fn.loc))
-        self.w(0, signature(fn) + " {")
+        self.w(0, (device_signature(fn) if self.device_form else signature(fn)) + " {")
+        body = self.entry(fn)
+        self.w(1, line_directive(fn.loc))
+        if not self.device_form:
+            self.w(1, "croktile::stream croktile_stream;")
+        self.prologue()
+        checks_at = len(self.lines)
+        if self.device_form:
+            for p in fn.params:
+                if p.kind == "data":
+                    self.bind_param(p, where_fn)
+        self.stmts(body, 1)
+        if fn.ret_kind == "void" and not self.device_form:
+            self.w(1, self.synchronize(fn.loc))
+        self.w(0, "}")
+        head: List[str] = []
+        if self.checks:
+            self.lines.insert(checks_at, "  " + self.checks_declaration(where_fn))
+            head = self.report_function()
+        tail = self.host_form() if self.device_form else []
+        return head + self.lines + tail
+
+    def entry(self, fn: ir.Function) -> List[ir.Stmt]:
+        """Writes the shape bindings and the checks that lead the body (they run on the host
+        before any device work); returns the statements left to emit."""
+        body = list(fn.body)
         for b in fn.bindings:
             self.w(1, f"[[maybe_unused]] const long long {b.symbol} = (long long){b.param}.shape()[{b.dim}];")
         while body and isinstance(body[0], ir.Check):
@@ -97,10 +146,52 @@ class DeviceHostEmitter(StatementWriter):
             self.lines.append(check_stmt(body.pop(0), "  "))
         return body
 
-    def copy_box_call(self, s: ir.Dma) -> str:
-        """The runtime call of a host-level copy, given the arrays `box_declarations` declares."""
-        raise NotImplementedError
+    def host_form(self) -> List[str]:
+        """The spec's host-array form: arguments copied to device memory (a 'global' one used
+        in place where the target can), the device form called on the current stream, written
+        arguments and the result copied back, and every error reported before it returns."""
+        fn = self.fn
+        w = where(fn.loc)
+        saved, self.lines = self.lines, []
+        self.w(0, line_directive(fn.loc))
+        self.w(0, signature(fn) + " {")
+        self.entry(fn)
+        self.w(1, line_directive(fn.loc))
+        self.w(1, "croktile::stream croktile_stream;")
+        args = []
+        for p in fn.params:
+            if p.kind != "data":
+                args.append(p.name)
+                continue
+            for line in self.host_arg_check(p, w):
+                self.w(1, line)
+            if p.device and self.global_in_place:
+                self.w(1, f"croktile::device_view<{elem_ctype(p.elem)}, {p.rank}> {p.name}__dev({p.name}.data(), "
+                          f"{p.name}.shape());")
+            else:
+                self.w(1, f"auto {p.name}__dev = croktile::detail::upload({p.name}, croktile_stream, {w});")
+            args.append(f"{p.name}__dev")
+        call = f"{fn.name}({', '.join(args + ['croktile_stream'])})"
+        self.w(1, f"{'auto croktile_result = ' if fn.ret_kind != 'void' else ''}{call};")
+        for b in self.written_params:
+            p = next(p for p in fn.params if p.buffer is b)
+            if not (p.device and self.global_in_place):
+                self.w(1, f"croktile::detail::download({p.name}, {p.name}__dev, croktile_stream, {w});")
+        if fn.ret_kind == "data":
+            self.w(1, f"return croktile::detail::finish_on_host(croktile_result, croktile_stream, {w});")
+        else:
+            self.w(1, self.synchronize(fn.loc))
+            if fn.ret_kind != "void":
+                self.w(1, "return croktile_result;")
+        self.w(0, "}")
+        out, self.lines = self.lines, saved
+        return out
 
+    @staticmethod
+    def synchronize(loc) -> str:
+        return f"croktile::backend::synchronize(croktile_stream.native(), {where(loc)});"
+
+    # -- statements ----------------------------------------------------------------------
     def s_Dma(self, s: ir.Dma, depth: int) -> None:
         self.w(depth, "{")
         for line in box_declarations(s, self.hx):
@@ -108,16 +199,11 @@ class DeviceHostEmitter(StatementWriter):
         self.w(depth + 1, self.copy_box_call(s))
         self.w(depth, "}")
 
-    def copy_back(self, depth: int) -> None:
-        for b in self.written_params:
-            p = next(p for p in self.fn.params if p.buffer is b)
-            self.w(depth, self.download(b, f"{p.name}.data()", self.fn.loc))
-
     def s_Check(self, s: ir.Check, depth: int) -> None:
         self.lines.append(check_stmt(s, "  " * depth))
 
     def s_Wait(self, s: ir.Wait, depth: int) -> None:
-        self.w(depth, f"// wait {', '.join(s.futures)}: host-level copies complete when issued")
+        self.w(depth, f"// wait {', '.join(s.futures)}: host-level copies are ordered on the stream")
 
     def s_Swap(self, s: ir.Swap, depth: int) -> None:
         self.w(depth, f"std::swap({self.mem(s.a)}, {self.mem(s.b)});")
@@ -126,20 +212,26 @@ class DeviceHostEmitter(StatementWriter):
         self.gen.diag.error(s.loc, f"'call' outside 'parallel' cannot run on target '{self.target}'")
 
     def s_Return(self, s: ir.Return, depth: int) -> None:
-        self.copy_back(depth)
         if s.buffer is not None:
             buf = s.buffer
             ctype, rank = elem_ctype(buf.elem), len(buf.shape)
             if buf.origin == "param":
                 p = next(p for p in self.fn.params if p.buffer is buf)
-                shape = f"{p.name}.shape()"
+                result = f"croktile::detail::device_copy({p.name}, croktile_stream, {where(s.loc)})"
             else:
                 shape = (f"std::array<std::size_t, {rank}>{{" +
                          ", ".join(f"(std::size_t)({self.hx(d)})" for d in buf.shape) + "}")
-            self.w(depth, f"croktile::spanned_data<{ctype}, {rank}> {buf.name}__result({shape});")
-            self.w(depth, self.download(buf, f"{buf.name}__result.data()", s.loc))
-            self.w(depth, f"return {buf.name}__result;")
+                result = (f"croktile::device_data<{ctype}, {rank}>::adopt({self.mem(buf)}.release<{ctype}>(), "
+                          f"{shape}, croktile_stream)")
+            if self.device_form:
+                self.w(depth, f"return {result};")
+            else:
+                self.w(depth, f"return croktile::detail::finish_on_host({result}, croktile_stream, {where(s.loc)});")
         elif s.value is not None:
+            if not self.device_form:
+                self.w(depth, self.synchronize(s.loc))
             self.w(depth, f"return {self.hx(s.value)};")
         else:
+            if not self.device_form:
+                self.w(depth, self.synchronize(s.loc))
             self.w(depth, "return;")
