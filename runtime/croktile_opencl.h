@@ -31,8 +31,10 @@
 #include <cstddef>
 #include <cstdlib>
 #include <cstring>
+#include <map>
 #include <mutex>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "croktile.h"
@@ -367,49 +369,164 @@ class program {
   std::string error_;
 };
 
-// A device buffer; released when it goes out of scope, on every path.
-class buffer {
+namespace detail {
+// Freed device memory, kept per queue and size for the next call on that queue (a
+// later command on the same queue comes after the commands that used it: in order,
+// or behind the barrier croktile puts before each command on an out-of-order queue).
+class memory_pool {
  public:
-  // init == nullptr: zero-filled (unless zero == false: left undefined).
-  buffer(runtime& rt, std::size_t bytes, const void* init, const char* where, bool zero = true)
-      : bytes_(bytes) {
-    // Some implementations (PoCL) allocate lazily and accept any size here.
-    if (rt.max_alloc != 0 && bytes > rt.max_alloc)
-      fail(where, "clCreateBuffer", CL_INVALID_BUFFER_SIZE,
-           " (" + std::to_string(bytes) + " bytes; device '" + rt.device_name + "' allocates at most " +
-               std::to_string(rt.max_alloc) + ")");
-    cl_int err = CL_SUCCESS;
-    mem_ = clCreateBuffer(rt.context, CL_MEM_READ_WRITE, bytes ? bytes : 1, nullptr, &err);
-    check(err, "clCreateBuffer", where);
-    if (bytes == 0) return;
-    if (init != nullptr) {
-      check(clEnqueueWriteBuffer(rt.queue, mem_, CL_TRUE, 0, bytes, init, 0, nullptr, nullptr),
-            "clEnqueueWriteBuffer", where);
-    } else if (zero) {
-      const cl_uchar pattern = 0;
-      check(clEnqueueFillBuffer(rt.queue, mem_, &pattern, 1, 0, bytes, 0, nullptr, nullptr),
-            "clEnqueueFillBuffer", where);
+  static memory_pool& get() {
+    static memory_pool* p = new memory_pool();  // never destroyed, like the runtime
+    return *p;
+  }
+  cl_mem take(cl_command_queue q, std::size_t bytes) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto it = free_.find({q, bytes});
+    if (it == free_.end() || it->second.empty()) return nullptr;
+    cl_mem m = it->second.back();
+    it->second.pop_back();
+    return m;
+  }
+  void give(cl_command_queue q, cl_mem m) {
+    std::size_t bytes = 0;
+    if (clGetMemObjectInfo(m, CL_MEM_SIZE, sizeof bytes, &bytes, nullptr) != CL_SUCCESS) {
+      clReleaseMemObject(m);
+      return;
+    }
+    std::lock_guard<std::mutex> lock(mutex_);
+    free_[{q, bytes}].push_back(m);
+  }
+  // Releases what is kept for `q` (all queues when q is null).
+  void trim(cl_command_queue q) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    for (auto it = free_.begin(); it != free_.end();) {
+      if (q != nullptr && it->first.first != q) {
+        ++it;
+        continue;
+      }
+      for (cl_mem m : it->second) clReleaseMemObject(m);
+      it = free_.erase(it);
     }
   }
+
+ private:
+  std::mutex mutex_;
+  std::map<std::pair<cl_command_queue, std::size_t>, std::vector<cl_mem>> free_;
+};
+}  // namespace detail
+
+// The queue a call runs on: the caller's, else croktile's own in-order queue.
+inline cl_command_queue queue_of(runtime& rt, cl_command_queue q) { return q ? q : rt.queue; }
+
+// On an out-of-order queue, a barrier before each croktile command keeps the
+// commands of a call, and successive calls, in the order they were queued.
+inline void order(cl_command_queue q, const char* where) {
+  cl_command_queue_properties props = 0;
+  check(clGetCommandQueueInfo(q, CL_QUEUE_PROPERTIES, sizeof props, &props, nullptr), "clGetCommandQueueInfo", where);
+  if (props & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE)
+    check(clEnqueueBarrierWithWaitList(q, 0, nullptr, nullptr), "clEnqueueBarrierWithWaitList", where);
+}
+
+// Device memory for `bytes` (at least 1: a cl_mem cannot be empty) from the pool of `q`.
+inline cl_mem allocate(runtime& rt, cl_command_queue q, std::size_t bytes, const char* where) {
+  if (bytes == 0) bytes = 1;
+  if (cl_mem m = detail::memory_pool::get().take(q, bytes)) return m;
+  // Some implementations (PoCL) allocate lazily and accept any size here.
+  if (rt.max_alloc != 0 && bytes > rt.max_alloc)
+    fail(where, "clCreateBuffer", CL_INVALID_BUFFER_SIZE,
+         " (" + std::to_string(bytes) + " bytes; device '" + rt.device_name + "' allocates at most " +
+             std::to_string(rt.max_alloc) + ")");
+  cl_int err = CL_SUCCESS;
+  cl_mem m = clCreateBuffer(rt.context, CL_MEM_READ_WRITE, bytes, nullptr, &err);
+  check(err, "clCreateBuffer", where);
+  return m;
+}
+
+inline void fill_zero(cl_command_queue q, cl_mem m, std::size_t bytes, const char* where) {
+  if (bytes == 0) return;
+  order(q, where);
+  const cl_uchar pattern = 0;
+  check(clEnqueueFillBuffer(q, m, &pattern, 1, 0, bytes, 0, nullptr, nullptr), "clEnqueueFillBuffer", where);
+}
+
+// Device memory of a generated function: from the pool of its queue (returned when
+// it goes out of scope), or the caller's (never released).
+class buffer {
+ public:
+  buffer() = default;
+  buffer(runtime& rt, cl_command_queue q, std::size_t bytes, const char* where, bool zero = true)
+      : mem_(allocate(rt, q, bytes, where)), queue_(q) {
+    if (zero) {
+      try {
+        fill_zero(q, mem_, bytes, where);
+      } catch (...) {
+        detail::memory_pool::get().give(queue_, mem_);
+        throw;
+      }
+    }
+  }
+  static buffer borrow(cl_mem m) {
+    buffer b;
+    b.mem_ = m;
+    return b;
+  }
   ~buffer() {
-    if (mem_ != nullptr) clReleaseMemObject(mem_);
+    if (mem_ != nullptr && queue_ != nullptr) detail::memory_pool::get().give(queue_, mem_);
+  }
+  buffer(buffer&& o) noexcept : mem_(std::exchange(o.mem_, nullptr)), queue_(std::exchange(o.queue_, nullptr)) {}
+  buffer& operator=(buffer&& o) noexcept {
+    std::swap(mem_, o.mem_);
+    std::swap(queue_, o.queue_);
+    return *this;
   }
   buffer(const buffer&) = delete;
   buffer& operator=(const buffer&) = delete;
 
   cl_mem get() const { return mem_; }
-  std::size_t bytes() const { return bytes_; }
-
-  void read(runtime& rt, void* dst, std::size_t bytes, const char* where) const {
-    if (bytes == 0) return;
-    check(clEnqueueReadBuffer(rt.queue, mem_, CL_TRUE, 0, bytes, dst, 0, nullptr, nullptr),
-          "clEnqueueReadBuffer", where);
+  // Hands the memory to a device_data, which returns it to the same pool.
+  template <typename T>
+  cl_mem release() {
+    queue_ = nullptr;
+    return std::exchange(mem_, nullptr);
   }
 
  private:
   cl_mem mem_ = nullptr;
-  std::size_t bytes_;
+  cl_command_queue queue_ = nullptr;  // set when the memory is the pool's
 };
+
+// Arguments of the device form: buffers of croktile's context, large enough for their views.
+inline void expect_device(runtime& rt, cl_mem m, std::size_t bytes, const char* arg, const char* fn,
+                          const char* where) {
+  if (m == nullptr) {
+    if (bytes == 0) return;
+    throw croktile::runtime_error(std::string(where) + ": argument '" + arg + "' of '" + fn + "' is a null cl_mem");
+  }
+  cl_context ctx = nullptr;
+  std::size_t size = 0;
+  cl_int err = clGetMemObjectInfo(m, CL_MEM_CONTEXT, sizeof ctx, &ctx, nullptr);
+  if (err == CL_SUCCESS) err = clGetMemObjectInfo(m, CL_MEM_SIZE, sizeof size, &size, nullptr);
+  if (err != CL_SUCCESS)
+    fail(where, "clGetMemObjectInfo", err, std::string(" (argument '") + arg + "' of '" + fn + "' is not a cl_mem)");
+  if (ctx != rt.context)
+    throw croktile::runtime_error(std::string(where) + ": argument '" + arg + "' of '" + fn +
+                                  "' is a buffer of another OpenCL context; make it in croktile::opencl::context()");
+  if (size < bytes)
+    throw croktile::runtime_error(std::string(where) + ": argument '" + arg + "' of '" + fn + "' is a buffer of " +
+                                  std::to_string(size) + " bytes, but its view needs " + std::to_string(bytes));
+}
+
+// The queue of a call, checked to belong to croktile's context.
+inline cl_command_queue expect_queue(runtime& rt, cl_command_queue q, const char* where) {
+  q = queue_of(rt, q);
+  cl_context ctx = nullptr;
+  check(clGetCommandQueueInfo(q, CL_QUEUE_CONTEXT, sizeof ctx, &ctx, nullptr), "clGetCommandQueueInfo", where);
+  if (ctx != rt.context)
+    throw croktile::runtime_error(std::string(where) +
+                                  ": the stream is a command queue of another OpenCL context; make it in "
+                                  "croktile::opencl::context() (or use croktile::unique_stream)");
+  return q;
+}
 
 // One launch of a generated __kernel; released when it goes out of scope.
 class kernel {
@@ -425,10 +542,8 @@ class kernel {
   kernel(const kernel&) = delete;
   kernel& operator=(const kernel&) = delete;
 
-  void arg(cl_uint index, const buffer& b, const char* where) {
-    cl_mem m = b.get();
-    set(index, sizeof m, &m, where);
-  }
+  void arg(cl_uint index, const buffer& b, const char* where) { arg(index, b.get(), where); }
+  void arg(cl_uint index, cl_mem m, const char* where) { set(index, sizeof m, &m, where); }
   template <typename T>
   void value(cl_uint index, T v, const char* where) {
     set(index, sizeof v, &v, where);
@@ -438,9 +553,9 @@ class kernel {
   }
 
   // `groups` work-groups of `group_size` work-items (fewer if the device allows
-  // fewer for this kernel: generated kernels loop over the inner instances);
-  // waits until they finish so that an execution error is reported here.
-  void launch(runtime& rt, long long groups, long long group_size, const char* where) {
+  // fewer for this kernel: generated kernels loop over the inner instances), queued
+  // on `q`; an execution error is reported at the next synchronize.
+  void launch(runtime& rt, cl_command_queue q, long long groups, long long group_size, const char* where) {
     if (groups <= 0) return;
     if (group_size <= 0) group_size = 1;
     if (group_size > 1) {
@@ -452,12 +567,12 @@ class kernel {
     }
     const std::size_t local = static_cast<std::size_t>(group_size);
     const std::size_t global = static_cast<std::size_t>(groups) * local;
-    cl_int err = clEnqueueNDRangeKernel(rt.queue, kernel_, 1, nullptr, &global, &local, 0, nullptr, nullptr);
+    order(q, where);
+    cl_int err = clEnqueueNDRangeKernel(q, kernel_, 1, nullptr, &global, &local, 0, nullptr, nullptr);
     if (err != CL_SUCCESS)
       fail(where, "clEnqueueNDRangeKernel", err,
            " (kernel '" + name_ + "', " + std::to_string(groups) + " work-groups of " +
                std::to_string(group_size) + " work-items)");
-    check(clFinish(rt.queue), "clFinish", where);
   }
 
  private:
@@ -471,38 +586,96 @@ class kernel {
   std::string name_;
 };
 
-// A failed runtime check in device code records (check id + 1, values) here;
-// the first failure wins. The host polls it after each launch.
-class device_checks {
+// Where the kernels of one generated function record a failed runtime check
+// (check id + 1, then the values; the first failure wins): a small buffer of
+// croktile's context, one per function, read at the next synchronize.
+class check_slot;
+namespace detail {
+struct check_slots {
+  std::mutex mutex;
+  std::vector<check_slot*> all;
+  static check_slots& get() {
+    static check_slots* s = new check_slots();
+    return *s;
+  }
+};
+}  // namespace detail
+
+class check_slot {
  public:
   static constexpr int max_values = 4;
-  device_checks(runtime& rt, const char* where) : buf_(rt, sizeof(cl_int) * (2 + 2 * max_values), nullptr, where) {}
+  static constexpr std::size_t bytes = sizeof(cl_int) * (2 + 2 * max_values);
+  explicit check_slot(void (*report)(int, const long long*)) : report_(report) {}
+  check_slot(const check_slot&) = delete;
+  check_slot& operator=(const check_slot&) = delete;
 
-  const buffer& get() const { return buf_; }
-
-  void poll(runtime& rt, const char* where, void (*report)(int, const long long*)) const {
-    cl_int h[2 + 2 * max_values] = {};
-    buf_.read(rt, h, sizeof h, where);
-    if (h[0] == 0) return;
-    long long values[max_values];
-    std::memcpy(values, h + 2, sizeof values);
-    report(h[0] - 1, values);
+  cl_mem get(runtime& rt, const char* where) {
+    auto& slots = detail::check_slots::get();
+    std::lock_guard<std::mutex> lock(slots.mutex);
+    if (mem_ == nullptr) {
+      const cl_int zeros[2 + 2 * max_values] = {};
+      cl_int err = CL_SUCCESS;
+      cl_mem m = clCreateBuffer(rt.context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, bytes,
+                                const_cast<cl_int*>(zeros), &err);
+      check(err, "clCreateBuffer", where);
+      mem_ = m;
+      slots.all.push_back(this);
+    }
+    return mem_;
   }
 
+  // With the registry locked, after `q` finished: a recorded failure is cleared and returned.
+  bool take(cl_command_queue q, int& id, long long (&values)[max_values], const char* where) {
+    cl_int h[2 + 2 * max_values] = {};
+    check(clEnqueueReadBuffer(q, mem_, CL_TRUE, 0, bytes, h, 0, nullptr, nullptr), "clEnqueueReadBuffer", where);
+    if (h[0] == 0) return false;
+    id = h[0] - 1;
+    std::memcpy(values, h + 2, sizeof values);
+    const cl_int zero = 0;
+    check(clEnqueueWriteBuffer(q, mem_, CL_TRUE, 0, sizeof zero, &zero, 0, nullptr, nullptr), "clEnqueueWriteBuffer",
+          where);
+    return true;
+  }
+  void (*report() const)(int, const long long*) { return report_; }
+
  private:
-  buffer buf_;
+  void (*report_)(int, const long long*);
+  cl_mem mem_ = nullptr;  // kept for the life of the process
 };
+
+// Waits for `q` (croktile's queue if null); a failed command, then a failed
+// device-side check of any call, throws croktile::runtime_error.
+inline void synchronize(cl_command_queue q, const char* where) {
+  runtime& rt = runtime::get(where);
+  q = queue_of(rt, q);
+  check(clFinish(q), "clFinish", where);
+  auto& slots = detail::check_slots::get();
+  int id = 0;
+  long long values[check_slot::max_values] = {};
+  void (*report)(int, const long long*) = nullptr;
+  {
+    std::lock_guard<std::mutex> lock(slots.mutex);
+    for (check_slot* s : slots.all)
+      if (s->take(q, id, values, where)) {
+        report = s->report();
+        break;
+      }
+  }
+  if (report) report(id, values);
+}
 
 // Host-level dma.copy between two device buffers: the box `ext` at `src_off` of a
 // row-major array shaped `src_shape` goes to `dst_off` of one shaped `dst_shape`,
-// one clEnqueueCopyBufferRect per 2-d slab.
+// one clEnqueueCopyBufferRect per 2-d slab, queued on `q`.
 template <std::size_t Rank>
-void copy_box(runtime& rt, const buffer& src, const long long (&src_shape)[Rank], const long long (&src_off)[Rank],
+void copy_box(runtime& rt, cl_command_queue q, const buffer& src, const long long (&src_shape)[Rank], const long long (&src_off)[Rank],
               const buffer& dst, const long long (&dst_shape)[Rank], const long long (&dst_off)[Rank],
               const long long (&ext)[Rank], std::size_t elem, const char* where) {
   long long total = 1;
   for (std::size_t d = 0; d < Rank; ++d) total *= ext[d];
   if (total <= 0) return;
+  (void)rt;
+  order(q, where);  // the slabs are disjoint: only what came before is waited for
   const std::size_t last = Rank - 1;
   const std::size_t rows_dim = Rank >= 2 ? Rank - 2 : 0;
   const std::size_t src_row = static_cast<std::size_t>(src_shape[last]) * elem;
@@ -523,15 +696,12 @@ void copy_box(runtime& rt, const buffer& src, const long long (&src_shape)[Rank]
                                        Rank >= 2 ? static_cast<std::size_t>(dst_off[rows_dim]) : 0, dst_z};
     const std::size_t region[3] = {static_cast<std::size_t>(ext[last]) * elem,
                                    Rank >= 2 ? static_cast<std::size_t>(ext[rows_dim]) : 1, 1};
-    check(clEnqueueCopyBufferRect(rt.queue, src.get(), dst.get(), src_origin, dst_origin, region, src_row,
+    check(clEnqueueCopyBufferRect(q, src.get(), dst.get(), src_origin, dst_origin, region, src_row,
                                   src_slab, dst_row, dst_slab, 0, nullptr, nullptr),
           "clEnqueueCopyBufferRect", where);
     std::size_t d = outer;
     for (;;) {
-      if (d == 0) {
-        check(clFinish(rt.queue), "clFinish", where);
-        return;
-      }
+      if (d == 0) return;
       --d;
       if (++idx[d] < ext[d]) break;
       idx[d] = 0;
@@ -541,3 +711,96 @@ void copy_box(runtime& rt, const buffer& src, const long long (&src_shape)[Rank]
 
 }  // namespace opencl
 }  // namespace croktile
+
+// ---------------------------------------------------------------------------
+// The device-data backend (croktile_device.h): cl_mem buffers of croktile's
+// context, command queues as streams, a reuse pool per queue.
+// ---------------------------------------------------------------------------
+namespace croktile {
+namespace backend {
+
+template <typename T>
+using device_pointer = cl_mem;
+constexpr bool typed_pointers = false;
+constexpr int dlpack_device_type = 4;  // kDLOpenCL
+using native_stream = cl_command_queue;
+
+inline native_stream default_stream() { return nullptr; }  // croktile's own in-order queue
+inline native_stream create_stream(bool out_of_order, const char* where) {
+  opencl::runtime& rt = opencl::runtime::get(where);
+  cl_int err = CL_SUCCESS;
+  cl_command_queue q = clCreateCommandQueue(
+      rt.context, rt.device, out_of_order ? CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE : 0, &err);
+  if (err == CL_INVALID_QUEUE_PROPERTIES && out_of_order)
+    opencl::fail(where, "clCreateCommandQueue", err,
+                 " (device '" + rt.device_name + "' has no out-of-order queues)");
+  opencl::check(err, "clCreateCommandQueue", where);
+  return q;
+}
+inline void destroy_stream(native_stream q) noexcept {
+  if (q == nullptr) return;
+  clFinish(q);
+  opencl::detail::memory_pool::get().trim(q);
+  clReleaseCommandQueue(q);
+}
+template <typename T>
+cl_mem allocate(std::size_t count, native_stream q, const char* where) {
+  opencl::runtime& rt = opencl::runtime::get(where);
+  return opencl::allocate(rt, opencl::queue_of(rt, q), count * sizeof(T), where);
+}
+template <typename T>
+void release(cl_mem m, native_stream q) noexcept {
+  if (m == nullptr) return;
+  try {
+    opencl::detail::memory_pool::get().give(opencl::queue_of(opencl::runtime::get("croktile"), q), m);
+  } catch (...) {
+    clReleaseMemObject(m);
+  }
+}
+inline void zero(cl_mem m, std::size_t bytes, native_stream q, const char* where) {
+  opencl::runtime& rt = opencl::runtime::get(where);
+  opencl::fill_zero(opencl::queue_of(rt, q), m, bytes, where);
+}
+inline void upload(cl_mem dst, const void* src, std::size_t bytes, native_stream q, const char* where) {
+  if (bytes == 0) return;
+  opencl::runtime& rt = opencl::runtime::get(where);
+  q = opencl::queue_of(rt, q);
+  opencl::order(q, where);
+  opencl::check(clEnqueueWriteBuffer(q, dst, CL_TRUE, 0, bytes, src, 0, nullptr, nullptr), "clEnqueueWriteBuffer",
+                where);
+}
+inline void download(void* dst, cl_mem src, std::size_t bytes, native_stream q, const char* where) {
+  if (bytes == 0) return;
+  opencl::runtime& rt = opencl::runtime::get(where);
+  q = opencl::queue_of(rt, q);
+  opencl::order(q, where);
+  opencl::check(clEnqueueReadBuffer(q, src, CL_TRUE, 0, bytes, dst, 0, nullptr, nullptr), "clEnqueueReadBuffer",
+                where);
+}
+inline void copy(cl_mem dst, cl_mem src, std::size_t bytes, native_stream q, const char* where) {
+  if (bytes == 0) return;
+  opencl::runtime& rt = opencl::runtime::get(where);
+  q = opencl::queue_of(rt, q);
+  opencl::order(q, where);
+  opencl::check(clEnqueueCopyBuffer(q, src, dst, 0, 0, bytes, 0, nullptr, nullptr), "clEnqueueCopyBuffer", where);
+}
+inline void synchronize(native_stream q, const char* where) { opencl::synchronize(q, where); }
+
+}  // namespace backend
+}  // namespace croktile
+
+#include "croktile_device.h"
+
+namespace croktile {
+namespace opencl {
+using croktile::make_device_view;
+// croktile's OpenCL objects, for host code that makes its own buffers and queues.
+inline cl_context context() { return runtime::get("croktile::opencl::context").context; }
+inline cl_device_id device() { return runtime::get("croktile::opencl::device").device; }
+inline cl_command_queue queue() { return runtime::get("croktile::opencl::queue").queue; }
+// Releases the device memory kept for reuse (of every queue).
+inline void trim_pool() { detail::memory_pool::get().trim(nullptr); }
+inline void synchronize(croktile::stream s = croktile::stream()) { croktile::synchronize(s); }
+}  // namespace opencl
+}  // namespace croktile
+

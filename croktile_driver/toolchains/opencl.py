@@ -566,48 +566,34 @@ class HostEmitter(DeviceHostEmitter):
         super().__init__(gen, fn)
         self.kernel_count = 0
 
-    def download(self, buf: ir.Buffer, dest: str, loc) -> str:
-        return (f"{self.mem(buf)}.read(croktile_rt, {dest}, (std::size_t)({self.hx(_product(buf.shape))}) * "
-                f"sizeof({elem_ctype(buf.elem)}), {_where(loc)});")
-
     def emit(self) -> str:
+        return "\n".join(self.emit_functions())
+
+    def prologue(self) -> None:
         fn = self.fn
         where = _where(fn.loc)
-        needs_device = any(p.kind == "data" for p in fn.params) or any(
-            isinstance(s, (ir.Parallel, ir.Alloc, ir.Dma)) for s in fn.walk())
-        has_kernels = any(isinstance(s, ir.Parallel) for s in fn.walk())
-        body = self.open_function()
-        if needs_device:
-            self.w(1, line_directive(fn.loc))
-            self.w(1, f"croktile::opencl::runtime& croktile_rt = croktile::opencl::runtime::get({where});")
-            if has_kernels:
-                self.w(1, f"[[maybe_unused]] cl_program croktile_prog = croktile_device_program.get(croktile_rt, "
-                          f"{where});")
-            self.device_checks_at = len(self.lines)
-            for p in fn.params:
-                if p.kind == "data":
-                    ctype = elem_ctype(p.elem)
-                    self.w(1, f"croktile::opencl::buffer {self.mem(p.buffer)}(croktile_rt, "
-                              f"croktile::detail::checked_count<{ctype}>({p.name}.shape()) * sizeof({ctype}), "
-                              f"{p.name}.data(), {where});")
-        self.stmts(body, 1)
-        if fn.ret_kind == "void":
-            self.copy_back(1)
-        self.lines.append("}")
-        if self.checks:
-            self.lines.insert(self.device_checks_at, f"  croktile::opencl::device_checks croktile_checks(croktile_rt, "
-                                                     f"{where});")
-            return "\n".join(self.report_function() + self.lines)
-        return "\n".join(self.lines)
+        self.w(1, f"croktile::opencl::runtime& croktile_rt = croktile::opencl::runtime::get({where});")
+        self.w(1, "[[maybe_unused]] const cl_command_queue croktile_q = croktile::opencl::expect_queue(croktile_rt, "
+                  f"croktile_stream.native(), {where});")
+        if any(isinstance(s, ir.Parallel) for s in fn.walk()):
+            self.w(1, f"[[maybe_unused]] cl_program croktile_prog = croktile_device_program.get(croktile_rt, {where});")
+
+    def bind_param(self, p: ir.Param, where: str) -> None:
+        self.w(1, f"croktile::opencl::expect_device(croktile_rt, {p.name}.data(), {p.name}.bytes(), "
+                  f"{c_string(p.name)}, {c_string(self.fn.name)}, {where});")
+        self.w(1, f"croktile::opencl::buffer {self.mem(p.buffer)} = croktile::opencl::buffer::borrow({p.name}.data());")
+
+    def checks_declaration(self, where: str) -> str:
+        return f"static croktile::opencl::check_slot croktile_checks(croktile_report__{self.fn.name});"
 
     def s_Alloc(self, s: ir.Alloc, depth: int) -> None:
         buf = s.buffer
         count = self.hx(_product(buf.shape))
-        self.w(depth, f"croktile::opencl::buffer {self.mem(buf)}(croktile_rt, (std::size_t)({count}) * "
-                      f"sizeof({elem_ctype(buf.elem)}), nullptr, {_where(s.loc)});")
+        self.w(depth, f"croktile::opencl::buffer {self.mem(buf)}(croktile_rt, croktile_q, (std::size_t)({count}) * "
+                      f"sizeof({elem_ctype(buf.elem)}), {_where(s.loc)});")
 
     def copy_box_call(self, s: ir.Dma) -> str:
-        return (f"croktile::opencl::copy_box(croktile_rt, {self.mem(s.src.buffer)}, src_shape, src_off, "
+        return (f"croktile::opencl::copy_box(croktile_rt, croktile_q, {self.mem(s.src.buffer)}, src_shape, src_off, "
                 f"{self.mem(s.dst.buffer)}, dst_shape, dst_off, ext, sizeof({elem_ctype(s.src.buffer.elem)}), "
                 f"{_where(s.loc)});")
 
@@ -627,8 +613,8 @@ class HostEmitter(DeviceHostEmitter):
         self.w(d, f"const long long croktile_groups = {self.hx(s.count)};")
         self.w(d, f"const long long croktile_group_size = {k.group_size_host()};")
         if k.scratch:
-            self.w(d, "croktile::opencl::buffer croktile_scratch(croktile_rt, (std::size_t)(croktile_slot * "
-                      f"croktile_groups * croktile_group_size), nullptr, {where}, false);")
+            self.w(d, "croktile::opencl::buffer croktile_scratch(croktile_rt, croktile_q, (std::size_t)(croktile_slot * "
+                      f"croktile_groups * croktile_group_size), {where}, false);")
         for i, arg in enumerate(k.args):
             kind, value = arg.host
             if kind == "mem":
@@ -637,9 +623,7 @@ class HostEmitter(DeviceHostEmitter):
                 self.w(d, f"croktile_k.local({i}, (std::size_t)({value}), {where});")
             else:
                 self.w(d, f"croktile_k.value({i}, ({kind})({value}), {where});")
-        self.w(d, f"croktile_k.launch(croktile_rt, croktile_groups, croktile_group_size, {where});")
-        if k.uses_checks:
-            self.w(d, f"croktile_checks.poll(croktile_rt, {where}, croktile_report__{self.fn.name});")
+        self.w(d, f"croktile_k.launch(croktile_rt, croktile_q, croktile_groups, croktile_group_size, {where});")
         self.w(depth, "}")
 
 
@@ -774,7 +758,7 @@ class KernelEmitter(KernelEmitterBase):
             p = self.host.float_params[name]
             self.args.append(KernelArg(f"{p.ctype} {name}", (p.ctype, name)))
         if self.uses_checks:
-            self.args.append(KernelArg("__global int* croktile_err", ("mem", "croktile_checks.get()")))
+            self.args.append(KernelArg("__global int* croktile_err", ("mem", f"croktile_checks.get(croktile_rt, {_where(self.par.loc)})")))
 
         self.lines.append(statement_line(par.loc))
         params = ",\n    ".join(a.decl for a in self.args)
