@@ -138,9 +138,10 @@ struct check_record {
   long long values[4];
 };
 
-// Where the kernels of one generated function record a failed check: mapped,
-// pinned host memory (one per function, for every device and stream), read at the
-// next synchronize. `report` turns a record into the cpu target's error.
+// Where the kernels of one generated function record a failed check: a
+// __device__ variable of the generated source (one per device, zero when the
+// module loads; kernels reach it without an argument, so graph replays do too),
+// read at the next synchronize once a launch of the function was queued.
 class check_slot;
 namespace detail {
 struct check_slots {
@@ -155,49 +156,43 @@ struct check_slots {
 
 class check_slot {
  public:
-  explicit check_slot(void (*report)(int, const long long*)) : report_(report) {}
+  check_slot(void (*report)(int, const long long*), const void* symbol) : report_(report), symbol_(symbol) {}
   check_slot(const check_slot&) = delete;
   check_slot& operator=(const check_slot&) = delete;
 
-  check_record* device(const char* where) {
-    check_record* d = device_.load(std::memory_order_acquire);
-    if (d != nullptr) return d;
+  // Called when a launch that may record a failure is queued.
+  void arm() {
+    if (armed_.load(std::memory_order_relaxed)) return;
     auto& slots = detail::check_slots::get();
     std::lock_guard<std::mutex> lock(slots.mutex);
-    if (device_.load() == nullptr) {
-      void* h = nullptr;
-      check(cudaHostAlloc(&h, sizeof(check_record), cudaHostAllocMapped | cudaHostAllocPortable), "cudaHostAlloc",
-            where);
-      std::memset(h, 0, sizeof(check_record));
-      void* dp = nullptr;
-      check(cudaHostGetDevicePointer(&dp, h, 0), "cudaHostGetDevicePointer", where);
-      host_ = static_cast<check_record*>(h);
-      slots.all.push_back(this);
-      device_.store(static_cast<check_record*>(dp), std::memory_order_release);
-    }
-    return device_.load();
+    if (!armed_.exchange(true)) slots.all.push_back(this);
   }
 
-  // Called with the registry locked, after a synchronize: a recorded failure is
-  // cleared and reported (it throws).
-  bool take(int& id, long long (&values)[4]) {
-    volatile check_record* r = host_;
-    if (r == nullptr || r->id == 0) return false;
-    id = r->id - 1;
-    for (int k = 0; k < 4; ++k) values[k] = r->values[k];
-    r->id = 0;
+  // With the registry locked, after `stream` finished: a recorded failure is cleared and returned.
+  bool take(cudaStream_t stream, int& id, long long (&values)[4], const char* where) {
+    check_record h{};
+    check(cudaMemcpyFromSymbolAsync(&h, symbol_, sizeof h, 0, cudaMemcpyDeviceToHost, stream),
+          "cudaMemcpyFromSymbolAsync", where);
+    check(cudaStreamSynchronize(stream), "cudaMemcpyFromSymbolAsync", where);
+    if (h.id == 0) return false;
+    id = h.id - 1;
+    for (int k = 0; k < 4; ++k) values[k] = h.values[k];
+    const check_record zero{};
+    check(cudaMemcpyToSymbolAsync(symbol_, &zero, sizeof zero, 0, cudaMemcpyHostToDevice, stream),
+          "cudaMemcpyToSymbolAsync", where);
+    check(cudaStreamSynchronize(stream), "cudaMemcpyToSymbolAsync", where);
     return true;
   }
   void (*report() const)(int, const long long*) { return report_; }
 
  private:
   void (*report_)(int, const long long*);
-  std::atomic<check_record*> device_{nullptr};
-  check_record* host_ = nullptr;
+  const void* symbol_;
+  std::atomic<bool> armed_{false};
 };
 
 // Reports the first failed device-side check recorded since the last poll.
-inline void poll_checks() {
+inline void poll_checks(cudaStream_t stream, const char* where) {
   auto& slots = detail::check_slots::get();
   int id = 0;
   long long values[4] = {};
@@ -205,7 +200,7 @@ inline void poll_checks() {
   {
     std::lock_guard<std::mutex> lock(slots.mutex);
     for (check_slot* s : slots.all)
-      if (s->take(id, values)) {
+      if (s->take(stream, id, values, where)) {
         report = s->report();
         break;
       }
@@ -217,7 +212,7 @@ inline void poll_checks() {
 // check, throws croktile::runtime_error.
 inline void synchronize(cudaStream_t stream, const char* where) {
   check(cudaStreamSynchronize(stream), "kernel execution", where);
-  poll_checks();
+  poll_checks(stream, where);
 }
 
 // Arguments of a call: device memory where the overload takes device views, host
@@ -472,13 +467,12 @@ __device__ __forceinline__ void block_zero(T* p, long long n) {
 
 __device__ __forceinline__ void check_fail(check_record* rec, int id, long long v0, long long v1, long long v2,
                                            long long v3) {
-  if (atomicCAS_system(&rec->id, 0, id + 1) == 0) {
-    volatile long long* v = rec->values;
-    v[0] = v0;
-    v[1] = v1;
-    v[2] = v2;
-    v[3] = v3;
-    __threadfence_system();
+  if (atomicCAS(&rec->id, 0, id + 1) == 0) {
+    rec->values[0] = v0;
+    rec->values[1] = v1;
+    rec->values[2] = v2;
+    rec->values[3] = v3;
+    __threadfence();
   }
 }
 

@@ -165,7 +165,12 @@ class HostEmitter(DeviceHostEmitter):
 
     def emit(self) -> str:
         functions = self.emit_functions()
-        return "\n".join(self.kernels + functions)
+        record = [f"static __device__ croktile::cuda::check_record {self.record()};"] if self.checks else []
+        return "\n".join(record + self.kernels + functions)
+
+    def record(self) -> str:
+        """The device variable where the function's kernels record a failed check."""
+        return f"croktile_record__{self.fn.name}"
 
     def prologue(self) -> None:
         self.w(1, "[[maybe_unused]] const cudaStream_t croktile_st = croktile_stream.native();")
@@ -181,7 +186,8 @@ class HostEmitter(DeviceHostEmitter):
         return [f"croktile::cuda::expect_host({p.name}.data(), {c_string(p.name)}, {c_string(self.fn.name)}, {where});"]
 
     def checks_declaration(self, where: str) -> str:
-        return f"static croktile::cuda::check_slot croktile_checks(croktile_report__{self.fn.name});"
+        return (f"static croktile::cuda::check_slot croktile_checks(croktile_report__{self.fn.name}, "
+                f"&{self.record()});")
 
     def s_Alloc(self, s: ir.Alloc, depth: int) -> None:
         buf = s.buffer
@@ -218,6 +224,8 @@ class HostEmitter(DeviceHostEmitter):
             self.w(d, "croktile::cuda::buffer croktile_scratch((std::size_t)(croktile_slot * croktile_grid * "
                       f"croktile_block), croktile_st, {where});")
         args = ", ".join(k.host_args)
+        if k.uses_checks:
+            self.w(d, "croktile_checks.arm();")
         self.w(d, f"croktile::cuda::launch({k.name}, croktile_grid, croktile_block, croktile_smem, croktile_st, "
                   f"{where}{', ' + args if args else ''});")
         self.w(depth, "}")
@@ -425,9 +433,6 @@ class KernelEmitter(KernelEmitterBase):
             p = self.host.float_params[name]
             self.params.append(f"{p.ctype} {name}")
             self.host_args.append(name)
-        if self.uses_checks:
-            self.params.append("croktile::cuda::check_record* croktile_err")
-            self.host_args.append(f"croktile_checks.device({_where(self.par.loc)})")
 
         self.lines.append(line_directive(par.loc))
         params = ",\n    ".join(self.params)
@@ -437,6 +442,8 @@ class KernelEmitter(KernelEmitterBase):
                 self.w(1, f"__shared__ __align__(16) unsigned char croktile_smem[{self.plan.static_bytes}];")
             else:
                 self.w(1, "extern __shared__ __align__(16) unsigned char croktile_smem[];")
+        if self.uses_checks:
+            self.w(1, f"croktile::cuda::check_record* const croktile_err = &{self.host.record()};")
         self.w(1, f"[[maybe_unused]] const long long {par.var} = blockIdx.x;")
         self.w(1, "[[maybe_unused]] const long long croktile_tid = threadIdx.x;")
         self.w(1, "[[maybe_unused]] const long long croktile_nt = blockDim.x;")
