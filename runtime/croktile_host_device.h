@@ -41,6 +41,9 @@ inline void upload(void* dst, const void* src, std::size_t bytes, native_stream,
 inline void download(void* dst, const void* src, std::size_t bytes, native_stream, const char*) {
   if (bytes) std::memcpy(dst, src, bytes);
 }
+inline void copy(void* dst, const void* src, std::size_t bytes, native_stream, const char*) {
+  if (bytes) std::memcpy(dst, src, bytes);
+}
 inline void synchronize(native_stream, const char*) {}
 
 }  // namespace backend
