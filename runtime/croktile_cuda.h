@@ -28,6 +28,7 @@
 
 #include "croktile.h"
 #include "croktile_check.h"
+#include "croktile_device.h"
 
 // min/max of generated index expressions (std::min is host-only in device code).
 __host__ __device__ inline long long croktile_min(long long a, long long b) { return a < b ? a : b; }
@@ -256,6 +257,7 @@ inline launch_timing& timing() {
   return t;
 }
 
+#if defined(__CUDACC__)  // host code that only calls generated functions may be compiled by a C++ compiler
 // Queues `kernel` on `stream` with exactly `smem` bytes of dynamic shared memory and
 // checks the launch (cudaGetLastError); a fault while it runs is reported at the next
 // synchronize.
@@ -293,6 +295,7 @@ void launch(void (*kernel)(Params...), long long grid, long long block, std::siz
     cudaEventDestroy(stop);
   }
 }
+#endif  // __CUDACC__
 
 // Host-level dma.copy between two device buffers: the box `ext` at `src_off` of a
 // row-major array shaped `src_shape` goes to `dst_off` of one shaped `dst_shape`;
@@ -483,60 +486,63 @@ __device__ __forceinline__ void check_fail(check_record* rec, int id, long long 
 
 // ---------------------------------------------------------------------------
 // The device-data backend (croktile_device.h): device pointers, CUDA streams,
-// stream-ordered allocation.
+// stream-ordered allocation. Its API: croktile::cuda::device_view, ...
 // ---------------------------------------------------------------------------
 namespace croktile {
-namespace backend {
-
-template <typename T>
-using device_pointer = T*;
-constexpr bool typed_pointers = true;
-constexpr int dlpack_device_type = 2;  // kDLCUDA
-using native_stream = cudaStream_t;
-
-inline native_stream default_stream() { return nullptr; }  // the legacy default stream
-inline native_stream create_stream(bool, const char* where) {
-  cudaStream_t s = nullptr;
-  cuda::check(cudaStreamCreate(&s), "cudaStreamCreate", where);
-  return s;
-}
-inline void destroy_stream(native_stream s) noexcept {
-  cudaStreamSynchronize(s);
-  cudaStreamDestroy(s);
-}
-template <typename T>
-T* allocate(std::size_t count, native_stream s, const char* where) {
-  return static_cast<T*>(cuda::detail::pool_allocate(count * sizeof(T), s, where));
-}
-template <typename T>
-void release(T* p, native_stream s) noexcept {
-  if (p) cudaFreeAsync(p, s);
-}
-inline void zero(void* p, std::size_t bytes, native_stream s, const char* where) {
-  if (bytes) cuda::check(cudaMemsetAsync(p, 0, bytes, s), "cudaMemsetAsync", where);
-}
-inline void upload(void* dst, const void* src, std::size_t bytes, native_stream s, const char* where) {
-  if (bytes) cuda::check(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, s), "cudaMemcpyAsync", where);
-}
-inline void download(void* dst, const void* src, std::size_t bytes, native_stream s, const char* where) {
-  if (!bytes) return;
-  cuda::check(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToHost, s), "cudaMemcpyAsync", where);
-  cuda::check(cudaStreamSynchronize(s), "cudaMemcpyAsync", where);
-}
-inline void copy(void* dst, const void* src, std::size_t bytes, native_stream s, const char* where) {
-  if (bytes) cuda::check(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, s), "cudaMemcpyAsync", where);
-}
-inline void synchronize(native_stream s, const char* where) { cuda::synchronize(s, where); }
-
-}  // namespace backend
-}  // namespace croktile
-
-#include "croktile_device.h"
-
-namespace croktile {
 namespace cuda {
-using croktile::make_device_view;
-inline void synchronize(croktile::stream s = croktile::stream()) { croktile::synchronize(s); }
+
+struct backend {
+  template <typename T>
+  using device_pointer = T*;
+  static constexpr bool typed_pointers = true;
+  static constexpr int dlpack_device_type = 2;  // kDLCUDA
+  using native_stream = cudaStream_t;
+
+  static native_stream default_stream() { return nullptr; }  // the legacy default stream
+  // A blocking stream: ordered with the legacy default stream, as host code that
+  // uses cudaMemset/cudaMemcpy without a stream expects.
+  static native_stream create_stream(bool, const char* where) {
+    cudaStream_t s = nullptr;
+    check(cudaStreamCreate(&s), "cudaStreamCreate", where);
+    return s;
+  }
+  static void destroy_stream(native_stream s) noexcept {
+    cudaStreamSynchronize(s);
+    cudaStreamDestroy(s);
+  }
+  template <typename T>
+  static T* allocate(std::size_t count, native_stream s, const char* where) {
+    return static_cast<T*>(detail::pool_allocate(count * sizeof(T), s, where));
+  }
+  template <typename T>
+  static void release(T* p, native_stream s) noexcept {
+    if (p) cudaFreeAsync(p, s);
+  }
+  static void zero(void* p, std::size_t bytes, native_stream s, const char* where) {
+    if (bytes) check(cudaMemsetAsync(p, 0, bytes, s), "cudaMemsetAsync", where);
+  }
+  static void upload(void* dst, const void* src, std::size_t bytes, native_stream s, const char* where) {
+    if (bytes) check(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, s), "cudaMemcpyAsync", where);
+  }
+  static void download(void* dst, const void* src, std::size_t bytes, native_stream s, const char* where) {
+    if (!bytes) return;
+    check(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToHost, s), "cudaMemcpyAsync", where);
+    check(cudaStreamSynchronize(s), "cudaMemcpyAsync", where);
+  }
+  static void copy(void* dst, const void* src, std::size_t bytes, native_stream s, const char* where) {
+    if (bytes) check(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, s), "cudaMemcpyAsync", where);
+  }
+  static void synchronize(native_stream s, const char* where) { cuda::synchronize(s, where); }
+};
+
+CROKTILE_DEVICE_API(backend)
+
 }  // namespace cuda
 }  // namespace croktile
 
+#ifndef CROKTILE_DEVICE_DEFAULT_API
+#define CROKTILE_DEVICE_DEFAULT_API cuda
+namespace croktile {
+CROKTILE_DEVICE_API(cuda::backend)
+}
+#endif

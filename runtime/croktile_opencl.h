@@ -39,6 +39,7 @@
 
 #include "croktile.h"
 #include "croktile_check.h"
+#include "croktile_device.h"
 
 // Host segments may still hold __device__ functions the tileflow code never calls.
 #ifndef __device__
@@ -714,93 +715,90 @@ void copy_box(runtime& rt, cl_command_queue q, const buffer& src, const long lon
 
 // ---------------------------------------------------------------------------
 // The device-data backend (croktile_device.h): cl_mem buffers of croktile's
-// context, command queues as streams, a reuse pool per queue.
+// context, command queues as streams, a reuse pool per queue. Its API:
+// croktile::opencl::device_view, ...
 // ---------------------------------------------------------------------------
 namespace croktile {
-namespace backend {
-
-template <typename T>
-using device_pointer = cl_mem;
-constexpr bool typed_pointers = false;
-constexpr int dlpack_device_type = 4;  // kDLOpenCL
-using native_stream = cl_command_queue;
-
-inline native_stream default_stream() { return nullptr; }  // croktile's own in-order queue
-inline native_stream create_stream(bool out_of_order, const char* where) {
-  opencl::runtime& rt = opencl::runtime::get(where);
-  cl_int err = CL_SUCCESS;
-  cl_command_queue q = clCreateCommandQueue(
-      rt.context, rt.device, out_of_order ? CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE : 0, &err);
-  if (err == CL_INVALID_QUEUE_PROPERTIES && out_of_order)
-    opencl::fail(where, "clCreateCommandQueue", err,
-                 " (device '" + rt.device_name + "' has no out-of-order queues)");
-  opencl::check(err, "clCreateCommandQueue", where);
-  return q;
-}
-inline void destroy_stream(native_stream q) noexcept {
-  if (q == nullptr) return;
-  clFinish(q);
-  opencl::detail::memory_pool::get().trim(q);
-  clReleaseCommandQueue(q);
-}
-template <typename T>
-cl_mem allocate(std::size_t count, native_stream q, const char* where) {
-  opencl::runtime& rt = opencl::runtime::get(where);
-  return opencl::allocate(rt, opencl::queue_of(rt, q), count * sizeof(T), where);
-}
-template <typename T>
-void release(cl_mem m, native_stream q) noexcept {
-  if (m == nullptr) return;
-  try {
-    opencl::detail::memory_pool::get().give(opencl::queue_of(opencl::runtime::get("croktile"), q), m);
-  } catch (...) {
-    clReleaseMemObject(m);
-  }
-}
-inline void zero(cl_mem m, std::size_t bytes, native_stream q, const char* where) {
-  opencl::runtime& rt = opencl::runtime::get(where);
-  opencl::fill_zero(opencl::queue_of(rt, q), m, bytes, where);
-}
-inline void upload(cl_mem dst, const void* src, std::size_t bytes, native_stream q, const char* where) {
-  if (bytes == 0) return;
-  opencl::runtime& rt = opencl::runtime::get(where);
-  q = opencl::queue_of(rt, q);
-  opencl::order(q, where);
-  opencl::check(clEnqueueWriteBuffer(q, dst, CL_TRUE, 0, bytes, src, 0, nullptr, nullptr), "clEnqueueWriteBuffer",
-                where);
-}
-inline void download(void* dst, cl_mem src, std::size_t bytes, native_stream q, const char* where) {
-  if (bytes == 0) return;
-  opencl::runtime& rt = opencl::runtime::get(where);
-  q = opencl::queue_of(rt, q);
-  opencl::order(q, where);
-  opencl::check(clEnqueueReadBuffer(q, src, CL_TRUE, 0, bytes, dst, 0, nullptr, nullptr), "clEnqueueReadBuffer",
-                where);
-}
-inline void copy(cl_mem dst, cl_mem src, std::size_t bytes, native_stream q, const char* where) {
-  if (bytes == 0) return;
-  opencl::runtime& rt = opencl::runtime::get(where);
-  q = opencl::queue_of(rt, q);
-  opencl::order(q, where);
-  opencl::check(clEnqueueCopyBuffer(q, src, dst, 0, 0, bytes, 0, nullptr, nullptr), "clEnqueueCopyBuffer", where);
-}
-inline void synchronize(native_stream q, const char* where) { opencl::synchronize(q, where); }
-
-}  // namespace backend
-}  // namespace croktile
-
-#include "croktile_device.h"
-
-namespace croktile {
 namespace opencl {
-using croktile::make_device_view;
+
+struct backend {
+  template <typename T>
+  using device_pointer = cl_mem;
+  static constexpr bool typed_pointers = false;
+  static constexpr int dlpack_device_type = 4;  // kDLOpenCL
+  using native_stream = cl_command_queue;
+
+  static native_stream default_stream() { return nullptr; }  // croktile's own in-order queue
+  static native_stream create_stream(bool out_of_order, const char* where) {
+    runtime& rt = runtime::get(where);
+    cl_int err = CL_SUCCESS;
+    cl_command_queue q = clCreateCommandQueue(rt.context, rt.device,
+                                              out_of_order ? CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE : 0, &err);
+    if (err == CL_INVALID_QUEUE_PROPERTIES && out_of_order)
+      fail(where, "clCreateCommandQueue", err, " (device '" + rt.device_name + "' has no out-of-order queues)");
+    check(err, "clCreateCommandQueue", where);
+    return q;
+  }
+  static void destroy_stream(native_stream q) noexcept {
+    if (q == nullptr) return;
+    clFinish(q);
+    detail::memory_pool::get().trim(q);
+    clReleaseCommandQueue(q);
+  }
+  template <typename T>
+  static cl_mem allocate(std::size_t count, native_stream q, const char* where) {
+    runtime& rt = runtime::get(where);
+    return opencl::allocate(rt, queue_of(rt, q), count * sizeof(T), where);
+  }
+  template <typename T>
+  static void release(cl_mem m, native_stream q) noexcept {
+    if (m == nullptr) return;
+    try {
+      detail::memory_pool::get().give(queue_of(runtime::get("croktile"), q), m);
+    } catch (...) {
+      clReleaseMemObject(m);
+    }
+  }
+  static void zero(cl_mem m, std::size_t bytes, native_stream q, const char* where) {
+    runtime& rt = runtime::get(where);
+    fill_zero(queue_of(rt, q), m, bytes, where);
+  }
+  static void upload(cl_mem dst, const void* src, std::size_t bytes, native_stream q, const char* where) {
+    if (bytes == 0) return;
+    q = queue_of(runtime::get(where), q);
+    order(q, where);
+    check(clEnqueueWriteBuffer(q, dst, CL_TRUE, 0, bytes, src, 0, nullptr, nullptr), "clEnqueueWriteBuffer", where);
+  }
+  static void download(void* dst, cl_mem src, std::size_t bytes, native_stream q, const char* where) {
+    if (bytes == 0) return;
+    q = queue_of(runtime::get(where), q);
+    order(q, where);
+    check(clEnqueueReadBuffer(q, src, CL_TRUE, 0, bytes, dst, 0, nullptr, nullptr), "clEnqueueReadBuffer", where);
+  }
+  static void copy(cl_mem dst, cl_mem src, std::size_t bytes, native_stream q, const char* where) {
+    if (bytes == 0) return;
+    q = queue_of(runtime::get(where), q);
+    order(q, where);
+    check(clEnqueueCopyBuffer(q, src, dst, 0, 0, bytes, 0, nullptr, nullptr), "clEnqueueCopyBuffer", where);
+  }
+  static void synchronize(native_stream q, const char* where) { opencl::synchronize(q, where); }
+};
+
+CROKTILE_DEVICE_API(backend)
+
 // croktile's OpenCL objects, for host code that makes its own buffers and queues.
 inline cl_context context() { return runtime::get("croktile::opencl::context").context; }
 inline cl_device_id device() { return runtime::get("croktile::opencl::device").device; }
 inline cl_command_queue queue() { return runtime::get("croktile::opencl::queue").queue; }
 // Releases the device memory kept for reuse (of every queue).
 inline void trim_pool() { detail::memory_pool::get().trim(nullptr); }
-inline void synchronize(croktile::stream s = croktile::stream()) { croktile::synchronize(s); }
+
 }  // namespace opencl
 }  // namespace croktile
 
+#ifndef CROKTILE_DEVICE_DEFAULT_API
+#define CROKTILE_DEVICE_DEFAULT_API opencl
+namespace croktile {
+CROKTILE_DEVICE_API(opencl::backend)
+}
+#endif

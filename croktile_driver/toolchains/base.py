@@ -45,31 +45,32 @@ def has_device_form(fn: ir.Function) -> bool:
     return any(p.kind == "data" for p in fn.params)
 
 
-def device_signature(fn: ir.Function) -> str:
-    """The overload that takes device views and a stream and returns device-owned data."""
+def device_signature(fn: ir.Function, api: str) -> str:
+    """The overload that takes device views and a stream and returns device-owned data, in
+    the types of the target's device API (`api`: croktile::cuda, croktile::opencl, croktile::host)."""
     params = []
     for p in fn.params:
         if p.kind == "data":
-            params.append(f"croktile::device_view<{elem_ctype(p.elem)}, {p.rank}> {p.name}")
+            params.append(f"{api}::device_view<{elem_ctype(p.elem)}, {p.rank}> {p.name}")
         elif p.kind == "float":
             params.append(f"{p.ctype} {p.name}")
         else:
             params.append(f"{p.kind} {p.name}")
-    params.append("croktile::stream croktile_stream")
+    params.append(f"{api}::stream croktile_stream")
     if fn.ret_kind == "data":
-        ret = f"croktile::device_data<{elem_ctype(fn.ret_elem)}, {len(fn.ret_shape)}>"
+        ret = f"{api}::device_data<{elem_ctype(fn.ret_elem)}, {len(fn.ret_shape)}>"
     else:
         ret = fn.ret_kind
     return f"{ret} {fn.name}({', '.join(params)})"
 
 
-def device_prototype(fn: ir.Function) -> str:
+def device_prototype(fn: ir.Function, api: str) -> str:
     """The device form's declaration, where the stream argument gets its default."""
-    return device_signature(fn).replace("croktile::stream croktile_stream)",
-                                        "croktile::stream croktile_stream = croktile::stream())") + ";"
+    return device_signature(fn, api).replace(f"{api}::stream croktile_stream)",
+                                             f"{api}::stream croktile_stream = {api}::stream())") + ";"
 
 
-def host_over_device_form(fn: ir.Function) -> str:
+def host_over_device_form(fn: ir.Function, api: str) -> str:
     """The device form on a target whose device memory is host memory (cpu, factor): it
     calls the host form on the same memory; a returned result's memory is adopted."""
     args = []
@@ -79,9 +80,9 @@ def host_over_device_form(fn: ir.Function) -> str:
         else:
             args.append(p.name)
     call = f"{fn.name}({', '.join(args)})"
-    lines = [line_directive(fn.loc), device_signature(fn) + " {"]
+    lines = [line_directive(fn.loc), device_signature(fn, api) + " {"]
     if fn.ret_kind == "data":
-        ret = f"croktile::device_data<{elem_ctype(fn.ret_elem)}, {len(fn.ret_shape)}>"
+        ret = f"{api}::device_data<{elem_ctype(fn.ret_elem)}, {len(fn.ret_shape)}>"
         lines += [f"  auto croktile_result = {call};",
                   "  const auto croktile_shape = croktile_result.shape();",
                   f"  return {ret}::adopt(croktile_result.release(), croktile_shape, croktile_stream);"]
@@ -95,10 +96,13 @@ def host_over_device_form(fn: ir.Function) -> str:
 
 def with_device_form(fn: ir.Function, host_text: str) -> str:
     """A host-memory target's definitions of `fn`: its host form, then the device form over it."""
-    return host_text + ("\n" + host_over_device_form(fn) if has_device_form(fn) else "")
+    return host_text + ("\n" + host_over_device_form(fn, HOST_API) if has_device_form(fn) else "")
 
 
-def host_translation_unit(tu: TranslationUnit, head: List[str], cok_lines, co_text) -> str:
+HOST_API = "croktile::host"    # the device API of the targets whose device memory is host memory
+
+
+def host_translation_unit(tu: TranslationUnit, head: List[str], cok_lines, co_text, api: str = HOST_API) -> str:
     """The generated host source: `head`, then the input's segments in order: host C++ as
     written (after a #line), each `__cok__` block as ``cok_lines(index, segment)`` renders
     it, and the declarations and definitions (``co_text(function)``, both forms) of __co__
@@ -120,7 +124,7 @@ def host_translation_unit(tu: TranslationUnit, head: List[str], cok_lines, co_te
             # the stream's default argument goes on the first declaration only
             if has_device_form(fn) and fn.name not in device_declared:
                 device_declared.add(fn.name)
-                out.append(device_prototype(fn))
+                out.append(device_prototype(fn, api))
             if seg.kind == "co":
                 out.append(co_text(fn))
     return "\n".join(out) + "\n"
@@ -215,6 +219,8 @@ class ToolChain:
 
     target = ""
     source_suffix = ".cpp"      # suffix of the generated host source
+    runtime_header = ""         # the target's runtime header: device views, streams, launches
+    device_api = "croktile::host"   # the namespace of its device views and streams
 
     def __init__(self, profile: Dict, options):
         self.profile = profile

@@ -21,6 +21,7 @@ STACK_LIMIT_BYTES = 64 * 1024
 class CpuToolChain(ToolChain):
     target = "cpu"
     source_suffix = ".cpp"
+    runtime_header = "croktile_cpu.h"
 
     def generate(self, tu: TranslationUnit, diag) -> Dict[str, str]:
         return {self.source_suffix: emit_translation_unit(tu)}

@@ -81,6 +81,8 @@ def _join(a: State, b: State) -> State:
 class CudaToolChain(ToolChain):
     target = "cuda"
     source_suffix = ".cu"
+    runtime_header = "croktile_cuda.h"
+    device_api = "croktile::cuda"
 
     def generate(self, tu: TranslationUnit, diag) -> Dict[str, str]:
         return {self.source_suffix: Generator(tu, diag, self).run()}
@@ -133,7 +135,7 @@ class Generator:
         def cok_lines(si, seg):
             return [line_directive(seg.loc),
                     device_cok_text(seg.text, [f for f in cok.functions.values() if f.seg_index == si])]
-        return host_translation_unit(tu, head, cok_lines, lambda fn: HostEmitter(self, fn).emit())
+        return host_translation_unit(tu, head, cok_lines, lambda fn: HostEmitter(self, fn).emit(), "croktile::cuda")
 
 
 def device_cok_text(text: str, functions) -> str:
@@ -162,6 +164,7 @@ class HostEmitter(DeviceHostEmitter):
         self.kernels: List[str] = []
 
     global_in_place = True
+    api = "croktile::cuda"
 
     def emit(self) -> str:
         functions = self.emit_functions()

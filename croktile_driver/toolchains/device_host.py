@@ -84,6 +84,7 @@ class DeviceHostEmitter(StatementWriter):
 
     # -- what a target supplies ---------------------------------------------------------
     global_in_place = False    # the host form passes a 'global' parameter's view as device memory
+    api = ""                   # the namespace of the target's device API: croktile::cuda, croktile::opencl
 
     def prologue(self) -> None:
         """Statements after the entry checks: the target's runtime handles."""
@@ -113,11 +114,11 @@ class DeviceHostEmitter(StatementWriter):
         where_fn = where(fn.loc)
         self.device_form = has_device_form(fn)
         self.w(0, line_directive(fn.loc))
-        self.w(0, (device_signature(fn) if self.device_form else signature(fn)) + " {")
+        self.w(0, (device_signature(fn, self.api) if self.device_form else signature(fn)) + " {")
         body = self.entry(fn)
         self.w(1, line_directive(fn.loc))
         if not self.device_form:
-            self.w(1, "croktile::stream croktile_stream;")
+            self.w(1, f"{self.api}::stream croktile_stream;")
         self.prologue()
         checks_at = len(self.lines)
         if self.device_form:
@@ -157,7 +158,7 @@ class DeviceHostEmitter(StatementWriter):
         self.w(0, signature(fn) + " {")
         self.entry(fn)
         self.w(1, line_directive(fn.loc))
-        self.w(1, "croktile::stream croktile_stream;")
+        self.w(1, f"{self.api}::stream croktile_stream;")
         args = []
         for p in fn.params:
             if p.kind != "data":
@@ -166,7 +167,7 @@ class DeviceHostEmitter(StatementWriter):
             for line in self.host_arg_check(p, w):
                 self.w(1, line)
             if p.device and self.global_in_place:
-                self.w(1, f"croktile::device_view<{elem_ctype(p.elem)}, {p.rank}> {p.name}__dev({p.name}.data(), "
+                self.w(1, f"{self.api}::device_view<{elem_ctype(p.elem)}, {p.rank}> {p.name}__dev({p.name}.data(), "
                           f"{p.name}.shape());")
             else:
                 self.w(1, f"auto {p.name}__dev = croktile::detail::upload({p.name}, croktile_stream, {w});")
@@ -187,9 +188,8 @@ class DeviceHostEmitter(StatementWriter):
         out, self.lines = self.lines, saved
         return out
 
-    @staticmethod
-    def synchronize(loc) -> str:
-        return f"croktile::backend::synchronize(croktile_stream.native(), {where(loc)});"
+    def synchronize(self, loc) -> str:
+        return f"{self.api}::backend::synchronize(croktile_stream.native(), {where(loc)});"
 
     # -- statements ----------------------------------------------------------------------
     def s_Dma(self, s: ir.Dma, depth: int) -> None:
@@ -221,7 +221,7 @@ class DeviceHostEmitter(StatementWriter):
             else:
                 shape = (f"std::array<std::size_t, {rank}>{{" +
                          ", ".join(f"(std::size_t)({self.hx(d)})" for d in buf.shape) + "}")
-                result = (f"croktile::device_data<{ctype}, {rank}>::adopt({self.mem(buf)}.release<{ctype}>(), "
+                result = (f"{self.api}::device_data<{ctype}, {rank}>::adopt({self.mem(buf)}.release<{ctype}>(), "
                           f"{shape}, croktile_stream)")
             if self.device_form:
                 self.w(depth, f"return {result};")

@@ -59,6 +59,7 @@ PAD_NAMES = {"local": "local scratchpad of a factor thread", "shared": "shared s
 class FactorToolChain(ToolChain):
     target = "factor"
     source_suffix = ".cpp"
+    runtime_header = "croktile_factor.h"
     device_suffix = ".dev.cpp"
     module_suffix = ".so"
 

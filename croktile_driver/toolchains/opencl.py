@@ -131,6 +131,8 @@ static void croktile_check_fail(__global int* err, int id, long v0, long v1, lon
 class OpenclToolChain(ToolChain):
     target = "opencl"
     source_suffix = ".cpp"
+    runtime_header = "croktile_opencl.h"
+    device_api = "croktile::opencl"
     device_suffix = ".cl"
 
     def generate(self, tu: TranslationUnit, diag) -> Dict[str, str]:
@@ -550,7 +552,7 @@ class Generator:
         cok_note = "compiled into the OpenCL device program"
         return host_translation_unit(tu, out, lambda si, seg: [f"// __cok__ block of {escaped(seg.loc.file)}:{seg.loc.line}: "
                                                                + cok_note],
-                                     lambda fn: host_fns[fn.name])
+                                     lambda fn: host_fns[fn.name], "croktile::opencl")
 
 
 # ---------------------------------------------------------------------------------
@@ -565,6 +567,8 @@ class HostEmitter(DeviceHostEmitter):
     def __init__(self, gen: Generator, fn: ir.Function):
         super().__init__(gen, fn)
         self.kernel_count = 0
+
+    api = "croktile::opencl"
 
     def emit(self) -> str:
         return "\n".join(self.emit_functions())
