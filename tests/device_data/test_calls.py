@@ -1,0 +1,186 @@
+"""``__co__`` calls on device-resident data and streams (issue #12), on every target.
+
+``programs/calls.co.cpp`` holds memory of its own in the target's device memory (a host
+array on cpu and factor, a ``cl_mem`` made in ``croktile::opencl::context()`` on opencl),
+calls ``__co__`` functions through their device form (device views, ``device_data``
+results passed on without host copies, temporaries, destination passing, an ``int``
+result, ``global`` parameters, f16/f32/s32, symbolic shapes, host-level and async copies,
+two launches in one function; ``unique_stream``, ``stream_guard``, the stream argument,
+an out-of-order queue) and through the host form beside it, and prints one line per case.
+The lines are compared with values computed here and between targets: the same text on
+cpu, factor and opencl (PoCL), except where a failed device-side check surfaces, which
+the design fixes per target: at the call on cpu and factor (synchronous), at
+``croktile::synchronize`` on opencl (the call only queues work).
+"""
+from __future__ import annotations
+
+import re
+import subprocess
+from pathlib import Path
+from typing import Dict
+
+import pytest
+
+from runtime.targets import TARGETS, build_for_targets, program
+
+pytestmark = pytest.mark.device_data
+
+HERE = Path(__file__).resolve().parent
+SOURCE = HERE / "programs" / "calls.co.cpp"
+LINES = SOURCE.read_text().splitlines()
+
+A = [-5 + 3 * i for i in range(24)]      # the program's 4 x 6 inputs
+B = [100 - 7 * i for i in range(24)]
+X = [0.5 * i - 2.0 for i in range(12)]
+HALVES = [i * 0.25 - 0.5 for i in range(6)]
+
+
+def at(marker: str, text: str) -> str:
+    """``calls.co.cpp:line:column:`` of ``text`` in the line that ends in ``// CHECK: marker``."""
+    found = [i for i, line in enumerate(LINES, 1) if re.search(rf"// CHECK: {marker}$", line)]
+    assert len(found) == 1, marker
+    return f"calls.co.cpp:{found[0]}:{LINES[found[0] - 1].index(text) + 1}:"
+
+
+def plus(*arrays):
+    return [sum(values) for values in zip(*arrays)]
+
+
+def shown(values) -> str:
+    """A list as the program prints it (%g)."""
+    return " ".join(f"{float(v):g}" for v in values)
+
+
+def pipeline(a, b, v):
+    """What __co__ pipeline computes: a + b + v."""
+    return [x + y + v for x, y in zip(a, b)]
+
+
+def chain():
+    """The chain of calls streams() queues on each queue."""
+    x = plus(A, B)
+    y = plus(x, x)
+    z = pipeline(y, A, 3)
+    return plus(z, plus(y, B))
+
+
+EXPECTED = {
+    "views_add": shown(plus(A, B)),
+    "views_reshaped": shown(plus(A, A)),
+    "views_scale": shown(3 * v for v in X),
+    "make_device_data": shown([0] * 24),
+    "copy_to_host": shown(A),
+    "shape": "4 6 rank 2",
+    "copy_to_host_shape": "croktile::device_data::copy_to_host: the destination's shape differs from the data's",
+    "chain": shown(plus(A, A, A, B, B, B)),
+    "chain_scale": shown(-6.0 * (1 + i) for i in range(8)),
+    "copy_into": shown(HALVES),
+    "copy_into_data": shown(HALVES),
+    "bump_all": "50",
+    "bump_all_memory": "11 12 13 14 15",
+    "global_host": shown(pipeline(A, B, 7)),
+    "global_device": shown(pipeline(A, B, 7)),
+    "host_form": shown(plus(A, B)),
+    "stream_arg": shown(plus(A, B)),
+    "stream_guard_current": "yes",
+    "stream_guard_result": "yes",
+    "stream_guard": shown(plus(A, B)),
+    "stream_guard_restored": "yes",
+    "chain_in_order": shown(chain()),
+    "chain_out_of_order": shown(chain()),
+    "shape_sync": "no error",
+    "shape_destination_memory": shown([-1] * 12),
+    "check_sync_again": "no error",
+    "check_ok": shown(i + int(12 / (i // 2 - 9)) for i in range(8)),   # C division truncates
+    "view_rank": "croktile::make_device_view: rank is 2 but 1 dimensions were given",
+    "view_rank_3": "croktile::make_device_view: rank is 1 but 3 dimensions were given",
+}
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory):
+    """calls.co.cpp for every target that runs here, compiled in parallel once."""
+    return build_for_targets(SOURCE, tmp_path_factory.mktemp("device-calls"))
+
+
+@pytest.fixture(scope="module")
+def outputs(built) -> Dict[str, Dict[str, str]]:
+    """What each target's program prints, by case (targets that cannot run here are absent)."""
+    exes, _ = built
+    return {target: run(exe) for target, exe in exes.items()}
+
+
+def run(exe: Path) -> Dict[str, str]:
+    got = subprocess.run([str(exe)], cwd=str(exe.parent), capture_output=True, text=True, timeout=120)
+    assert got.returncode == 0, f"{exe.name}: status {got.returncode}\n{got.stdout}{got.stderr}"
+    cases: Dict[str, str] = {}
+    for line in got.stdout.splitlines():
+        name, _, text = line.partition(": ")
+        assert name not in cases, f"{exe.name} printed {name!r} twice"
+        cases[name] = text
+    return cases
+
+
+def output_of(outputs, built, target) -> Dict[str, str]:
+    """The target's printed cases, or a skip saying why it cannot run here."""
+    program(built, target)
+    return outputs[target]
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_results(outputs, built, target):
+    """Every computed case prints what Python computes."""
+    cases = output_of(outputs, built, target)
+    wrong = {name: (cases.get(name), want) for name, want in EXPECTED.items() if cases.get(name) != want}
+    assert not wrong, "\n".join(f"{name}: got {got!r}, expected {want!r}" for name, (got, want) in wrong.items())
+
+
+@pytest.mark.parametrize("target", ["factor", "opencl"])
+def test_same_output_as_cpu(outputs, built, target):
+    """The same program prints the same on every target, but where a failed device-side check
+    is reported (test_device_check_reported) and checks only a cl_mem allows."""
+    cpu = output_of(outputs, built, "cpu")
+    other = output_of(outputs, built, target)
+    per_target = {"check_call", "check_sync", "view_too_large"}
+    assert {k: v for k, v in other.items() if k not in per_target} == \
+        {k: v for k, v in cpu.items() if k not in per_target}
+
+
+# the column of the dimension's name in the parameter's shape
+SHAPE_MESSAGE = "runtime check failed: dimension 1 of 'b' is 5, but the declared shape needs 6"
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_shape_errors(outputs, built, target):
+    """A shape mismatch in the device form is the host form's croktile::runtime_error, raised
+    at the call before anything is queued: a destination keeps its values and the next
+    synchronize has nothing to report."""
+    cases = output_of(outputs, built, target)
+    assert cases["shape_host"].endswith(f"{at('add', 'N] b')} {SHAPE_MESSAGE}"), cases["shape_host"]
+    assert cases["shape_device"] == cases["shape_host"]
+    assert cases["shape_destination"].endswith(
+        f"{at('copy_into', 'M, N] dst')} runtime check failed: dimension 0 of 'dst' is 4, but the declared shape needs 3")
+    assert cases["shape_sync"] == "no error"
+    assert cases["shape_destination_memory"] == shown([-1] * 12)
+
+
+DIVISION = f"{at('device division', '/ (p')} runtime check failed: division by zero"
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_device_check_reported(outputs, built, target):
+    """A check failing in device code has the host form's text; cpu and factor report it at
+    the call, opencl at the next synchronize (once: the one after it is clean)."""
+    cases = output_of(outputs, built, target)
+    assert cases["check_host"].endswith(DIVISION), cases["check_host"]
+    at_call = target != "opencl"
+    assert cases["check_call"] == (cases["check_host"] if at_call else "no error")
+    assert cases["check_sync"] == ("no error" if at_call else cases["check_host"])
+    assert cases["check_sync_again"] == "no error"
+
+
+def test_opencl_view_larger_than_buffer(outputs, built):
+    """A cl_mem knows its size: a view that needs more is refused at the call, naming the argument."""
+    cases = output_of(outputs, built, "opencl")
+    assert re.fullmatch(r".*calls\.co\.cpp:\d+:\d+: argument 'a' of 'add' is a buffer of 96 bytes, "
+                        r"but its view needs 120", cases["view_too_large"]), cases["view_too_large"]
