@@ -10,18 +10,22 @@ an out-of-order queue) and through the host form beside it, and prints one line 
 The lines are compared with values computed here and between targets: the same text on
 cpu, factor and opencl (PoCL), except where a failed device-side check surfaces, which
 the design fixes per target: at the call on cpu and factor (synchronous), at
-``croktile::synchronize`` on opencl (the call only queues work).
+``croktile::synchronize`` on opencl and cuda (the call only queues work). cuda is
+compiled with ``-t cuda -c`` (nvcc, no GPU needed) and run only where a GPU is.
 """
 from __future__ import annotations
 
+import concurrent.futures
 import re
+import shutil
 import subprocess
 from pathlib import Path
-from typing import Dict
+from typing import Callable, Dict, NamedTuple, Optional, Tuple
 
 import pytest
 
-from runtime.targets import TARGETS, build_for_targets, program
+from driver.util import Result, run_croktilec
+from runtime.targets import TARGETS, build_for_targets
 
 pytestmark = pytest.mark.device_data
 
@@ -97,17 +101,58 @@ EXPECTED = {
 }
 
 
-@pytest.fixture(scope="module")
-def built(tmp_path_factory):
-    """calls.co.cpp for every target that runs here, compiled in parallel once."""
-    return build_for_targets(SOURCE, tmp_path_factory.mktemp("device-calls"))
+RUN_TARGETS = TARGETS + ["cuda"]   # cuda: compiled here, run only where a GPU is
+
+
+class Program(NamedTuple):
+    exe: Optional[Path]   # None where the target cannot run here
+    why: str              # why it cannot
+
+
+def gpu_present() -> bool:
+    smi = shutil.which("nvidia-smi")
+    return smi is not None and subprocess.run([smi, "-L"], capture_output=True).returncode == 0
+
+
+def build_cuda(work: Path) -> Tuple[Result, Program]:
+    """calls.co.cpp compiled for cuda (-c: nvcc, no GPU needed), and linked where a GPU can run it."""
+    compiled = run_croktilec("-t", "cuda", "-c", SOURCE, "-o", work / "calls.cuda.o", cwd=work, timeout=300)
+    if compiled.rc != 0:
+        return compiled, Program(None, "the cuda build failed (test_cuda_compiles)")
+    if not gpu_present():
+        return compiled, Program(None, "no GPU here: compiled for cuda only (test_cuda_compiles)")
+    exe = work / "calls.cuda"
+    linked = run_croktilec("-t", "cuda", SOURCE, "-o", exe, cwd=work, timeout=300)
+    return compiled, Program(exe if linked.rc == 0 else None, f"linking for cuda failed: {linked}")
 
 
 @pytest.fixture(scope="module")
-def outputs(built) -> Dict[str, Dict[str, str]]:
-    """What each target's program prints, by case (targets that cannot run here are absent)."""
-    exes, _ = built
-    return {target: run(exe) for target, exe in exes.items()}
+def builds(tmp_path_factory) -> Tuple[Dict[str, Program], Optional[Result]]:
+    """calls.co.cpp for every target, in parallel once: the programs by target, and the
+    cuda compilation's result (None without nvcc)."""
+    work = tmp_path_factory.mktemp("device-calls")
+    with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
+        cuda = pool.submit(build_cuda, work) if shutil.which("nvcc") else None
+        exes, problem = build_for_targets(SOURCE, work)
+        programs = {t: Program(exes.get(t), problem) for t in TARGETS}
+        compiled, programs["cuda"] = cuda.result() if cuda else (None, Program(None, "nvcc is not installed"))
+    return programs, compiled
+
+
+@pytest.fixture(scope="module")
+def output_of(builds) -> Callable[[str], Dict[str, str]]:
+    """What a target's program prints, by case (run once), or a skip saying why it cannot run here."""
+    programs, _ = builds
+    printed: Dict[str, Dict[str, str]] = {}
+
+    def get(target: str) -> Dict[str, str]:
+        exe, why = programs[target]
+        if exe is None:
+            pytest.skip(why)
+        if target not in printed:
+            printed[target] = run(exe)
+        return printed[target]
+    return get
 
 
 def run(exe: Path) -> Dict[str, str]:
@@ -121,26 +166,27 @@ def run(exe: Path) -> Dict[str, str]:
     return cases
 
 
-def output_of(outputs, built, target) -> Dict[str, str]:
-    """The target's printed cases, or a skip saying why it cannot run here."""
-    program(built, target)
-    return outputs[target]
+def test_cuda_compiles(builds):
+    _, compiled = builds
+    if compiled is None:
+        pytest.skip("nvcc is not installed")
+    assert compiled.rc == 0, compiled
 
 
-@pytest.mark.parametrize("target", TARGETS)
-def test_results(outputs, built, target):
+@pytest.mark.parametrize("target", RUN_TARGETS)
+def test_results(output_of, target):
     """Every computed case prints what Python computes."""
-    cases = output_of(outputs, built, target)
+    cases = output_of(target)
     wrong = {name: (cases.get(name), want) for name, want in EXPECTED.items() if cases.get(name) != want}
     assert not wrong, "\n".join(f"{name}: got {got!r}, expected {want!r}" for name, (got, want) in wrong.items())
 
 
-@pytest.mark.parametrize("target", ["factor", "opencl"])
-def test_same_output_as_cpu(outputs, built, target):
+@pytest.mark.parametrize("target", ["factor", "opencl", "cuda"])
+def test_same_output_as_cpu(output_of, target):
     """The same program prints the same on every target, but where a failed device-side check
     is reported (test_device_check_reported) and checks only a cl_mem allows."""
-    cpu = output_of(outputs, built, "cpu")
-    other = output_of(outputs, built, target)
+    cpu = output_of("cpu")
+    other = output_of(target)
     per_target = {"check_call", "check_sync", "view_too_large"}
     assert {k: v for k, v in other.items() if k not in per_target} == \
         {k: v for k, v in cpu.items() if k not in per_target}
@@ -150,12 +196,12 @@ def test_same_output_as_cpu(outputs, built, target):
 SHAPE_MESSAGE = "runtime check failed: dimension 1 of 'b' is 5, but the declared shape needs 6"
 
 
-@pytest.mark.parametrize("target", TARGETS)
-def test_shape_errors(outputs, built, target):
+@pytest.mark.parametrize("target", RUN_TARGETS)
+def test_shape_errors(output_of, target):
     """A shape mismatch in the device form is the host form's croktile::runtime_error, raised
     at the call before anything is queued: a destination keeps its values and the next
     synchronize has nothing to report."""
-    cases = output_of(outputs, built, target)
+    cases = output_of(target)
     assert cases["shape_host"].endswith(f"{at('add', 'N] b')} {SHAPE_MESSAGE}"), cases["shape_host"]
     assert cases["shape_device"] == cases["shape_host"]
     assert cases["shape_destination"].endswith(
@@ -167,20 +213,20 @@ def test_shape_errors(outputs, built, target):
 DIVISION = f"{at('device division', '/ (p')} runtime check failed: division by zero"
 
 
-@pytest.mark.parametrize("target", TARGETS)
-def test_device_check_reported(outputs, built, target):
+@pytest.mark.parametrize("target", RUN_TARGETS)
+def test_device_check_reported(output_of, target):
     """A check failing in device code has the host form's text; cpu and factor report it at
     the call, opencl at the next synchronize (once: the one after it is clean)."""
-    cases = output_of(outputs, built, target)
+    cases = output_of(target)
     assert cases["check_host"].endswith(DIVISION), cases["check_host"]
-    at_call = target != "opencl"
+    at_call = target in ("cpu", "factor")   # synchronous targets
     assert cases["check_call"] == (cases["check_host"] if at_call else "no error")
     assert cases["check_sync"] == ("no error" if at_call else cases["check_host"])
     assert cases["check_sync_again"] == "no error"
 
 
-def test_opencl_view_larger_than_buffer(outputs, built):
+def test_opencl_view_larger_than_buffer(output_of):
     """A cl_mem knows its size: a view that needs more is refused at the call, naming the argument."""
-    cases = output_of(outputs, built, "opencl")
+    cases = output_of("opencl")
     assert re.fullmatch(r".*calls\.co\.cpp:\d+:\d+: argument 'a' of 'add' is a buffer of 96 bytes, "
                         r"but its view needs 120", cases["view_too_large"]), cases["view_too_large"]

@@ -247,10 +247,22 @@ void destinations() {
   print("bump_all_memory", a.read());
 }
 
-// 'global' parameters: the host form (host arrays) and the device form give the same.
+// What the host form takes for a 'global' parameter: a view of device memory on cuda (used
+// in place), of host memory elsewhere (cpu, factor: the same memory; opencl: copied in).
+ck::spanned_view<int, 2> global_view(const program_memory<int>& device, const std::vector<int>& values) {
+#if defined(__CUDACC__)
+  (void)values;
+  return ck::make_spanview<2>(device.view<2>({4, 6}).data(), {4, 6});
+#else
+  (void)device;
+  return host(values);
+#endif
+}
+
+// 'global' parameters: the host form and the device form give the same.
 void globals() {
-  print("global_host", pipeline(host(A), host(B), 7));
   program_memory<int> a(A), b(B);
+  print("global_host", pipeline(global_view(a, A), global_view(b, B), 7));
   print("global_device", pipeline(a.view<2>({4, 6}), b.view<2>({4, 6}), 7).to_host());
   print("host_form", add(host(A), host(B)));
 }
