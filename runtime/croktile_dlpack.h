@@ -13,7 +13,8 @@
 //   croktile::dlpack::to_view<float, 2>(dltensor)       -> croktile::device_view<float, 2>
 //       for the device form of a __co__ function. The tensor must be in the target's
 //       device memory: kDLCPU (kDLCUDAHost, kDLCUDAManaged) on cpu and factor; kDLCUDA
-//       (kDLCUDAManaged, kDLCUDAHost) on cuda; kDLOpenCL (data is the cl_mem) on opencl.
+//       (kDLCUDAManaged, kDLCUDAHost) on cuda, a kDLCUDA one of the current device;
+//       kDLOpenCL on opencl (data is the cl_mem, which must be of croktile's context).
 //       The view uses the backend of the first target header included; name another
 //       as to_view<float, 2, croktile::opencl::backend>(t).
 //   croktile::dlpack::to_host_view<float, 2>(dltensor)  -> croktile::spanned_view<float, 2>
@@ -40,6 +41,11 @@
 //       that torch.utils.dlpack.from_dlpack made of it (in a "dltensor" capsule) dies.
 //       Whoever takes it calls the deleter exactly once; croktile::dlpack::managed_ptr
 //       (a unique_ptr) does that for C++ code that keeps one.
+//
+//   A DLTensor that from_view or to_managed made says where the memory is: kDLCPU on
+//   cpu and factor (and for host data), kDLOpenCL device 0 on opencl, and on cuda what
+//   the driver says of the pointer (kDLCUDA and its device, kDLCUDAManaged, kDLCUDAHost).
+//   Its strides are never NULL and its byte_offset is 0.
 //
 //   croktile::dlpack::dtype_of<T>() is the DLDataType of a croktile element type:
 //   int8..int64 (kDLInt), uint8..uint64 (kDLUInt), float, double, croktile::f16
@@ -366,6 +372,7 @@ DLDevice device_of(const void* p) {
     if (p && cudaPointerGetAttributes(&a, p) == cudaSuccess) {
       if (a.type == cudaMemoryTypeManaged) dev.device_type = static_cast<DLDeviceType>(device_cuda_managed);
       if (a.type == cudaMemoryTypeHost) dev.device_type = static_cast<DLDeviceType>(device_cuda_host);
+      if (a.type == cudaMemoryTypeUnregistered) dev.device_type = static_cast<DLDeviceType>(device_cpu);
       dev.device_id = a.type == cudaMemoryTypeDevice ? a.device : 0;
     } else {
       cudaGetLastError();  // an unknown pointer is not an error of the next CUDA call
@@ -375,6 +382,23 @@ DLDevice device_of(const void* p) {
 #endif
   (void)p;
   return dev;
+}
+
+// cuda: a kDLCUDA tensor must be memory of the device croktile's calls run on.
+template <typename B>
+void check_current_device(const DLTensor& t, const char* who) {
+#if defined(__CUDA_RUNTIME_H__)
+  if constexpr (B::dlpack_device_type == device_cuda) {
+    int current = 0;
+    if (static_cast<int>(t.device.device_type) != device_cuda || cudaGetDevice(&current) != cudaSuccess) return;
+    if (t.device.device_id != current)
+      throw runtime_error(std::string(who) + ": CUDA device " + std::to_string(current) +
+                          " (the current device) expected, got kDLCUDA (device " + std::to_string(t.device.device_id) +
+                          "); call cudaSetDevice(" + std::to_string(t.device.device_id) + ") first");
+  }
+#endif
+  (void)t;
+  (void)who;
 }
 
 template <typename B, typename P>
@@ -393,6 +417,7 @@ basic_device_view<T, Rank, B> to_view(const DLTensor& t) {
   static constexpr const char* who = "croktile::dlpack::to_view";
   using pointer = typename B::template device_pointer<T>;
   detail::check_device(t, detail::devices_of<B>(), who);
+  detail::check_current_device<B>(t, who);
   const auto shape = detail::checked_shape<T, Rank>(t, who);
   if constexpr (B::typed_pointers) {
     return basic_device_view<T, Rank, B>(

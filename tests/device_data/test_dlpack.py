@@ -9,9 +9,10 @@ case. The lines are compared with values computed here, and error cases with the
 handed over with ``to_managed`` must be freed by its deleter exactly once (a leak or a double
 free fails it), and the shape storage of a copied ``borrowed_tensor`` must be its own.
 
-cpu, factor and opencl (PoCL) programs run; cuda is compiled with ``-t cuda -c`` (the header
-under nvcc). ``dlpack/abi.cpp`` and small translation units written here check the header
-alone: the ABI's layout, the use of an official ``dlpack/dlpack.h``, and its compile errors.
+cpu, factor and opencl (PoCL) programs run, and cuda where a GPU is present; cuda is also
+compiled with ``-t cuda -c`` (the header under nvcc, no GPU needed). ``dlpack/abi.cpp`` and small
+translation units written here check the header alone: the ABI's layout, the use of an official
+``dlpack/dlpack.h``, and its compile errors.
 """
 from __future__ import annotations
 
@@ -25,6 +26,7 @@ from typing import Dict, List, Tuple
 
 import pytest
 
+from cuda_target.test_cuda import _gpu_problem
 from driver.util import run_croktilec
 from opencl.test_opencl import _opencl_problem
 
@@ -69,7 +71,7 @@ def dtype_table() -> str:
 def expected(target: str) -> Dict[str, str]:
     """Every line of calls.co.cpp's output on ``target``, by case."""
     offsets = target != "opencl"          # pointers take a byte_offset, a cl_mem does not
-    device = "kDLOpenCL" if target == "opencl" else "kDLCPU"
+    device = {"opencl": "kDLOpenCL", "cuda": "kDLCUDA"}.get(target, "kDLCPU")
     a = [i * 0.5 for i in range(14)]      # the framework's device buffer
     h = [i * 0.25 for i in range(13)]     # its host buffer
     ones = [float(i) for i in range(12)]
@@ -104,8 +106,10 @@ def expected(target: str) -> Dict[str, str]:
     }
     if offsets:
         out["offset"] = "3x4 " + floats(3 * v for v in a[2:14])
-    device_expected = (HOST_DEVICES + " (host memory, as on the cpu and factor targets)" if target != "opencl"
-                       else "device kDLOpenCL expected (a cl_mem of the opencl target's context)")
+    wrong_device = {   # a kDLCUDA tensor of device 1
+        "opencl": "device kDLOpenCL expected (a cl_mem of the opencl target's context), got kDLCUDA (device 1)",
+        "cuda": "CUDA device 0 (the current device) expected, got kDLCUDA (device 1); call cudaSetDevice(1) first",
+    }.get(target, HOST_DEVICES + " (host memory, as on the cpu and factor targets), got kDLCUDA (device 1)")
     strides = "compact row-major strides [4, 1] expected for shape [3, 4], got {}; make the tensor contiguous " \
               "first (e.g. .contiguous() in PyTorch)"
     out.update({
@@ -119,7 +123,7 @@ def expected(target: str) -> Dict[str, str]:
         "column_major": VIEW + strides.format("[1, 3]"),
         "padded_rows": HOST + strides.format("[5, 1]"),
         "broadcast": HOST + strides.format("[0, 1]"),
-        "wrong_device": VIEW + device_expected + ", got kDLCUDA (device 1)",
+        "wrong_device": VIEW + wrong_device,
         "wrong_device_host": HOST + HOST_DEVICES + " (host memory), got kDLOpenCL (device 0)",
         "unknown_device": HOST + HOST_DEVICES + " (host memory), got device type 99 (device 2)",
         "null_data": VIEW + "the tensor's data is NULL, but its shape [3, 4] has 12 elements",
@@ -143,7 +147,7 @@ def expected(target: str) -> Dict[str, str]:
 Run = Tuple[subprocess.CompletedProcess, Dict[str, str]]
 
 # -fsanitize=address on cpu: the hand-over must free once, copies must not point into the dead.
-BUILD_FLAGS = {"cpu": ["-fsanitize=address"], "factor": [], "opencl": []}
+BUILD_FLAGS = {"cpu": ["-fsanitize=address"], "factor": [], "opencl": [], "cuda": []}
 
 
 def run_and_parse(exe: Path) -> Run:
@@ -158,13 +162,13 @@ def run_and_parse(exe: Path) -> Run:
 
 
 @pytest.fixture(scope="module")
-def runs(tmp_path_factory) -> Tuple[Dict[str, Run], str]:
-    """calls.co.cpp's output on each target that runs here, and why opencl is missing."""
+def runs(tmp_path_factory) -> Tuple[Dict[str, Run], Dict[str, str]]:
+    """calls.co.cpp's output on each target that runs here, and why the others cannot."""
     work = tmp_path_factory.mktemp("dlpack")
-    problem = _opencl_problem()
-    if problem and os.environ.get("CROKTILE_REQUIRE_OPENCL") == "1":
-        pytest.fail(f"CROKTILE_REQUIRE_OPENCL=1, but {problem}")
-    targets = [t for t in BUILD_FLAGS if t != "opencl" or not problem]
+    problems = {"opencl": _opencl_problem(), "cuda": _gpu_problem()}
+    if problems["opencl"] and os.environ.get("CROKTILE_REQUIRE_OPENCL") == "1":
+        pytest.fail(f"CROKTILE_REQUIRE_OPENCL=1, but {problems['opencl']}")
+    targets = [t for t in BUILD_FLAGS if not problems.get(t)]
 
     def build_and_run(target: str) -> Run:
         exe = work / f"calls.{target}"
@@ -172,13 +176,13 @@ def runs(tmp_path_factory) -> Tuple[Dict[str, Run], str]:
         assert res.rc == 0 and not res.err, res
         return run_and_parse(exe)
     with concurrent.futures.ThreadPoolExecutor(max_workers=len(targets)) as pool:
-        return dict(zip(targets, pool.map(build_and_run, targets))), problem
+        return dict(zip(targets, pool.map(build_and_run, targets))), problems
 
 
 def target_run(runs, target: str) -> Run:
-    done, problem = runs
+    done, problems = runs
     if target not in done:
-        pytest.skip(problem)
+        pytest.skip(problems[target])
     return done[target]
 
 
@@ -202,7 +206,7 @@ def test_hand_over_frees_once(runs):
 
 
 def test_cuda_compiles(tmp_path):
-    """The header under nvcc, in a cuda program (run on a GPU with the rest of the cuda tests)."""
+    """The header under nvcc, in a cuda program (which runs where a GPU is present)."""
     if shutil.which(os.environ.get("NVCC") or "nvcc") is None:
         pytest.skip("nvcc is not installed")
     res = run_croktilec("-t", "cuda", "-c", SOURCE, "-o", tmp_path / "calls.o", cwd=tmp_path, timeout=300)
