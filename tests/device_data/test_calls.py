@@ -75,6 +75,7 @@ EXPECTED = {
     "make_device_data": shown([0] * 24),
     "copy_to_host": shown(A),
     "shape": "4 6 rank 2",
+    "empty": "0 6 0",
     "copy_to_host_shape": "croktile::device_data::copy_to_host: the destination's shape differs from the data's",
     "chain": shown(plus(A, A, A, B, B, B)),
     "chain_scale": shown(-6.0 * (1 + i) for i in range(8)),

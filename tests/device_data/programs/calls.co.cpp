@@ -213,6 +213,8 @@ void views() {
   print("copy_to_host", into);
   auto r = add(da, zeros);
   std::printf("shape: %zu %zu rank %zu\n", r.shape(0), r.shape(1), r.rank());
+  auto empty = scale(ck::make_device_data<float>(0, 6), 2);
+  std::printf("empty: %zu %zu %zu\n", empty.shape(0), empty.shape(1), empty.to_host().element_count());
   std::vector<int> wrong(24);
   expect_error("copy_to_host_shape", [&] { r.copy_to_host(ck::make_spanview<2>(wrong.data(), {6, 4})); });
 }
