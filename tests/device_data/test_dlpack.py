@@ -323,3 +323,111 @@ def test_from_view_of_a_temporary_is_refused(tmp_path):
                      "void f() { auto t = croktile::dlpack::from_view(croktile::make_device_data<float>(4)); }\n",
                      tmp_path)
     assert re.search(r"use of deleted function .*from_view", errors_of(res))
+
+
+# ---------------------------------------------------------------------------
+# PyTorch: an extension library passes torch tensors to __co__ functions and back
+# ---------------------------------------------------------------------------
+
+EXTENSION = HERE / "dlpack" / "torch_ext.co.cpp"
+
+
+def build_extension(target: str, work: Path) -> Path:
+    """torch_ext.co.cpp as a shared library (compiled by croktilec, linked as a user would)."""
+    obj, lib = work / f"torch_ext.{target}.o", work / f"libtorch_ext.{target}.so"
+    res = run_croktilec("-t", target, "-c", "-fPIC", EXTENSION, "-o", obj, cwd=work, timeout=300)
+    assert res.rc == 0 and not res.err, res
+    linker = [shutil.which("nvcc") or "nvcc"] if target == "cuda" else [cxx(), "-pthread"]
+    link = subprocess.run(linker + ["-shared", str(obj), "-o", str(lib)], capture_output=True, text=True)
+    assert link.returncode == 0, link.stderr
+    return lib
+
+
+class Extension:
+    """torch_ext's C functions on torch tensors, through DLPack capsules and ctypes."""
+
+    def __init__(self, torch, lib: Path):
+        import ctypes
+        self.torch, self.ctypes = torch, ctypes
+        self.lib = ctypes.CDLL(str(lib))
+        self.lib.croktile_scale.restype = ctypes.c_void_p
+        self.lib.croktile_scale.argtypes = [ctypes.c_void_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_int]
+        self.lib.croktile_copy_into.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_char_p, ctypes.c_int]
+        self.get_pointer = ctypes.pythonapi.PyCapsule_GetPointer
+        self.get_pointer.restype, self.get_pointer.argtypes = ctypes.c_void_p, [ctypes.py_object, ctypes.c_char_p]
+        self.new_capsule = ctypes.pythonapi.PyCapsule_New
+        self.new_capsule.restype = ctypes.py_object
+        self.new_capsule.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p]
+
+    def borrow(self, tensor):
+        """A DLPack capsule of ``tensor`` (which keeps it alive) and its DLManagedTensor*."""
+        capsule = self.torch.utils.dlpack.to_dlpack(tensor)
+        return capsule, self.get_pointer(capsule, b"dltensor")
+
+    def scale(self, tensor, k: int):
+        """k * tensor as a torch tensor of croktile's memory, or the error's text."""
+        capsule, pointer = self.borrow(tensor)
+        error = self.ctypes.create_string_buffer(1024)
+        result = self.lib.croktile_scale(pointer, k, error, len(error))
+        if not result:
+            return error.value.decode()
+        return self.torch.utils.dlpack.from_dlpack(self.new_capsule(result, b"dltensor", None))
+
+    def copy_into(self, src, dst) -> str:
+        (src_capsule, src_pointer), (dst_capsule, dst_pointer) = self.borrow(src), self.borrow(dst)
+        error = self.ctypes.create_string_buffer(1024)
+        return "" if self.lib.croktile_copy_into(src_pointer, dst_pointer, error, len(error)) == 0 \
+            else error.value.decode()
+
+    def deleted(self) -> int:
+        return self.lib.croktile_deleted()
+
+
+@pytest.mark.parametrize("target", ["cpu", "cuda"])
+def test_torch_tensors_in_and_out(tmp_path, target):
+    """torch tensors (slices included) used in place by __co__ functions, results handed to torch
+    without a copy and freed when torch drops them, and torch's non-contiguous tensors, other
+    dtypes and other devices refused with croktile's message."""
+    torch = pytest.importorskip("torch")
+    if target == "cuda" and (_gpu_problem() or not torch.cuda.is_available()):
+        pytest.skip(_gpu_problem() or "torch sees no CUDA device")
+    ext = Extension(torch, build_extension(target, tmp_path))
+    device = torch.device(target)
+    rows = torch.arange(20, dtype=torch.float32, device=device).reshape(5, 4)
+
+    a = rows[1:4]                                   # a slice: its memory starts at element 4
+    result = ext.scale(a, 3)
+    assert not isinstance(result, str), result
+    assert result.device.type == target and result.dtype == torch.float32 and result.shape == (3, 4)
+    assert torch.equal(result, a * 3)
+    again = ext.scale(result, 2)                    # croktile's memory, back through DLPack
+    assert torch.equal(again, a * 6)
+    assert ext.deleted() == 0
+    del result, again
+    assert ext.deleted() == 2                       # torch released both, once each
+    assert isinstance(ext.scale(torch.zeros(0, 4, device=device), 1), torch.Tensor)
+
+    big = torch.zeros(5, 4, device=device)
+    assert ext.copy_into(a, big[1:4]) == ""         # writes land in torch's memory, at the slice
+    assert torch.equal(big[1:4], a) and not big[0].any() and not big[4].any()
+
+    view = "croktile::dlpack::to_view: "
+    strides = "compact row-major strides {} expected for shape {}, got {}; make the tensor contiguous first " \
+              "(e.g. .contiguous() in PyTorch)"
+    assert ext.scale(a.t(), 1) == view + strides.format("[3, 1]", "[4, 3]", "[1, 4]")
+    assert ext.scale(rows[:, 1:3], 1) == view + strides.format("[2, 1]", "[5, 2]", "[4, 1]")
+    assert ext.scale(torch.zeros(4, device=device).expand(3, 4), 1) == view + strides.format("[4, 1]", "[3, 4]",
+                                                                                              "[0, 1]")
+    for dtype, name in [(torch.int64, "int64"), (torch.float16, "float16"), (torch.bfloat16, "bfloat16"),
+                        (torch.bool, "bool"), (torch.uint8, "uint8"), (torch.float64, "float64")]:
+        assert ext.scale(torch.zeros(3, 4, dtype=dtype, device=device), 1) == \
+            view + f"dtype float32 expected, got {name}"
+    assert ext.scale(torch.zeros(2, 3, 4, device=device), 1) == view + "ndim 2 expected, got 3"
+    if target == "cuda":
+        assert ext.scale(torch.zeros(3, 4), 1) == view + (
+            "device kDLCUDA, kDLCUDAManaged or kDLCUDAHost expected (memory the cuda target's kernels can use), "
+            "got kDLCPU (device 0)")
+    elif torch.cuda.is_available():
+        assert ext.scale(torch.zeros(3, 4, device="cuda"), 1) == view + (
+            "device kDLCPU, kDLCUDAHost or kDLCUDAManaged expected (host memory, as on the cpu and factor "
+            "targets), got kDLCUDA (device 0)")
