@@ -20,8 +20,10 @@
 //   croktile::dlpack::to_host_view<float, 2>(dltensor)  -> croktile::spanned_view<float, 2>
 //       for the host form, on every target: kDLCPU (kDLCUDAHost, kDLCUDAManaged) memory.
 //
-//   Both take a DLTensor or a DLManagedTensor (which stays the caller's) and check it:
-//   ndim equal to the rank, dtype equal to T (lanes 1), a non-negative shape, compact
+//   Both take a DLTensor, a DLManagedTensor or a DLManagedTensorVersioned (DLPack 1.x:
+//   its major version must be 1; its read-only flag is not checked: croktile writes
+//   only to the parameters a __co__ function writes to), which stay the caller's.
+//   Both check ndim equal to the rank, dtype equal to T (lanes 1), a non-negative shape, compact
 //   row-major strides (NULL strides are compact; the strides of size-1 dimensions and
 //   of empty tensors are ignored), non-null data unless the tensor is empty, the
 //   device type; byte_offset is added to the pointer (the result must be aligned for
@@ -41,6 +43,11 @@
 //       that torch.utils.dlpack.from_dlpack made of it (in a "dltensor" capsule) dies.
 //       Whoever takes it calls the deleter exactly once; croktile::dlpack::managed_ptr
 //       (a unique_ptr) does that for C++ code that keeps one.
+//   croktile::dlpack::to_managed_versioned(std::move(data)) -> DLManagedTensorVersioned*
+//       the same as a DLPack 1.x tensor ("dltensor_versioned" capsules, which NumPy
+//       needs for a writable array), flags 0; versioned_managed_ptr releases one.
+//       With a dlpack.h older than 1.0 the versioned functions do not exist
+//       (CROKTILE_DLPACK_VERSIONED is 0).
 //
 //   A DLTensor that from_view or to_managed made says where the memory is: kDLCPU on
 //   cpu and factor (and for host data), kDLOpenCL device 0 on opencl, and on cuda what
@@ -141,7 +148,31 @@ typedef struct DLManagedTensor {
   void* manager_ctx;
   void (*deleter)(struct DLManagedTensor* self);  // frees manager_ctx and self
 } DLManagedTensor;
+
+// DLPack 1.0 on: a managed tensor that says its ABI version and flags.
+typedef struct {
+  uint32_t major;
+  uint32_t minor;
+} DLPackVersion;
+
+#define DLPACK_FLAG_BITMASK_READ_ONLY (1UL << 0UL)
+#define DLPACK_FLAG_BITMASK_IS_COPIED (1UL << 1UL)
+
+struct DLManagedTensorVersioned {
+  DLPackVersion version;
+  void* manager_ctx;
+  void (*deleter)(struct DLManagedTensorVersioned* self);
+  uint64_t flags;
+  DLTensor dl_tensor;
+};
 }  // extern "C"
+#endif
+
+// DLManagedTensorVersioned: in a dlpack.h from 1.0 on, and in the declarations above.
+#if defined(DLPACK_MAJOR_VERSION) || defined(CROKTILE_DLPACK_DECLARED_HERE)
+#define CROKTILE_DLPACK_VERSIONED 1
+#else
+#define CROKTILE_DLPACK_VERSIONED 0
 #endif
 
 namespace croktile {
@@ -451,6 +482,28 @@ spanned_view<T, Rank> to_host_view(const DLManagedTensor& m) {
   return to_host_view<T, Rank>(m.dl_tensor);
 }
 
+#if CROKTILE_DLPACK_VERSIONED
+namespace detail {
+// The tensor of a versioned managed tensor whose ABI this header knows (major version 1).
+inline const DLTensor& tensor_of(const DLManagedTensorVersioned& m, const char* who) {
+  if (m.version.major != 1)
+    throw runtime_error(std::string(who) + ": DLPack version 1.x expected, got " + std::to_string(m.version.major) +
+                        "." + std::to_string(m.version.minor));
+  return m.dl_tensor;
+}
+}  // namespace detail
+
+template <typename T, std::size_t Rank, typename B = default_backend>
+basic_device_view<T, Rank, B> to_view(const DLManagedTensorVersioned& m) {
+  return to_view<T, Rank, B>(detail::tensor_of(m, "croktile::dlpack::to_view"));
+}
+
+template <typename T, std::size_t Rank>
+spanned_view<T, Rank> to_host_view(const DLManagedTensorVersioned& m) {
+  return to_host_view<T, Rank>(detail::tensor_of(m, "croktile::dlpack::to_host_view"));
+}
+#endif
+
 // A DLTensor describing memory that someone else owns (a croktile view or data),
 // with its own storage for the shape and compact row-major strides. Copies describe
 // the same memory.
@@ -514,26 +567,54 @@ borrowed_tensor<Rank> from_view(spanned_data<T, Rank>&&) = delete;
 
 namespace detail {
 
-// What a DLManagedTensor of to_managed points to: the data it owns and the
-// storage of its shape and strides; the deleter deletes it.
-template <typename Owner, std::size_t Rank>
+// What a managed tensor of to_managed points to: the data it owns and the storage
+// of its shape and strides; the deleter deletes it. M is DLManagedTensor or
+// DLManagedTensorVersioned.
+template <typename M, typename Owner, std::size_t Rank>
 struct managed_holder {
-  DLManagedTensor managed;
+  M managed;
   Owner owner;
   std::int64_t shape[Rank];
   std::int64_t strides[Rank];
 
-  static void deleter(DLManagedTensor* self) { delete static_cast<managed_holder*>(self->manager_ctx); }
+  static void deleter(M* self) { delete static_cast<managed_holder*>(self->manager_ctx); }
 };
 
-template <typename Owner, std::size_t Rank>
-DLManagedTensor* hand_over(Owner&& owner, void* data, DLDevice device, DLDataType dtype) {
-  using holder = managed_holder<Owner, Rank>;
-  auto* h = new holder{DLManagedTensor{}, std::move(owner), {}, {}};
+inline void set_version(DLManagedTensor&) {}
+#if CROKTILE_DLPACK_VERSIONED
+// The version of the ABI declared (1.0 where this header declares it), writable.
+inline void set_version(DLManagedTensorVersioned& m) {
+#if defined(DLPACK_MAJOR_VERSION)
+  m.version = DLPackVersion{DLPACK_MAJOR_VERSION, DLPACK_MINOR_VERSION};
+#else
+  m.version = DLPackVersion{1, 0};
+#endif
+  m.flags = 0;
+}
+#endif
+
+template <typename M, typename Owner>
+M* hand_over(Owner&& owner, void* data, DLDevice device, DLDataType dtype) {
+  using holder = managed_holder<M, Owner, Owner::rank()>;
+  auto* h = new holder{M{}, std::move(owner), {}, {}};
   describe(h->managed.dl_tensor, h->shape, h->strides, data, device, dtype, h->owner.shape());
+  set_version(h->managed);
   h->managed.manager_ctx = h;
   h->managed.deleter = &holder::deleter;
   return &h->managed;
+}
+
+template <typename M, typename T, std::size_t Rank, typename B>
+M* hand_over(basic_device_data<T, Rank, B>&& d) {
+  void* data = untyped<B>(d.data());
+  const DLDevice device = device_of<B>(data);
+  return hand_over<M>(std::move(d), data, device, dtype_of<T>());
+}
+
+template <typename M, typename T, std::size_t Rank>
+M* hand_over(spanned_data<T, Rank>&& d) {
+  void* data = d.data();
+  return hand_over<M>(std::move(d), data, DLDevice{static_cast<DLDeviceType>(device_cpu), 0}, dtype_of<T>());
 }
 
 }  // namespace detail
@@ -543,26 +624,38 @@ DLManagedTensor* hand_over(Owner&& owner, void* data, DLDevice device, DLDataTyp
 // before that, as for any DLPack tensor).
 template <typename T, std::size_t Rank, typename B>
 DLManagedTensor* to_managed(basic_device_data<T, Rank, B>&& d) {
-  void* data = detail::untyped<B>(d.data());
-  const DLDevice device = detail::device_of<B>(data);
-  return detail::hand_over<basic_device_data<T, Rank, B>, Rank>(std::move(d), data, device, dtype_of<T>());
+  return detail::hand_over<DLManagedTensor>(std::move(d));
 }
 
 // Hands host data (the result of a host form) over to a DLPack consumer (kDLCPU).
 template <typename T, std::size_t Rank>
 DLManagedTensor* to_managed(spanned_data<T, Rank>&& d) {
-  void* data = d.data();
-  const DLDevice host{static_cast<DLDeviceType>(detail::device_cpu), 0};
-  return detail::hand_over<spanned_data<T, Rank>, Rank>(std::move(d), data, host, dtype_of<T>());
+  return detail::hand_over<DLManagedTensor>(std::move(d));
 }
 
-// Calls a DLManagedTensor's deleter (if it has one) when it goes out of scope.
+#if CROKTILE_DLPACK_VERSIONED
+// The same as a DLPack 1.x managed tensor (a "dltensor_versioned" capsule's), writable.
+template <typename T, std::size_t Rank, typename B>
+DLManagedTensorVersioned* to_managed_versioned(basic_device_data<T, Rank, B>&& d) {
+  return detail::hand_over<DLManagedTensorVersioned>(std::move(d));
+}
+template <typename T, std::size_t Rank>
+DLManagedTensorVersioned* to_managed_versioned(spanned_data<T, Rank>&& d) {
+  return detail::hand_over<DLManagedTensorVersioned>(std::move(d));
+}
+#endif
+
+// Calls a managed tensor's deleter (if it has one) when it goes out of scope.
 struct managed_deleter {
-  void operator()(DLManagedTensor* m) const noexcept {
+  template <typename M>
+  void operator()(M* m) const noexcept {
     if (m && m->deleter) m->deleter(m);
   }
 };
 using managed_ptr = std::unique_ptr<DLManagedTensor, managed_deleter>;
+#if CROKTILE_DLPACK_VERSIONED
+using versioned_managed_ptr = std::unique_ptr<DLManagedTensorVersioned, managed_deleter>;
+#endif
 
 }  // namespace dlpack
 }  // namespace croktile

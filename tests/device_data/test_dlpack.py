@@ -17,12 +17,13 @@ translation units written here check the header alone: the ABI's layout, the use
 from __future__ import annotations
 
 import concurrent.futures
+import ctypes
 import os
 import re
 import shutil
 import subprocess
 from pathlib import Path
-from typing import Dict, List, Tuple
+from typing import Callable, Dict, List, Tuple
 
 import pytest
 
@@ -103,6 +104,13 @@ def expected(target: str) -> Dict[str, str]:
         "managed_host": described([2, 3], "kDLCPU"),
         "managed_host_again": "2x3 " + floats(6 * v for v in ones[:6]),
         "managed_host_deleter_calls": "2",
+        "versioned_version": "1.0 flags 0",
+        "versioned": described([3, 4], device),
+        "versioned_again": "3x4 " + floats(20 * v for v in ones),
+        "versioned_host": described([2, 3], "kDLCPU"),
+        "versioned_host_again": "2x3 " + floats(6 * v for v in ones[:6]),
+        "versioned_major": HOST + "DLPack version 1.x expected, got 2.0",
+        "versioned_deleter_calls": "1",
     }
     if offsets:
         out["offset"] = "3x4 " + floats(3 * v for v in a[2:14])
@@ -344,54 +352,82 @@ def build_extension(target: str, work: Path) -> Path:
 
 
 class Extension:
-    """torch_ext's C functions on torch tensors, through DLPack capsules and ctypes."""
+    """torch_ext's C functions on a framework's arrays, through DLPack capsules and ctypes:
+    ``to_capsule`` makes a capsule of an array, ``from_capsule`` an array of one; ``versioned``
+    capsules ("dltensor_versioned", DLPack 1.x) or legacy ones ("dltensor")."""
 
-    def __init__(self, torch, lib: Path):
-        import ctypes
-        self.torch, self.ctypes = torch, ctypes
-        self.lib = ctypes.CDLL(str(lib))
-        self.lib.croktile_scale.restype = ctypes.c_void_p
-        self.lib.croktile_scale.argtypes = [ctypes.c_void_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_int]
-        self.lib.croktile_copy_into.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_char_p, ctypes.c_int]
-        self.get_pointer = ctypes.pythonapi.PyCapsule_GetPointer
-        self.get_pointer.restype, self.get_pointer.argtypes = ctypes.c_void_p, [ctypes.py_object, ctypes.c_char_p]
-        self.new_capsule = ctypes.pythonapi.PyCapsule_New
-        self.new_capsule.restype = ctypes.py_object
-        self.new_capsule.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p]
+    def __init__(self, lib: Path, to_capsule: Callable, from_capsule: Callable, versioned: bool):
+        self.to_capsule, self.from_capsule = to_capsule, from_capsule
+        self.name = b"dltensor_versioned" if versioned else b"dltensor"
+        library = ctypes.CDLL(str(lib))
+        suffix = "_versioned" if versioned else ""
+        self.scale_fn = getattr(library, "croktile_scale" + suffix)
+        self.scale_fn.restype = ctypes.c_void_p
+        self.scale_fn.argtypes = [ctypes.c_void_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_int]
+        self.copy_fn = getattr(library, "croktile_copy_into" + suffix)
+        self.copy_fn.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_char_p, ctypes.c_int]
+        self.deleted = library.croktile_deleted   # how many results the framework has released
 
-    def borrow(self, tensor):
-        """A DLPack capsule of ``tensor`` (which keeps it alive) and its DLManagedTensor*."""
-        capsule = self.torch.utils.dlpack.to_dlpack(tensor)
-        return capsule, self.get_pointer(capsule, b"dltensor")
+    def borrow(self, array):
+        """A DLPack capsule of ``array`` (which keeps it alive) and its managed tensor's address."""
+        capsule = self.to_capsule(array)
+        return capsule, capsule_pointer(capsule, self.name)
 
-    def scale(self, tensor, k: int):
-        """k * tensor as a torch tensor of croktile's memory, or the error's text."""
-        capsule, pointer = self.borrow(tensor)
-        error = self.ctypes.create_string_buffer(1024)
-        result = self.lib.croktile_scale(pointer, k, error, len(error))
+    def scale(self, array, k: int):
+        """k * array, an array of croktile's memory, or the error's text."""
+        capsule, pointer = self.borrow(array)
+        error = ctypes.create_string_buffer(1024)
+        result = self.scale_fn(pointer, k, error, len(error))
         if not result:
             return error.value.decode()
-        return self.torch.utils.dlpack.from_dlpack(self.new_capsule(result, b"dltensor", None))
+        return self.from_capsule(new_capsule(result, self.name, None))
 
     def copy_into(self, src, dst) -> str:
+        """Copies src into dst's memory; '' or the error's text."""
         (src_capsule, src_pointer), (dst_capsule, dst_pointer) = self.borrow(src), self.borrow(dst)
-        error = self.ctypes.create_string_buffer(1024)
-        return "" if self.lib.croktile_copy_into(src_pointer, dst_pointer, error, len(error)) == 0 \
-            else error.value.decode()
-
-    def deleted(self) -> int:
-        return self.lib.croktile_deleted()
+        error = ctypes.create_string_buffer(1024)
+        return "" if self.copy_fn(src_pointer, dst_pointer, error, len(error)) == 0 else error.value.decode()
 
 
+capsule_pointer = ctypes.pythonapi.PyCapsule_GetPointer
+capsule_pointer.restype, capsule_pointer.argtypes = ctypes.c_void_p, [ctypes.py_object, ctypes.c_char_p]
+new_capsule = ctypes.pythonapi.PyCapsule_New
+new_capsule.restype, new_capsule.argtypes = ctypes.py_object, [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p]
+
+class Producer:
+    """What from_dlpack takes: an object with __dlpack__ (here: a capsule made elsewhere)."""
+
+    def __init__(self, capsule, device: Tuple[int, int]):
+        self.capsule, self.device = capsule, device
+
+    def __dlpack__(self, **_):
+        return self.capsule
+
+    def __dlpack_device__(self):
+        return self.device
+
+
+STRIDES = "croktile::dlpack::to_view: compact row-major strides {} expected for shape {}, got {}; make the tensor " \
+          "contiguous first (e.g. .contiguous() in PyTorch)"
+WRONG_DTYPE = "croktile::dlpack::to_view: dtype float32 expected, got {}"
+
+
+@pytest.mark.parametrize("protocol", ["legacy", "versioned"])
 @pytest.mark.parametrize("target", ["cpu", "cuda"])
-def test_torch_tensors_in_and_out(tmp_path, target):
+def test_torch_tensors_in_and_out(tmp_path, target, protocol):
     """torch tensors (slices included) used in place by __co__ functions, results handed to torch
     without a copy and freed when torch drops them, and torch's non-contiguous tensors, other
     dtypes and other devices refused with croktile's message."""
     torch = pytest.importorskip("torch")
     if target == "cuda" and (_gpu_problem() or not torch.cuda.is_available()):
         pytest.skip(_gpu_problem() or "torch sees no CUDA device")
-    ext = Extension(torch, build_extension(target, tmp_path))
+    lib = build_extension(target, tmp_path)
+    if protocol == "legacy":
+        ext = Extension(lib, torch.utils.dlpack.to_dlpack, torch.utils.dlpack.from_dlpack, versioned=False)
+    else:
+        kdl = (2, 0) if target == "cuda" else (1, 0)
+        ext = Extension(lib, lambda tensor: tensor.__dlpack__(max_version=(1, 0)),
+                        lambda capsule: torch.from_dlpack(Producer(capsule, kdl)), versioned=True)
     device = torch.device(target)
     rows = torch.arange(20, dtype=torch.float32, device=device).reshape(5, 4)
 
@@ -412,16 +448,12 @@ def test_torch_tensors_in_and_out(tmp_path, target):
     assert torch.equal(big[1:4], a) and not big[0].any() and not big[4].any()
 
     view = "croktile::dlpack::to_view: "
-    strides = "compact row-major strides {} expected for shape {}, got {}; make the tensor contiguous first " \
-              "(e.g. .contiguous() in PyTorch)"
-    assert ext.scale(a.t(), 1) == view + strides.format("[3, 1]", "[4, 3]", "[1, 4]")
-    assert ext.scale(rows[:, 1:3], 1) == view + strides.format("[2, 1]", "[5, 2]", "[4, 1]")
-    assert ext.scale(torch.zeros(4, device=device).expand(3, 4), 1) == view + strides.format("[4, 1]", "[3, 4]",
-                                                                                              "[0, 1]")
+    assert ext.scale(a.t(), 1) == STRIDES.format("[3, 1]", "[4, 3]", "[1, 4]")
+    assert ext.scale(rows[:, 1:3], 1) == STRIDES.format("[2, 1]", "[5, 2]", "[4, 1]")
+    assert ext.scale(torch.zeros(4, device=device).expand(3, 4), 1) == STRIDES.format("[4, 1]", "[3, 4]", "[0, 1]")
     for dtype, name in [(torch.int64, "int64"), (torch.float16, "float16"), (torch.bfloat16, "bfloat16"),
                         (torch.bool, "bool"), (torch.uint8, "uint8"), (torch.float64, "float64")]:
-        assert ext.scale(torch.zeros(3, 4, dtype=dtype, device=device), 1) == \
-            view + f"dtype float32 expected, got {name}"
+        assert ext.scale(torch.zeros(3, 4, dtype=dtype, device=device), 1) == WRONG_DTYPE.format(name)
     assert ext.scale(torch.zeros(2, 3, 4, device=device), 1) == view + "ndim 2 expected, got 3"
     if target == "cuda":
         assert ext.scale(torch.zeros(3, 4), 1) == view + (
@@ -431,3 +463,40 @@ def test_torch_tensors_in_and_out(tmp_path, target):
         assert ext.scale(torch.zeros(3, 4, device="cuda"), 1) == view + (
             "device kDLCPU, kDLCUDAHost or kDLCUDAManaged expected (host memory, as on the cpu and factor "
             "targets), got kDLCUDA (device 0)")
+
+
+
+
+@pytest.mark.parametrize("target", ["cpu", "factor"])
+def test_numpy_arrays_in_and_out(tmp_path, target):
+    """NumPy arrays (host memory, which is the device memory of cpu and factor) the same way, as
+    DLPack 1.x tensors (NumPy makes legacy ones read-only): used in place, results handed to NumPy
+    (writable) and freed once, NumPy's other layouts and dtypes refused."""
+    np = pytest.importorskip("numpy")
+    ext = Extension(build_extension(target, tmp_path), lambda array: array.__dlpack__(max_version=(1, 0)),
+                    lambda capsule: np.from_dlpack(Producer(capsule, (1, 0))), versioned=True)
+    rows = np.arange(20, dtype=np.float32).reshape(5, 4)
+
+    a = rows[1:4]
+    result = ext.scale(a, 3)
+    assert not isinstance(result, str), result
+    assert result.dtype == np.float32 and result.shape == (3, 4) and np.array_equal(result, a * 3)
+    assert result.flags.writeable
+    again = ext.scale(result, 2)
+    assert np.array_equal(again, a * 6)
+    assert ext.deleted() == 0
+    del result, again
+    assert ext.deleted() == 2
+    assert ext.scale(np.zeros((0, 4), dtype=np.float32), 1).shape == (0, 4)
+
+    big = np.zeros((5, 4), dtype=np.float32)
+    assert ext.copy_into(a, big[1:4]) == ""
+    assert np.array_equal(big[1:4], a) and not big[0].any() and not big[4].any()
+
+    assert ext.scale(a.T, 1) == STRIDES.format("[3, 1]", "[4, 3]", "[1, 4]")
+    assert ext.scale(rows[::2], 1) == STRIDES.format("[4, 1]", "[3, 4]", "[8, 1]")
+    assert ext.scale(np.broadcast_to(np.zeros(4, dtype=np.float32), (3, 4)), 1) == \
+        STRIDES.format("[4, 1]", "[3, 4]", "[0, 1]")
+    for dtype, name in [(np.int64, "int64"), (np.float16, "float16"), (np.bool_, "bool"), (np.uint8, "uint8"),
+                        (np.float64, "float64"), (np.int32, "int32")]:
+        assert ext.scale(np.zeros((3, 4), dtype=dtype), 1) == WRONG_DTYPE.format(name)

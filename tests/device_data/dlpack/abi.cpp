@@ -9,7 +9,7 @@
 #include "croktile_cpu.h"
 #include "croktile_dlpack.h"
 
-#if defined(CROKTILE_TEST_EXPECT_DECLARED_HERE) && !defined(CROKTILE_DLPACK_DECLARED_HERE)
+#if defined(CROKTILE_TEST_EXPECT_DECLARED_HERE) && !(defined(CROKTILE_DLPACK_DECLARED_HERE) && CROKTILE_DLPACK_VERSIONED)
 #error "croktile_dlpack.h did not declare the DLPack types, but no dlpack.h is on the include path"
 #endif
 
@@ -47,6 +47,23 @@ static_assert(offsetof(DLTensor, data) == 0 && offsetof(DLTensor, device) == 8 &
 static_assert(offsetof(DLManagedTensor, dl_tensor) == 0 && offsetof(DLManagedTensor, manager_ctx) == 48 &&
                   offsetof(DLManagedTensor, deleter) == 56 && sizeof(DLManagedTensor) == 64,
               "DLManagedTensor layout");
+#if CROKTILE_DLPACK_VERSIONED
+static_assert(offsetof(DLManagedTensorVersioned, version) == 0 && offsetof(DLManagedTensorVersioned, manager_ctx) == 8 &&
+                  offsetof(DLManagedTensorVersioned, deleter) == 16 && offsetof(DLManagedTensorVersioned, flags) == 24 &&
+                  offsetof(DLManagedTensorVersioned, dl_tensor) == 32 && sizeof(DLManagedTensorVersioned) == 80,
+              "DLManagedTensorVersioned layout");
+#endif
+#endif
+
+#if CROKTILE_DLPACK_VERSIONED
+static_assert(sizeof(DLPackVersion) == 8 && offsetof(DLPackVersion, minor) == 4, "DLPackVersion");
+static_assert(std::is_same<decltype(DLPackVersion::major), std::uint32_t>::value &&
+                  std::is_same<decltype(DLManagedTensorVersioned::flags), std::uint64_t>::value &&
+                  std::is_same<decltype(DLManagedTensorVersioned::deleter), void (*)(DLManagedTensorVersioned*)>::value,
+              "DLManagedTensorVersioned fields");
+static_assert(DLPACK_FLAG_BITMASK_READ_ONLY == 1 && DLPACK_FLAG_BITMASK_IS_COPIED == 2, "flags");
+#elif defined(CROKTILE_DLPACK_DECLARED_HERE)
+#error "the declarations of croktile_dlpack.h lack DLManagedTensorVersioned"
 #endif
 
 // What croktile's element types map to.

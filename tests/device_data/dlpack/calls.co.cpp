@@ -296,6 +296,39 @@ void round_trip() {
   std::cout << "managed_host_deleter_calls: " << deleter_calls << "\n";
 }
 
+#if CROKTILE_DLPACK_VERSIONED
+void (*framework_versioned_deleter)(DLManagedTensorVersioned*) = nullptr;
+void counting_versioned_deleter(DLManagedTensorVersioned* m) {
+  ++deleter_calls;
+  framework_versioned_deleter(m);
+}
+
+// The same with DLPack 1.x managed tensors, which say their version and flags.
+void round_trip_versioned() {
+  fw_memory<float> a(iota_floats(12, 1.0f));
+  fw_tensor t(a.data(), a.device(), dl::dtype_of<float>(), {3, 4});
+  DLManagedTensorVersioned* m = dl::to_managed_versioned(scale(dl::to_view<float, 2>(t.t), 2));
+  std::cout << "versioned_version: " << m->version.major << "." << m->version.minor << " flags " << m->flags << "\n";
+  describe("versioned", m->dl_tensor);
+  const int before = deleter_calls;
+  {
+    framework_versioned_deleter = m->deleter;
+    m->deleter = &counting_versioned_deleter;
+    dl::versioned_managed_ptr owner(m);
+    print("versioned_again", scale(dl::to_view<float, 2>(*owner), 10).to_host());
+    std::vector<float> values = iota_floats(6, 1.0f);
+    dl::versioned_managed_ptr host(
+        dl::to_managed_versioned(scale(croktile::make_spanview<2>(values.data(), {2, 3}), 3)));
+    describe("versioned_host", host->dl_tensor);
+    print("versioned_host_again", scale(dl::to_host_view<float, 2>(*host), 2));
+    host->version.major = 2;
+    expect_error("versioned_major", [&] { dl::to_host_view<float, 2>(*host); });
+    host->version.major = 1;
+  }
+  std::cout << "versioned_deleter_calls: " << deleter_calls - before << "\n";
+}
+#endif
+
 // Tensors croktile cannot take as they are.
 void errors() {
   std::vector<float> values = iota_floats(16, 1.0f);
@@ -342,6 +375,9 @@ int main() {
     host_calls();
     exports();
     round_trip();
+#if CROKTILE_DLPACK_VERSIONED
+    round_trip_versioned();
+#endif
     errors();
   } catch (const std::exception& e) {
     std::cout << "unexpected exception: " << e.what() << "\n";

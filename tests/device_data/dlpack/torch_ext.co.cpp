@@ -1,10 +1,12 @@
 // A framework extension as a user writes one with croktile_dlpack.h: a shared library
-// with a C ABI that takes DLPack tensors (from torch.utils.dlpack.to_dlpack, through
-// ctypes in test_dlpack.py), calls __co__ functions on their memory in place, and hands
-// results back as DLManagedTensors (for torch.utils.dlpack.from_dlpack). Errors are
-// returned as text.
+// with a C ABI that takes DLPack tensors (from the capsules of torch.utils.dlpack.to_dlpack
+// or __dlpack__(), through ctypes in test_dlpack.py), calls __co__ functions on their
+// memory in place, and hands results back as managed tensors (for from_dlpack), in the
+// legacy form (DLManagedTensor, "dltensor" capsules) and the DLPack 1.x one
+// (DLManagedTensorVersioned, "dltensor_versioned"). Errors are returned as text.
 #include <cstdio>
 #include <exception>
+#include <type_traits>
 
 #include "croktile_dlpack.h"
 
@@ -34,11 +36,21 @@ __co__ void copy_into(f32 [M, N] src, f32 [M, N] dst) {
 
 namespace {
 int deleted = 0;
-void (*croktile_deleter)(DLManagedTensor*) = nullptr;
-void counting_deleter(DLManagedTensor* m) {
-  ++deleted;
-  croktile_deleter(m);
-}
+
+// Counts the releases of managed tensors of type M, then runs croktile's deleter.
+template <typename M>
+struct counted {
+  static inline void (*croktile_deleter)(M*) = nullptr;
+  static void deleter(M* m) {
+    ++deleted;
+    croktile_deleter(m);
+  }
+  static M* wrap(M* m) {
+    croktile_deleter = m->deleter;
+    m->deleter = &deleter;
+    return m;
+  }
+};
 
 // f(), or `failed` with the exception's text in `error`.
 template <typename R, typename F>
@@ -50,28 +62,45 @@ R guarded(char* error, int size, R failed, F&& f) {
     return failed;
   }
 }
-}  // namespace
 
 // k * a, a new tensor the caller owns (its deleter is counted); null and `error` on failure.
-extern "C" DLManagedTensor* croktile_scale(const DLManagedTensor* a, int k, char* error, int size) {
-  return guarded<DLManagedTensor*>(error, size, nullptr, [&] {
+template <typename M>
+M* scale_managed(const M* a, int k, char* error, int size) {
+  return guarded<M*>(error, size, nullptr, [&] {
     auto result = scale(croktile::dlpack::to_view<float, 2>(*a), k);
     croktile::synchronize(result.stream());
-    DLManagedTensor* m = croktile::dlpack::to_managed(std::move(result));
-    croktile_deleter = m->deleter;
-    m->deleter = &counting_deleter;
-    return m;
+    if constexpr (std::is_same<M, DLManagedTensor>::value)
+      return counted<M>::wrap(croktile::dlpack::to_managed(std::move(result)));
+    else
+      return counted<M>::wrap(croktile::dlpack::to_managed_versioned(std::move(result)));
   });
 }
 
 // Copies src into dst's memory (in place); 0, or -1 and `error`.
-extern "C" int croktile_copy_into(const DLManagedTensor* src, const DLManagedTensor* dst, char* error, int size) {
+template <typename M>
+int copy_managed(const M* src, const M* dst, char* error, int size) {
   return guarded(error, size, -1, [&] {
     copy_into(croktile::dlpack::to_view<float, 2>(*src), croktile::dlpack::to_view<float, 2>(*dst));
     croktile::synchronize();
     return 0;
   });
 }
+}  // namespace
 
-// How many tensors of croktile_scale were released.
+extern "C" DLManagedTensor* croktile_scale(const DLManagedTensor* a, int k, char* error, int size) {
+  return scale_managed(a, k, error, size);
+}
+extern "C" int croktile_copy_into(const DLManagedTensor* src, const DLManagedTensor* dst, char* error, int size) {
+  return copy_managed(src, dst, error, size);
+}
+extern "C" DLManagedTensorVersioned* croktile_scale_versioned(const DLManagedTensorVersioned* a, int k, char* error,
+                                                              int size) {
+  return scale_managed(a, k, error, size);
+}
+extern "C" int croktile_copy_into_versioned(const DLManagedTensorVersioned* src, const DLManagedTensorVersioned* dst,
+                                            char* error, int size) {
+  return copy_managed(src, dst, error, size);
+}
+
+// How many results of croktile_scale(_versioned) were released.
 extern "C" int croktile_deleted() { return deleted; }
