@@ -62,7 +62,8 @@
 #define CROKTILE_DLPACK_H
 
 #ifndef CROKTILE_DEVICE_DEFAULT_API
-#error "croktile_dlpack.h: include a target's runtime header first (croktile_cpu.h, croktile_factor.h, croktile_cuda.h or croktile_opencl.h)"
+#error \
+    "croktile_dlpack.h: include a target's runtime header first (croktile_cpu.h, croktile_factor.h, croktile_cuda.h or croktile_opencl.h)"
 #endif
 
 #include <array>
@@ -324,8 +325,8 @@ void check_row_major(const DLTensor& t, const std::array<std::size_t, Rank>& sha
     step *= static_cast<std::int64_t>(shape[d]);
   }
   if (!compact)
-    throw runtime_error(std::string(who) + ": compact row-major strides " + dims_text<Rank>(want) + " expected for shape " +
-                        dims_text<Rank>(t.shape) + ", got " + dims_text<Rank>(t.strides) +
+    throw runtime_error(std::string(who) + ": compact row-major strides " + dims_text<Rank>(want) +
+                        " expected for shape " + dims_text<Rank>(t.shape) + ", got " + dims_text<Rank>(t.strides) +
                         "; make the tensor contiguous first (e.g. .contiguous() in PyTorch)");
 }
 
@@ -392,7 +393,6 @@ void describe(DLTensor& t, std::int64_t (&shape)[Rank], std::int64_t (&strides)[
   t.byte_offset = 0;
 }
 
-
 // The DLPack device of memory of backend B at p (cuda: what the driver says it is).
 template <typename B>
 DLDevice device_of(const void* p) {
@@ -432,7 +432,8 @@ void check_current_device(const DLTensor& t, const char* who) {
   (void)who;
 }
 
-template <typename B, typename P>
+// The address (or cl_mem handle) a DLTensor's data holds.
+template <typename P>
 void* untyped(P p) {
   if constexpr (std::is_pointer<P>::value)
     return const_cast<void*>(static_cast<const void*>(p));
@@ -451,12 +452,12 @@ basic_device_view<T, Rank, B> to_view(const DLTensor& t) {
   detail::check_current_device<B>(t, who);
   const auto shape = detail::checked_shape<T, Rank>(t, who);
   if constexpr (B::typed_pointers) {
-    return basic_device_view<T, Rank, B>(
-        static_cast<pointer>(static_cast<void*>(detail::element_start<T>(t, who))), shape);
+    return basic_device_view<T, Rank, B>(pointer(detail::element_start<T>(t, who)), shape);
   } else {
     // An untyped handle (cl_mem) cannot be offset.
     if (t.byte_offset != 0)
-      throw runtime_error(std::string(who) + ": byte_offset 0 expected (a " + detail::device_type_name(t.device.device_type) +
+      throw runtime_error(std::string(who) + ": byte_offset 0 expected (a " +
+                          detail::device_type_name(t.device.device_type) +
                           " tensor's data is a buffer handle, which cannot be offset), got " +
                           std::to_string(t.byte_offset));
     return basic_device_view<T, Rank, B>(static_cast<pointer>(t.data), shape);
@@ -543,7 +544,7 @@ class borrowed_tensor {
 // A DLTensor of the memory of a view or data (no copy; it stays the caller's).
 template <typename T, std::size_t Rank, typename B>
 borrowed_tensor<Rank> from_view(const basic_device_view<T, Rank, B>& v) {
-  void* data = detail::untyped<B>(v.data());
+  void* data = detail::untyped(v.data());
   return borrowed_tensor<Rank>(data, detail::device_of<B>(data), dtype_of<T>(), v.shape());
 }
 template <typename T, std::size_t Rank, typename B>
@@ -606,7 +607,7 @@ M* hand_over(Owner&& owner, void* data, DLDevice device, DLDataType dtype) {
 
 template <typename M, typename T, std::size_t Rank, typename B>
 M* hand_over(basic_device_data<T, Rank, B>&& d) {
-  void* data = untyped<B>(d.data());
+  void* data = untyped(d.data());
   const DLDevice device = device_of<B>(data);
   return hand_over<M>(std::move(d), data, device, dtype_of<T>());
 }

@@ -500,3 +500,24 @@ def test_numpy_arrays_in_and_out(tmp_path, target):
     for dtype, name in [(np.int64, "int64"), (np.float16, "float16"), (np.bool_, "bool"), (np.uint8, "uint8"),
                         (np.float64, "float64"), (np.int32, "int32")]:
         assert ext.scale(np.zeros((3, 4), dtype=dtype), 1) == WRONG_DTYPE.format(name)
+
+
+def test_second_target_backend_by_name(tmp_path):
+    """A program with kernels of two targets: to_view gives the first target's device_view, and
+    the other's when its backend is named."""
+    if _opencl_problem().startswith("the OpenCL headers"):
+        pytest.skip(_opencl_problem())
+    res = compile_tu("""
+#include "croktile_cpu.h"
+#include "croktile_opencl.h"
+#include "croktile_dlpack.h"
+#include <type_traits>
+void f(const DLTensor& t) {
+  auto host = croktile::dlpack::to_view<float, 2>(t);
+  auto cl = croktile::dlpack::to_view<float, 2, croktile::opencl::backend>(t);
+  static_assert(std::is_same<decltype(host), croktile::host::device_view<float, 2>>::value, "first target");
+  static_assert(std::is_same<decltype(cl), croktile::opencl::device_view<float, 2>>::value, "named target");
+  static_assert(std::is_same<decltype(cl.data()), cl_mem>::value, "a cl_mem");
+}
+""", tmp_path)
+    assert res.returncode == 0, res.stderr

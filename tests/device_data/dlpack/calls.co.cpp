@@ -343,7 +343,8 @@ void errors() {
   expect_error("ndim", [&] { device_view(fw_tensor(dev, dev_device, f32, {2, 2, 3})); });
   expect_error("ndim_host", [&] { dl::to_host_view<float, 3>(fw_tensor(host, host_device, f32, {12}).t); });
   expect_error("dtype", [&] { device_view(fw_tensor(dev, dev_device, dl::dtype_of<std::int64_t>(), {3, 4})); });
-  expect_error("dtype_host", [&] { host_view(fw_tensor(longs.data(), host_device, DLDataType{kDLInt, 64, 1}, {3, 4})); });
+  expect_error("dtype_host",
+               [&] { host_view(fw_tensor(longs.data(), host_device, DLDataType{kDLInt, 64, 1}, {3, 4})); });
   expect_error("dtype_bf16", [&] {
     dl::to_host_view<croktile::f16, 1>(fw_tensor(host, host_device, DLDataType{kDLBfloat, 16, 1}, {4}).t);
   });
