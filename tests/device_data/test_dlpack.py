@@ -13,6 +13,10 @@ cpu, factor and opencl (PoCL) programs run, and cuda where a GPU is present; cud
 compiled with ``-t cuda -c`` (the header under nvcc, no GPU needed). ``dlpack/abi.cpp`` and small
 translation units written here check the header alone: the ABI's layout, the use of an official
 ``dlpack/dlpack.h``, and its compile errors.
+
+``dlpack/torch_ext.co.cpp`` is an extension library as a user writes one: NumPy arrays (cpu,
+factor) and, where PyTorch is installed, torch tensors (cpu, and cuda where a GPU is present) go
+through it by DLPack capsules, legacy and versioned, and come back.
 """
 from __future__ import annotations
 
