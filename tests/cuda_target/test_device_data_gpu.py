@@ -27,10 +27,10 @@ from typing import Dict, List
 
 import pytest
 
-from cuda_target.test_cuda import gpu   # the fixture that skips, saying why, without a GPU
+from cuda_target.test_cuda import gpu  # noqa: F401  (the fixture that skips, saying why, without a GPU)
 from driver.util import run_croktilec
 
-pytestmark = [pytest.mark.device_data, pytest.mark.usefixtures(gpu.__name__)]
+pytestmark = [pytest.mark.device_data, pytest.mark.usefixtures("gpu")]
 
 HERE = Path(__file__).resolve().parent
 SOURCE = HERE / "device_data" / "gpu_calls.co.cpp"
