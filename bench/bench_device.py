@@ -5,8 +5,9 @@
     python bench/bench_device.py --json out.json   # also writes the results as JSON
     python bench/bench_device.py --compile-only    # builds only: nvcc, no GPU
 
-bench/device/device_calls.co.cpp, built with `croktilec -t cuda --profile cuda-sm90a`
-(CROKTILE_BENCH_PROFILE picks another), measures in one run:
+bench/device/device_calls.co.cpp, built by this checkout's driver with `-t cuda --profile
+cuda-sm90a` ($CROKTILEC names another driver, $CROKTILE_BENCH_PROFILE another profile),
+measures in one run:
 (a) c = a + b over 3 x 256 MiB f32 in device memory: host wall time of call +
     croktile::synchronize over the CUDA events around the same call. Target <= 1.1.
 (b) 10,000 back-to-back calls of a small kernel on one stream: wall time per call minus
@@ -20,7 +21,7 @@ import argparse
 import json
 import os
 import re
-import shutil
+import shlex
 import subprocess
 import sys
 import tempfile
@@ -64,27 +65,32 @@ ROWS = [
 
 
 def croktilec() -> list:
-    found = shutil.which("croktilec")
-    return [found] if found else [sys.executable, "-m", "croktile_driver"]
+    """The driver of this checkout (an installed croktilec may be older), or $CROKTILEC."""
+    override = os.environ.get("CROKTILEC")
+    return shlex.split(override) if override else [sys.executable, "-m", "croktile_driver"]
 
 
 def driver_env() -> dict:
     env = dict(os.environ)
-    if croktilec()[0] == sys.executable:
-        env["PYTHONPATH"] = ROOT + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+    env["PYTHONPATH"] = ROOT + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
     return env
 
 
 def build(tmp: str) -> str:
     exe = os.path.join(tmp, "device_calls")
-    subprocess.run(croktilec() + ["-t", "cuda", "--profile", PROFILE, SOURCE, "-o", exe], check=True, env=driver_env())
+    argv = croktilec() + ["-t", "cuda", "--profile", PROFILE, SOURCE, "-o", exe]
+    if subprocess.run(argv, env=driver_env()).returncode != 0:
+        raise SystemExit(f"bench_device: building failed: {shlex.join(argv)}")
     return exe
 
 
 def measure(exe: str, calls: int) -> dict:
     """The program's "key value" lines as numbers; its output is echoed to stderr."""
-    out = subprocess.run([exe, str(calls)], check=True, capture_output=True, text=True).stdout
-    sys.stderr.write(out)
+    got = subprocess.run([exe, str(calls)], capture_output=True, text=True)
+    sys.stderr.write(got.stdout + got.stderr)
+    if got.returncode != 0:
+        raise SystemExit(f"bench_device: {os.path.basename(exe)} exited with status {got.returncode}")
+    out = got.stdout
     return {k: float(v) for k, v in re.findall(r"^(\w+) ([-+0-9.eE]+|inf|nan)$", out, re.M)}
 
 
