@@ -17,13 +17,14 @@ TARGETS = ["cpu", "factor", "opencl"]
 Built = Tuple[Dict[str, Path], str]   # the executables by target, and why opencl is missing
 
 
-def build_for_targets(source: Path, work: Path) -> Built:
-    """``source`` built with ``-o`` for each runnable target; a target that cannot run here
-    is left out (``CROKTILE_REQUIRE_OPENCL=1`` makes a missing opencl a failure)."""
-    problem = _opencl_problem()
+def build_for_targets(source: Path, work: Path, wanted=TARGETS) -> Built:
+    """``source`` built with ``-o`` for each runnable target of ``wanted``; a target that
+    cannot run here is left out (``CROKTILE_REQUIRE_OPENCL=1`` makes a missing opencl a
+    failure)."""
+    problem = _opencl_problem() if "opencl" in wanted else ""
     if problem and os.environ.get("CROKTILE_REQUIRE_OPENCL") == "1":
         pytest.fail(f"CROKTILE_REQUIRE_OPENCL=1, but {problem}")
-    targets = [t for t in TARGETS if t != "opencl" or not problem]
+    targets = [t for t in TARGETS if t in wanted and (t != "opencl" or not problem)]
 
     def build(target: str) -> Path:
         exe = work / f"{source.name.split('.')[0]}.{target}"
