@@ -217,11 +217,21 @@ inline void synchronize(cudaStream_t stream, const char* where) {
 }
 
 // Arguments of a call: device memory where the overload takes device views, host
-// memory where it takes host arrays; checked before anything is queued.
-inline void expect_device(const void* p, const char* arg, const char* fn, const char* where) {
+// memory where it takes host arrays; checked before anything is queued. While `stream`
+// is being captured into a graph, memory that an earlier captured call allocated
+// (cudaMallocAsync) exists only once the graph runs, so the driver knows no such
+// pointer yet: an unknown pointer is then taken on trust.
+inline bool capturing(cudaStream_t stream) {
+  cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
+  return cudaStreamIsCapturing(stream, &status) == cudaSuccess && status == cudaStreamCaptureStatusActive;
+}
+
+inline void expect_device(const void* p, const char* arg, const char* fn, const char* where,
+                          cudaStream_t stream = nullptr) {
   if (p == nullptr) return;
   cudaPointerAttributes a{};
   check(cudaPointerGetAttributes(&a, p), "cudaPointerGetAttributes", where);
+  if (a.type == cudaMemoryTypeUnregistered && capturing(stream)) return;
   if (a.type == cudaMemoryTypeUnregistered || (a.type == cudaMemoryTypeHost && a.devicePointer == nullptr))
     throw runtime_error(std::string(where) + ": argument '" + arg + "' of '" + fn +
                         "' is host memory, but the parameter takes device memory (a croktile::device_view, or a "

@@ -180,7 +180,7 @@ class HostEmitter(DeviceHostEmitter):
 
     def bind_param(self, p: ir.Param, where: str) -> None:
         self.w(1, f"croktile::cuda::expect_device({p.name}.data(), {c_string(p.name)}, {c_string(self.fn.name)}, "
-                  f"{where});")
+                  f"{where}, croktile_st);")
         self.w(1, f"croktile::cuda::buffer {self.mem(p.buffer)} = croktile::cuda::buffer::borrow({p.name}.data());")
 
     def host_arg_check(self, p: ir.Param, where: str) -> List[str]:
