@@ -12,6 +12,8 @@
 // std::endl), strings and the integer types.
 #include <algorithm>
 #include <array>
+#include <chrono>
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
@@ -21,6 +23,7 @@
 #include <iostream>
 #include <limits>
 #include <memory>
+#include <random>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
@@ -245,6 +248,81 @@ static_assert(std::is_trivially_default_constructible<f16>::value &&
                   std::is_trivially_default_constructible<bf16>::value,
               "f16/bf16 must be trivially default constructible");
 
+}  // namespace croktile
+
+#include "croktile_minifloat.h"
+
+namespace croktile {
+
+// ---------------------------------------------------------------------------
+// Host helpers of the reference compiler's programs (choreo::choreo_assert, fill_random)
+// ---------------------------------------------------------------------------
+
+// Prints `file:line: choreo assertion abort: msg` and aborts when `cond` is false.
+inline void choreo_assert(bool cond, const char* msg, const char* file = __FILE__, int line = __LINE__) {
+  if (!cond) {
+    std::fflush(stdout);
+    std::fprintf(stderr, "%s:%d: choreo assertion abort: %s\n", file, line, msg);
+    std::abort();
+  }
+}
+
+namespace detail {
+
+// Integers of any width draw integers; the float types draw floats.
+template <typename T>
+struct is_int_like
+    : std::integral_constant<bool, std::is_integral<T>::value || std::is_convertible<T, int>::value &&
+                                                                      !std::is_convertible<T, float>::value> {};
+template <int Bits, bool Signed>
+struct is_int_like<small_int<Bits, Signed>> : std::true_type {};
+
+// One generator per process with a fixed seed: a program's random data is the same on
+// every run and every target (CROKTILE_SEED=N picks another sequence).
+inline std::mt19937_64& random_engine() {
+  static std::mt19937_64 engine([] {
+    const char* s = std::getenv("CROKTILE_SEED");
+    return s ? std::strtoull(s, nullptr, 0) : 0x5eedc0deULL;
+  }());
+  return engine;
+}
+
+// Integers uniform in [lo, hi]; floats uniform in [lo, hi), rounded to T.
+template <typename T, typename L, typename H>
+void fill_random(T* p, std::size_t n, L lo, H hi) {
+  auto& g = random_engine();
+  if constexpr (is_int_like<T>::value) {
+    std::uniform_int_distribution<long long> dist(static_cast<long long>(lo), static_cast<long long>(hi));
+    for (std::size_t i = 0; i < n; ++i) p[i] = static_cast<T>(dist(g));
+  } else if constexpr (std::is_same<T, double>::value) {
+    std::uniform_real_distribution<double> dist(static_cast<double>(lo), static_cast<double>(hi));
+    for (std::size_t i = 0; i < n; ++i) p[i] = dist(g);
+  } else {
+    std::uniform_real_distribution<float> dist(static_cast<float>(lo), static_cast<float>(hi));
+    for (std::size_t i = 0; i < n; ++i) p[i] = T(dist(g));
+  }
+}
+
+}  // namespace detail
+
+// choreo::timing(f, opt): runs f `warmup` times, then `repeat` times, and returns the
+// mean wall time of one of the timed runs in milliseconds. __co__ functions called with
+// host data wait for their work, so the time includes the device's.
+struct TimerOption {
+  int warmup = 1;
+  int repeat = 10;
+};
+
+template <typename F>
+double timing(F&& f, const TimerOption& opt = TimerOption()) {
+  for (int i = 0; i < opt.warmup; ++i) f();
+  const int n = opt.repeat > 0 ? opt.repeat : 1;
+  const auto start = std::chrono::steady_clock::now();
+  for (int i = 0; i < n; ++i) f();
+  const std::chrono::duration<double, std::milli> took = std::chrono::steady_clock::now() - start;
+  return took.count() / n;
+}
+
 // ---------------------------------------------------------------------------
 // Spanned data
 // ---------------------------------------------------------------------------
@@ -358,6 +436,17 @@ public:
   CROKTILE_HOST_DEVICE std::size_t element_count() const { return detail::product(shape_); }
   CROKTILE_HOST_DEVICE std::size_t size() const { return element_count(); }
   CROKTILE_HOST_DEVICE bool empty() const { return element_count() == 0; }
+  CROKTILE_HOST_DEVICE std::size_t bytes() const { return element_count() * sizeof(T); }
+
+  // Every element set to T(v); random elements (integers in [lo, hi], floats in [lo, hi)).
+  template <typename U>
+  void fill(U v) const {
+    std::fill(begin(), end(), static_cast<value_type>(v));
+  }
+  template <typename L, typename H>
+  void fill_random(L lo, H hi) const {
+    detail::fill_random(data_, element_count(), lo, hi);
+  }
 
   // Flat iteration over all elements in row-major order (std::fill, std::equal...).
   CROKTILE_HOST_DEVICE T* begin() const { return data_; }
@@ -430,6 +519,16 @@ public:
   std::size_t element_count() const { return detail::product(shape_); }
   std::size_t size() const { return element_count(); }
   bool empty() const { return element_count() == 0; }
+  std::size_t bytes() const { return element_count() * sizeof(T); }
+
+  template <typename U>
+  void fill(U v) {
+    std::fill(begin(), end(), static_cast<T>(v));
+  }
+  template <typename L, typename H>
+  void fill_random(L lo, H hi) {
+    detail::fill_random(data(), element_count(), lo, hi);
+  }
 
   T* begin() { return data(); }
   T* end() { return data() + element_count(); }

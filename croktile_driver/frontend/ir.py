@@ -16,11 +16,19 @@ from .symbolic import Sym
 from .nodes import dataclass
 
 ELEM_CTYPES = {
-    "s8": "int8_t", "s16": "int16_t", "s32": "int32_t",
-    "u8": "uint8_t", "u16": "uint16_t", "u32": "uint32_t",
-    "f16": "croktile::f16", "bf16": "croktile::bf16", "f32": "float",
+    "s8": "int8_t", "s16": "int16_t", "s32": "int32_t", "s64": "int64_t",
+    "u8": "uint8_t", "u16": "uint16_t", "u32": "uint32_t", "u64": "uint64_t",
+    "f16": "croktile::f16", "bf16": "croktile::bf16", "f32": "float", "f64": "double",
 }
-ELEM_BYTES = {"s8": 1, "u8": 1, "s16": 2, "u16": 2, "f16": 2, "bf16": 2, "s32": 4, "u32": 4, "f32": 4}
+# The narrow types are runtime storage structs of one byte each (sub-byte values are not
+# packed): runtime/croktile_minifloat.h.
+NARROW_ELEMS = ("f8_e4m3", "f8_e5m2", "f6_e2m3", "f6_e3m2", "f4_e2m1",
+                "s6", "u6", "s4", "u4", "s2", "u2", "u1", "bin1")
+ELEM_CTYPES.update({e: f"croktile::{e}" for e in NARROW_ELEMS})
+ELEM_BYTES = {"s8": 1, "u8": 1, "s16": 2, "u16": 2, "f16": 2, "bf16": 2, "s32": 4, "u32": 4, "f32": 4,
+              "s64": 8, "u64": 8, "f64": 8, **{e: 1 for e in NARROW_ELEMS}}
+# element types that are structs of the runtime (not C scalar types)
+STRUCT_ELEMS = ("f16", "bf16") + NARROW_ELEMS
 
 
 def _syms(dims: List[Sym]) -> str:

@@ -26,8 +26,16 @@ KEYWORDS = {
     "u8": "ELEMTYPE", "u16": "ELEMTYPE", "u32": "ELEMTYPE",
     "s8": "ELEMTYPE", "s16": "ELEMTYPE", "s32": "ELEMTYPE",
     "f16": "ELEMTYPE", "bf16": "ELEMTYPE", "f32": "ELEMTYPE",
+    # the reference compiler's further element types (README "Host code and element types")
+    "s64": "ELEMTYPE", "u64": "ELEMTYPE", "f64": "ELEMTYPE",
+    "f8": "ELEMTYPE", "f8_e4m3": "ELEMTYPE", "f8_e5m2": "ELEMTYPE",
+    "f6_e2m3": "ELEMTYPE", "f6_e3m2": "ELEMTYPE", "f4_e2m1": "ELEMTYPE",
+    "s6": "ELEMTYPE", "u6": "ELEMTYPE", "s4": "ELEMTYPE", "u4": "ELEMTYPE",
+    "s2": "ELEMTYPE", "u2": "ELEMTYPE", "u1": "ELEMTYPE", "bin1": "ELEMTYPE",
     "_": "UNDERSCORE",
 }
+# other spellings of an element type: the token's value is the type's one name
+ELEM_ALIASES = {"f8": "f8_e4m3"}
 
 tokens = sorted(set(KEYWORDS.values())) + [
     "ID", "INT_CONST", "FLOAT_CONST",
@@ -312,6 +320,8 @@ class TileflowLexer:
         r"[A-Za-z_][A-Za-z0-9_]*(?:\\[ \t]*\r?\n[A-Za-z0-9_]+)*"
         _join_splices(t)
         t.type = KEYWORDS.get(t.value, "ID")
+        if t.type == "ELEMTYPE":
+            t.value = ELEM_ALIASES.get(t.value, t.value)
         return t
 
     def t_HASH(self, t):

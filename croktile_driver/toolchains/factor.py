@@ -614,9 +614,9 @@ class EntryEmitter(StatementWriter):
         off = linear(r.offsets, r.buffer.shape)
         if off.is_const and off.value == 0:
             return self.ptr(r.buffer)
-        if r.buffer.elem in ("f16", "bf16"):   # declared, not defined, on the device: step in bytes
+        if r.buffer.elem in ir.STRUCT_ELEMS:   # declared, not defined, on the device: step in bytes
             ctype = ir.ELEM_CTYPES[r.buffer.elem]
-            return f"({ctype}*)((unsigned char*){self.ptr(r.buffer)} + ({dev_expr(off)}) * 2)"
+            return f"({ctype}*)((unsigned char*){self.ptr(r.buffer)} + ({dev_expr(off)}) * {r.buffer.elem_bytes})"
         return f"{self.ptr(r.buffer)} + ({dev_expr(off)})"
 
     def s_Call(self, s: ir.Call, depth: int) -> None:

@@ -69,7 +69,8 @@ from .kernel_ir import (KernelEmitterBase, dev_expr, kernel_free_names, linear a
                         waited_async_futures)
 
 # Generated code spells types without OpenCL C's typedef names, which user code may rename.
-DEVICE_CTYPES = dict(ir.ELEM_CTYPES, f16="unsigned short", bf16="unsigned short")
+DEVICE_CTYPES = dict(ir.ELEM_CTYPES, f16="unsigned short", bf16="unsigned short",
+                     **{e: "unsigned char" for e in ir.NARROW_ELEMS})
 BARRIER = "barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);"
 # Names OpenCL C reserves that are ordinary identifiers in C and C++: keywords (address
 # space, function and access qualifiers, `half`, image types, ...) and the built-in type
@@ -94,6 +95,9 @@ _ADDRESS_QUALIFIER = re.compile(r"\b(?:__)?(?:global|local|private|constant)\b")
 SPACE_QUALIFIER = {"g": "__global", "l": "__local", "p": "__private"}
 
 PRELUDE = r"""// Croktile OpenCL C prelude (OpenCL C 1.2)
+#ifdef cl_khr_fp64
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+#endif
 typedef char int8_t;
 typedef uchar uint8_t;
 typedef short int16_t;
@@ -116,6 +120,54 @@ typedef event_t croktile_event_t;   // the generated kernels' events, whatever _
 #define __device__
 #endif
 #define CROKTILE_OPENCL 1
+// The narrow element types are bytes on the device (uchar); these convert them as
+// runtime/croktile_minifloat.h does: special 0 none, 1 NaN only (e4m3), 2 IEEE (e5m2).
+static inline float croktile_mf_to_float(uint bits, int E, int M, int special) {
+  const int bias = (1 << (E - 1)) - 1;
+  const uint ones = (1u << E) - 1u, mones = (1u << M) - 1u;
+  const float sign = (bits >> (E + M)) & 1u ? -1.0f : 1.0f;
+  const uint e = (bits >> M) & ones, m = bits & mones;
+  if (special == 2 && e == ones) return m ? as_float(0x7fc00000u) : sign * as_float(0x7f800000u);
+  if (special == 1 && e == ones && m == mones) return as_float(0x7fc00000u);
+  if (e == 0) return sign * (float)m * as_float((uint)(127 + 1 - bias - M) << 23);
+  return sign * (float)((1u << M) | m) * as_float((uint)(127 + (int)e - bias - M) << 23);
+}
+static inline uchar croktile_mf_from_float(float f, int E, int M, int special) {
+  const int bias = (1 << (E - 1)) - 1;
+  const uint ones = (1u << E) - 1u, mones = (1u << M) - 1u;
+  const uint inf_mag = ones << M;
+  const uint max_mag = special == 2 ? ((ones - 1u) << M) | mones : special == 1 ? (ones << M) | (mones - 1u)
+                                                                             : (ones << M) | mones;
+  const uint nan_mag = special == 2 ? inf_mag | (1u << (M - 1)) : (ones << M) | mones;
+  const uint x = as_uint(f), a = x & 0x7fffffffu, sign = (x >> 31) ? 1u << (E + M) : 0u;
+  if (a > 0x7f800000u) return (uchar)(special == 0 ? max_mag : sign | nan_mag);
+  if (a == 0x7f800000u) return (uchar)(sign | (special == 2 ? inf_mag : max_mag));
+  uint sig = a >= 0x00800000u ? (a & 0x7fffffu) | 0x800000u : a;
+  const int ex = a >= 0x00800000u ? (int)(a >> 23) - 127 : -126;
+  int e = ex < 1 - bias ? 1 - bias : ex;
+  const int shift = 23 + e - M - ex;
+  uint n = 0;
+  if (shift < 32) {
+    n = sig >> shift;
+    const uint rem = sig & ((1u << shift) - 1u), hw = 1u << (shift - 1);
+    if (rem > hw || (rem == hw && (n & 1u))) ++n;
+  }
+  if (n == (2u << M)) { n >>= 1; ++e; }
+  uint mag = n;
+  if (n >= (1u << M)) mag = e + bias > (int)ones ? (ones + 1u) << M : ((uint)(e + bias) << M) | (n & mones);
+  if (mag > max_mag) mag = special == 2 ? inf_mag : max_mag;
+  return (uchar)(sign | mag);
+}
+#define croktile_f8_e4m3_to_float(b) croktile_mf_to_float((b), 4, 3, 1)
+#define croktile_f8_e5m2_to_float(b) croktile_mf_to_float((b), 5, 2, 2)
+#define croktile_f6_e2m3_to_float(b) croktile_mf_to_float((b), 2, 3, 0)
+#define croktile_f6_e3m2_to_float(b) croktile_mf_to_float((b), 3, 2, 0)
+#define croktile_f4_e2m1_to_float(b) croktile_mf_to_float((b), 2, 1, 0)
+#define croktile_float_to_f8_e4m3(f) croktile_mf_from_float((f), 4, 3, 1)
+#define croktile_float_to_f8_e5m2(f) croktile_mf_from_float((f), 5, 2, 2)
+#define croktile_float_to_f6_e2m3(f) croktile_mf_from_float((f), 2, 3, 0)
+#define croktile_float_to_f6_e3m2(f) croktile_mf_from_float((f), 3, 2, 0)
+#define croktile_float_to_f4_e2m1(f) croktile_mf_from_float((f), 2, 1, 0)
 static inline long croktile_min(long a, long b) { return a < b ? a : b; }
 static inline long croktile_max(long a, long b) { return a > b ? a : b; }
 // A failed runtime check: the first one in a launch records its id and values.
