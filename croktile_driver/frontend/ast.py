@@ -71,6 +71,12 @@ class BoolLit(Node):
 
 
 @dataclass(eq=False)
+class StringLit(Node):
+    """`"text"` as written (quotes and escapes kept): only `print`, `println` and `assert` take one."""
+    text: str
+
+
+@dataclass(eq=False)
 class Wildcard(Node):
     """`_` in a chunkat index list: the whole dimension."""
 
@@ -177,9 +183,41 @@ class DataDecl(Node):
 
 @dataclass(eq=False)
 class ScalarDecl(Node):
-    type: TypeSpec
+    type: Optional[TypeSpec]       # None: `mutable a = 3;` takes the initialiser's type
     name: Name
     init: Optional[Node]
+    mutable: bool = False
+
+
+@dataclass(eq=False)
+class IfStmt(Node):
+    cond: Node
+    then: Node
+    other: Optional[Node]
+
+
+@dataclass(eq=False)
+class WhileStmt(Node):
+    cond: Node
+    body: Node
+
+
+@dataclass(eq=False)
+class BreakStmt(Node):
+    pass
+
+
+@dataclass(eq=False)
+class ContinueStmt(Node):
+    pass
+
+
+@dataclass(eq=False)
+class PrintStmt(Node):
+    """`print(...)` / `println(...)` (at run time) and `print!` / `println!` (at compile time)."""
+    newline: bool
+    static: bool
+    args: List[Node]
 
 
 @dataclass(eq=False)

@@ -103,6 +103,30 @@ class If(Stmt):
 
 
 @dataclass(eq=False)
+class Break(Stmt):
+    """Leaves the innermost `foreach` loop (never crosses a `parallel`)."""
+
+
+@dataclass(eq=False)
+class Continue(Stmt):
+    """Goes on with the next iteration of the innermost `foreach` loop."""
+
+
+@dataclass(eq=False)
+class PrintItem:
+    kind: str                  # text (a C string literal as written), int, bool
+    text: str = ""
+    value: Optional[Sym] = None
+
+
+@dataclass(eq=False)
+class Print(Stmt):
+    """`print(...)` / `println(...)` at host level: written to stdout when it runs."""
+    items: List[PrintItem]
+    newline: bool
+
+
+@dataclass(eq=False)
 class ScalarDef(Stmt):
     name: str
     ctype: str               # int, bool
@@ -320,5 +344,10 @@ def dump(fn: Function) -> str:
                 out.append(f"{tag}{pad}return {what}")
             elif isinstance(s, Check):
                 out.append(f"{tag}{pad}check {s.cond.to_c()}  // {s.message}")
+            elif isinstance(s, (Break, Continue)):
+                out.append(f"{tag}{pad}{type(s).__name__.lower()}")
+            elif isinstance(s, Print):
+                items = ", ".join(i.text if i.kind == "text" else i.value.to_c() for i in s.items)
+                out.append(f"{tag}{pad}{'println' if s.newline else 'print'}({items})")
     stmt_lines(fn.body, 1)
     return "\n".join(out)

@@ -23,6 +23,7 @@ KEYWORDS = {
     "float": "FLOATTYPE", "double": "FLOATTYPE", "half": "FLOATTYPE",
     "bfp16": "FLOATTYPE", "half8": "FLOATTYPE",
     "true": "TRUE", "false": "FALSE",
+    "mutable": "MUTABLE", "else": "ELSE", "while": "WHILE", "break": "BREAK", "continue": "CONTINUE",
     "u8": "ELEMTYPE", "u16": "ELEMTYPE", "u32": "ELEMTYPE",
     "s8": "ELEMTYPE", "s16": "ELEMTYPE", "s32": "ELEMTYPE",
     "f16": "ELEMTYPE", "bf16": "ELEMTYPE", "f32": "ELEMTYPE",
@@ -43,6 +44,7 @@ tokens = sorted(set(KEYWORDS.values())) + [
     "AND", "OR", "XOR", "NOT", "LNOT", "LAND", "LOR",
     "EQ", "NE", "LT", "GT", "LE", "GE",
     "EQUALS", "ARROW", "BIND", "HASH", "QUESTION", "COLON",
+    "PLUSEQ", "MINUSEQ", "TIMESEQ", "DIVEQ", "MODEQ", "STRING_CONST",
     "LPAREN", "RPAREN", "LBRACKET", "RBRACKET", "LBRACE", "RBRACE",
     "COMMA", "SEMI", "PERIOD",
 ]
@@ -107,6 +109,11 @@ class TileflowLexer:
     t_LOR = r"\|\|"
     t_EQ = r"=="
     t_NE = r"!="
+    t_PLUSEQ = r"\+="
+    t_MINUSEQ = r"-="
+    t_TIMESEQ = r"\*="
+    t_DIVEQ = r"/="
+    t_MODEQ = r"%="
     t_LE = r"<="
     t_GE = r">="
     t_LT = r"<"
@@ -311,6 +318,10 @@ class TileflowLexer:
         minus, before = self.last_token, self.prev_token
         return (minus is not None and minus.type == "MINUS"
                 and (before is None or before.type not in _OPERAND_ENDS))
+
+    def t_STRING_CONST(self, t):
+        r'"([^"\\\n]|\\.)*"'
+        return t   # kept as written (quotes and escapes): generated C++ prints it as is
 
     def t_PERIOD(self, t):
         r"\."

@@ -28,10 +28,12 @@ _SPELLING = {
     "COLON": ":", "LPAREN": "(", "RPAREN": ")", "LBRACKET": "[", "RBRACKET": "]",
     "LBRACE": "{", "RBRACE": "}", "COMMA": ",", "SEMI": ";", "PERIOD": ".",
     "ID": "identifier", "INT_CONST": "integer constant", "FLOAT_CONST": "floating constant",
+    "STRING_CONST": "string literal", "PLUSEQ": "+=", "MINUSEQ": "-=", "TIMESEQ": "*=", "DIVEQ": "/=",
+    "MODEQ": "%=",
 }
 
 _CLOSER = {"LPAREN": "RPAREN", "LBRACKET": "RBRACKET", "LBRACE": "RBRACE"}
-_WORDS = {"ID", "INT_CONST", "FLOAT_CONST"}
+_WORDS = {"ID", "INT_CONST", "FLOAT_CONST", "STRING_CONST"}
 # tokens that may follow an operand: a '{...}' group followed by one is an i-tuple literal
 _AFTER_OPERAND = {"SEMI", "RPAREN", "RBRACKET", "COMMA", "PLUS", "MINUS", "TIMES", "DIVIDE", "MOD",
                   "LSHIFT", "RSHIFT", "AND", "OR", "XOR", "LAND", "LOR", "EQ", "NE", "LT", "GT", "LE",
@@ -56,6 +58,8 @@ class _Grammar:
 
     tokens = tokens
     start = "co_function"
+    # the dangling `else` belongs to the nearest `if` (as in C)
+    precedence = (("nonassoc", "LOWER_THAN_ELSE"), ("nonassoc", "ELSE"))
 
     def __init__(self):
         self.lex: Optional[TileflowLexer] = None
@@ -100,6 +104,10 @@ class _Grammar:
         """span_spec : LBRACKET expr_list RBRACKET"""
         p[0] = (A.SpanLit(self._loc(p, 1), p[2]), None)
 
+    def p_span_spec_mdspan_list(self, p):
+        """span_spec : MDSPAN LBRACKET expr_list RBRACKET"""
+        p[0] = (A.SpanLit(self._loc(p, 2), p[3]), None)
+
     def p_span_spec_rank(self, p):
         """span_spec : MDSPAN LT INT_CONST GT"""
         p[0] = (None, A.IntLit(self._loc(p, 3), p[3]))
@@ -122,6 +130,11 @@ class _Grammar:
         """param : spanned_type ID
                  | scalar_type ID"""
         p[0] = A.Param(p[1].loc, p[1], A.Name(self._loc(p, 2), p[2]))
+
+    def p_param_anonymous(self, p):
+        """param : spanned_type
+                 | scalar_type"""
+        p[0] = A.Param(p[1].loc, p[1], A.Name(p[1].loc, ""))
 
     def p_param_storage(self, p):
         """param : STORAGE spanned_type ID
@@ -148,7 +161,9 @@ class _Grammar:
         """stmt_list : stmt
                      | stmt_list stmt"""
         items, stmt = ([], p[1]) if len(p) == 2 else (p[1], p[2])
-        if stmt is not None:
+        if isinstance(stmt, list):
+            items.extend(stmt)
+        elif stmt is not None:
             items.append(stmt)
         p[0] = items
 
@@ -165,7 +180,11 @@ class _Grammar:
                 | return_stmt
                 | parallel_stmt
                 | with_stmt
-                | foreach_stmt"""
+                | foreach_stmt
+                | if_stmt
+                | while_stmt
+                | jump_stmt
+                | print_stmt"""
         p[0] = p[1]
 
     def p_stmt_empty(self, p):
@@ -190,10 +209,63 @@ class _Grammar:
         p[0] = A.DataDecl(self._loc(p, 1), storage, ty, names)
 
     def p_scalar_decl(self, p):
-        """scalar_decl : scalar_type ID SEMI
-                       | scalar_type ID EQUALS init SEMI"""
-        init = p[4] if len(p) == 6 else None
-        p[0] = A.ScalarDecl(p[1].loc, p[1], A.Name(self._loc(p, 2), p[2]), init)
+        """scalar_decl : scalar_type declarator_list SEMI
+                       | MUTABLE scalar_type declarator_list SEMI
+                       | MUTABLE declarator_list SEMI"""
+        mutable = p[1] == "mutable"
+        ty = p[2] if mutable and len(p) == 5 else (None if mutable else p[1])
+        decls = []   # `int a = 1, b = 2;` declares one after the other, in the enclosing scope
+        for name, init in p[len(p) - 2]:
+            decls.append(A.ScalarDecl(ty.loc if ty is not None else self._loc(p, 1), ty, name, init, mutable))
+        p[0] = decls
+
+    def p_declarator_list(self, p):
+        """declarator_list : declarator
+                           | declarator_list COMMA declarator"""
+        p[0] = _extend(p)
+
+    def p_declarator(self, p):
+        """declarator : ID
+                      | ID EQUALS init
+                      | ID LBRACE expr RBRACE"""
+        p[0] = (A.Name(self._loc(p, 1), p[1]), p[3] if len(p) > 2 else None)
+
+    def p_compound_assign(self, p):
+        """assign : ID PLUSEQ expr SEMI
+                  | ID MINUSEQ expr SEMI
+                  | ID TIMESEQ expr SEMI
+                  | ID DIVEQ expr SEMI
+                  | ID MODEQ expr SEMI"""
+        target = A.Name(self._loc(p, 1), p[1])
+        value = A.BinOp(self._loc(p, 2), p[2][0], A.Name(self._loc(p, 1), p[1]), p[3])
+        p[0] = A.Assign(self._loc(p, 1), target, value)
+
+    def p_if_stmt(self, p):
+        """if_stmt : IF LPAREN expr RPAREN stmt %prec LOWER_THAN_ELSE
+                   | IF LPAREN expr RPAREN stmt ELSE stmt"""
+        p[0] = A.IfStmt(self._loc(p, 1), p[3], self._body(p, 5), self._body(p, 7) if len(p) == 8 else None)
+
+    def p_while_stmt(self, p):
+        """while_stmt : WHILE LPAREN expr RPAREN stmt"""
+        p[0] = A.WhileStmt(self._loc(p, 1), p[3], self._body(p, 5))
+
+    def _body(self, p, i: int) -> A.Block:
+        """A branch or loop body: a single statement is a block of one (its own scope)."""
+        stmt = p[i]
+        if isinstance(stmt, A.Block):
+            return stmt
+        stmts = stmt if isinstance(stmt, list) else [stmt] if stmt is not None else []
+        return A.Block(stmts[0].loc if stmts else self._loc(p, i - 1), stmts)
+
+    def p_jump_stmt(self, p):
+        """jump_stmt : BREAK SEMI
+                     | CONTINUE SEMI"""
+        p[0] = (A.BreakStmt if p[1] == "break" else A.ContinueStmt)(self._loc(p, 1))
+
+    def p_print_stmt(self, p):
+        """print_stmt : ID LNOT LPAREN arg_list_opt RPAREN SEMI"""
+        p[0] = A.PrintStmt(self._loc(p, 1), p[1] == "println", True, p[4])
+        p[0].word = p[1]
 
     def p_span_def(self, p):
         """span_def : ID COLON expr SEMI"""
@@ -426,6 +498,10 @@ class _Grammar:
     def p_primary_float(self, p):
         """primary_expr : FLOAT_CONST"""
         p[0] = A.FloatLit(self._loc(p, 1), p[1])
+
+    def p_primary_string(self, p):
+        """primary_expr : STRING_CONST"""
+        p[0] = A.StringLit(self._loc(p, 1), p[1])
 
     def p_primary_bool(self, p):
         """primary_expr : TRUE

@@ -191,6 +191,15 @@ class Analysis:
         self.diag.note(why.skipped_wait, "this 'wait' does not run for the instances that the "
                                          "'foreach ... if' condition excludes")
 
+    def on_choice(self, ev: Construct, state: State, report: bool) -> State:
+        """`if`/`else`: each arm (a Construct of its own) runs from the state before it; the
+        paths join after it (without `else`, the path that skips the `if` joins too)."""
+        outs = [self.block(arm.body, state, report) for arm in ev.body]
+        out = state if len(outs) < 2 else outs.pop()
+        for other in outs:
+            out = other.join(out)
+        return out
+
     def on_loop(self, ev: Construct, state: State, report: bool) -> State:
         head = state
         while True:

@@ -13,6 +13,7 @@ from typing import Dict, Iterator, List, Optional, Set
 from . import ast as A
 from . import ir
 from . import pending as P
+from .control import BUILTIN_STATEMENTS, ControlFlow
 from ..diagnostics import Diagnostics, Loc
 from .symbolic import INT_MAX, INT_MIN, Sym, fits_int, prove_divisible, prove_equal
 from .values import (Future, Symbol, VBool, VData, VError, VFloat, VFuture, VInt, VMethod,
@@ -95,7 +96,7 @@ class _Scope:
         return None
 
 
-class FunctionChecker:
+class FunctionChecker(ControlFlow):
     """Checks one ``__co__`` function and lowers it to an ``ir.Function``."""
 
     def __init__(self, fn: A.CoFunction, diag: Diagnostics, co_functions: Set[str]):
@@ -123,6 +124,8 @@ class FunctionChecker:
         self.first_value_ok = False
         self.prefix: List[ir.Stmt] = []
         self.guards: List[Sym] = []      # what must hold for the expression being checked to run
+        self.jump_scopes: List[str] = []  # enclosing loops and parallels, for `break`/`continue`
+        self.mutable_vars: Dict[str, str] = {}  # IR name -> user name of scalars that may change
 
     # -- helpers -------------------------------------------------------------
     def error(self, loc: Loc, msg: str) -> VError:
@@ -238,7 +241,7 @@ class FunctionChecker:
         self.prefix = []
         self.ret = (ret_kind, ret_elem, ret_shape, fn.ret)
         body = self.block_stmts(fn.body.stmts)
-        if ret_kind not in ("void", "error") and not self.returned:
+        if ret_kind not in ("void", "error", "auto") and not self.returned:
             self.error(fn.body.loc if not fn.body.stmts else fn.name.loc,
                        f"no 'return' statement in __co__ function '{fn.name.name}' returning a value")
         P.analyse(self.flow, self.diag, fn.name.loc)
@@ -253,6 +256,9 @@ class FunctionChecker:
 
     def param(self, p: A.Param, bindings: List[ir.DimBinding], entry: List[ir.Stmt]) -> ir.Param:
         ty, name = p.type, p.name
+        if not name.name:   # `int` with no name (a prototype-style parameter): not usable, still passed
+            name = A.Name(name.loc, self.unique(f"__anon{len(bindings)}_{p.loc.line}_{p.loc.col}"))
+            self.used_names.discard(name.name)
         self.unique(name.name)
         if p.storage is not None and (p.storage != "global" or ty.kind != "spanned"):
             what = f"a '{p.storage}' parameter" if p.storage != "global" else "'global' on a scalar parameter"
@@ -465,7 +471,7 @@ class FunctionChecker:
         return all(coeff > 0 and all(atom_ok(a) for a in mono) for mono, coeff in d.terms.items())
 
     def shape_dims(self, lit: A.SpanLit, what: str) -> Optional[List[Sym]]:
-        value = self.expr(lit)
+        value = self.reject_mutable(self.expr(lit), lit.loc, f"the shape of {what}")
         if isinstance(value, VError):
             return None
         if not isinstance(value, VSpan):
@@ -480,6 +486,8 @@ class FunctionChecker:
 
     def stmt_ScalarDecl(self, s: A.ScalarDecl) -> List[ir.Stmt]:
         ty = s.type
+        if ty is None:   # `mutable a = 3;`: the initialiser's type
+            return self.untyped_mutable(s)
         if ty.kind == "elem":
             self.error(ty.loc, f"'{ty.name}' is not a scalar type; use 'int' for integers, "
                                f"or give data a shape, e.g. '{ty.name} [4] {s.name.name}'")
@@ -501,20 +509,56 @@ class FunctionChecker:
             elif ty.kind == "bool" and not isinstance(init_value, (VInt, VBool)):
                 self.error(s.init.loc, f"cannot initialise 'bool {s.name.name}' with {_kind_name(init_value)}")
                 init_value = None
-        return self.define_scalar(s.name, ty.kind, init_value)
+        # spec 2's `int a;` is assigned later; with a value, only a `mutable` one may change
+        return self.define_scalar(s.name, ty.kind, init_value, s.mutable or s.init is None)
 
-    def define_scalar(self, name: A.Name, kind: str, init: Optional[Value]) -> List[ir.Stmt]:
+    def untyped_mutable(self, s: A.ScalarDecl) -> List[ir.Stmt]:
+        if s.init is None:
+            self.error(s.name.loc, f"cannot deduce the type of '{s.name.name}': a 'mutable' without a "
+                                   f"type needs a value, e.g. 'mutable {s.name.name} = 0;'")
+            self.declare(s.name, Symbol(s.name.name, "error", VError(), s.name.loc))
+            return []
+        value = self.init_value(s.init, s.name)
+        if isinstance(value, (VInt, VBool)):
+            return self.define_scalar(s.name, "int" if isinstance(value, VInt) else "bool", value, True)
+        if not isinstance(value, VError):
+            self.error(s.name.loc, f"'{s.name.name}' of {_kind_name(value)} cannot be 'mutable'; only "
+                                   "integers and booleans can")
+        self.declare(s.name, Symbol(s.name.name, "error", VError(), s.name.loc))
+        return []
+
+    def define_scalar(self, name: A.Name, kind: str, init: Optional[Value], mutable: bool = False) -> List[ir.Stmt]:
         ir_name = self.unique(name.name)
         init_sym = init.sym if init is not None else None
         if kind == "bool" and init_sym is not None:
             init_sym = init_sym.op("!=", 0)
-        if name.name in self.reassigned or init_sym is None:
+        if mutable or name.name in self.reassigned or init_sym is None:
             sym = Sym.var(ir_name)
         else:
             sym = init_sym
+        if mutable:
+            self.mutable_vars[ir_name] = name.name
         value = VInt(sym) if kind == "int" else VBool(sym)
-        self.declare(name, Symbol(name.name, kind, value, name.loc, ir_name))
+        self.declare(name, Symbol(name.name, kind, value, name.loc, ir_name, mutable=mutable))
         return [ir.ScalarDef(name.loc, ir_name, kind, init_sym if init_sym is not None else Sym.const(0))]
+
+    def mutable_in(self, value: Value) -> Optional[str]:
+        """The user's name of a mutable scalar that ``value`` reads, if any: shapes, bounds
+        and i-tuples are computed once, so they may not follow a value that can change."""
+        syms = [value.sym] if isinstance(value, (VInt, VBool)) else \
+            value.dims if isinstance(value, VSpan) else value.items if isinstance(value, VTuple) else []
+        for sym in syms:
+            for var in sorted(sym.variables()):
+                if var in self.mutable_vars:
+                    return self.mutable_vars[var]
+        return None
+
+    def reject_mutable(self, value: Value, loc: Loc, what: str) -> Value:
+        name = self.mutable_in(value)
+        if name is None:
+            return value
+        return self.error(loc, f"{what} cannot use the mutable value '{name}': it is computed once, "
+                               "and a mutable may change")
 
     def stmt_SpanDef(self, s: A.SpanDef) -> List[ir.Stmt]:
         prev = self.mdspans_defined.get(s.name.name)
@@ -525,7 +569,7 @@ class FunctionChecker:
         existing = self.scope.lookup(s.name.name)
         if existing is not None and not s.annotated and existing.kind != "mdspan":
             pass  # shadowing an outer name with a new mdspan is fine
-        value = self.expr(s.value)
+        value = self.reject_mutable(self.expr(s.value), s.value.loc, "an mdspan")
         if isinstance(value, VInt):
             value = VSpan([value.sym])
         if isinstance(value, VTuple):
@@ -541,7 +585,7 @@ class FunctionChecker:
         return []
 
     def stmt_TupleDef(self, s: A.TupleDef) -> List[ir.Stmt]:
-        value = self.init_value(s.value, s.name)
+        value = self.reject_mutable(self.init_value(s.value, s.name), s.value.loc, "an ituple")
         if isinstance(value, VInt):
             value = VTuple([value.sym])
         if not isinstance(value, (VTuple, VError)):
@@ -567,6 +611,8 @@ class FunctionChecker:
             return self.dma(s.value, name)
         if existing is None:
             value = self.expr(s.value)
+            if isinstance(value, (VTuple, VSpan)):
+                value = self.reject_mutable(value, s.value.loc, "an ituple" if isinstance(value, VTuple) else "an mdspan")
             if isinstance(value, VError):
                 self.declare(name, Symbol(name.name, "error", value, name.loc))
                 return []
@@ -601,6 +647,11 @@ class FunctionChecker:
             if not existing.ir_name or existing.ir_name not in self.used_names:
                 self.error(name.loc, f"cannot assign to '{name.name}'")
                 return []
+            if not existing.mutable:
+                self.error(name.loc, f"only mutables can be re-assigned: '{name.name}' is not 'mutable' "
+                                     f"(declare it 'mutable {existing.kind} {name.name} = ...;')")
+                self.diag.note(existing.loc, "declared here")
+                return []
             if self.level > 0 and existing.ir_name in self.host_vars:
                 self.error(name.loc, f"'{name.name}' is host-level data; it cannot be assigned inside 'parallel'")
                 return []
@@ -629,6 +680,8 @@ class FunctionChecker:
                 return []
             if fname == "swap" and self.scope.lookup(fname) is None:
                 return self.swap(e)
+            if fname in BUILTIN_STATEMENTS and self.scope.lookup(fname) is None:
+                return self.builtin_statement(e)
             if self.scope.lookup(fname) is None:
                 where = " inside 'parallel'" if self.level == 0 else ""
                 self.error(e.loc, f"calling '{fname}' from tileflow code needs the 'call' keyword{where}: "
@@ -882,7 +935,7 @@ class FunctionChecker:
         return []
 
     def stmt_ParallelStmt(self, s: A.ParallelStmt) -> List[ir.Stmt]:
-        count = _scalar(self.expr(s.count))
+        count = self.reject_mutable(_scalar(self.expr(s.count)), s.count.loc, "a 'parallel' count")
         count_sym = Sym.const(1)
         checks: List[ir.Stmt] = []
         if isinstance(count, VInt):
@@ -899,10 +952,12 @@ class FunctionChecker:
         self.push()
         self.declare(s.var, Symbol(s.var.name, "bounded", VInt(Sym.var(var), count_sym, "parallel"),
                                    s.var.loc, var, [var], "parallel"))
+        self.jump_scopes.append("parallel")
         try:
             with self.construct("parallel", s.loc):
                 node.body = self.block_stmts(s.body.stmts)
         finally:
+            self.jump_scopes.pop()
             self.pop()
             self.parallel_stack.pop()
             self.level -= 1
@@ -923,7 +978,7 @@ class FunctionChecker:
         return out
 
     def binding(self, b: A.Binding, by_name: Dict[str, Symbol]) -> List[ir.Stmt]:
-        bounds_value = self.expr(b.bounds)
+        bounds_value = self.reject_mutable(self.expr(b.bounds), b.bounds.loc, "a 'with' bound")
         if isinstance(bounds_value, VInt):
             bounds = [bounds_value.sym]
         elif isinstance(bounds_value, VSpan):
@@ -1043,10 +1098,12 @@ class FunctionChecker:
         for atom, _ in loops:
             self.iterating.add(atom)
         always = cond_sym is None or (cond_sym.is_const and cond_sym.value != 0)
+        self.jump_scopes.append("loop")
         try:
             with self.construct("loop", s.loc, masked=not always), self.guarded(None if always else cond_sym):
                 body = self.scoped_block(s.body)
         finally:
+            self.jump_scopes.pop()
             for atom, _ in loops:
                 self.iterating.discard(atom)
         for atom, ub in reversed(loops):
@@ -1154,6 +1211,10 @@ class FunctionChecker:
 
     def expr_FloatLit(self, e: A.FloatLit) -> Value:
         return VFloat(e.text)
+
+    def expr_StringLit(self, e: A.StringLit) -> Value:
+        return self.error(e.loc, "a string literal may only be printed ('print', 'println') or be the "
+                                 "message of 'assert'; tileflow code has no string variables")
 
     def expr_BoolLit(self, e: A.BoolLit) -> Value:
         return VBool(Sym.const(int(e.value)))
@@ -1404,6 +1465,8 @@ class FunctionChecker:
         if isinstance(e.func, A.Name):
             name = e.func.name
             sym = self.scope.lookup(name)
+            if sym is None and name == "cdiv":
+                return self.builtin_cdiv(e)
             if sym is None:
                 if name in self.co_functions:
                     return self.error(e.loc, f"a __co__ function cannot call another __co__ function ('{name}')")

@@ -113,3 +113,4 @@ class Symbol:
     ir_name: str = ""
     atoms: List[str] = field(default_factory=list)   # bounded: the index variables
     origin: str = ""                  # bounded: parallel / with
+    mutable: bool = False             # int/bool: may be assigned (`mutable`, or declared without a value)

@@ -150,6 +150,22 @@ def check_stmt(check: ir.Check, indent: str) -> str:
             f"{where}, {c_string(check.message)}, {{{values}}});")
 
 
+def print_stmt(s: ir.Print, expr) -> str:
+    """`print`/`println` as one printf (strings as written, integers as long long) and an
+    fflush, so that its line comes out in order with the host program's own output."""
+    fmt, args = [], []
+    for item in s.items:
+        if item.kind == "text":
+            fmt.append("%s")
+            args.append(item.text)
+        else:
+            fmt.append("%lld" if item.kind == "int" else "%s")
+            args.append(f"(long long)({expr(item.value)})" if item.kind == "int"
+                        else f"(({expr(item.value)}) ? \"true\" : \"false\")")
+    fmt.append("\\n" if s.newline else "")
+    return f"std::printf({', '.join([chr(34) + ''.join(fmt) + chr(34)] + args)}); std::fflush(stdout);"
+
+
 def call_arguments(call: ir.Call, region_ptr, expr) -> List[str]:
     """The C++ arguments of a `call`: data as a pointer to the region's first element
     (`region_ptr` renders it), integers and booleans converted (`expr` renders a Sym),
@@ -212,6 +228,15 @@ class StatementWriter:
 
     def s_Assign(self, s: ir.Assign, depth: int) -> None:
         self.w(depth, f"{s.name} = {self.expr(s.value)};")
+
+    def s_Break(self, s: ir.Break, depth: int) -> None:
+        self.w(depth, "break;")
+
+    def s_Continue(self, s: ir.Continue, depth: int) -> None:
+        self.w(depth, "continue;")
+
+    def s_Print(self, s: ir.Print, depth: int) -> None:
+        self.w(depth, print_stmt(s, self.expr))
 
 
 class ToolChain:

@@ -248,6 +248,14 @@ class KernelEmitterBase:
         self.w(depth, f"{s.name} = {dev_expr(s.value)};")
         return state
 
+    def s_Break(self, s: ir.Break, depth: int, level: int, state):
+        self.w(depth, "break;")
+        return state
+
+    def s_Continue(self, s: ir.Continue, depth: int, level: int, state):
+        self.w(depth, "continue;")
+        return state
+
     def s_Check(self, s: ir.Check, depth: int, level: int, state):
         cid = self.host.check_id(s)
         vals = [f"({self.index_type})({dev_expr(v)})" for v in s.values[:MAX_CHECK_VALUES]]

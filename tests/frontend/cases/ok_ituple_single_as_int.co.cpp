@@ -8,7 +8,7 @@ template <int N> __device__ void tkernel(int *x, int n) {}
 __co__ int singles(s32 [4, 8] a, int n) {
   with i in [4] {
     foreach i {
-      int j = i;                           // initialiser
+      mutable int j = i;                   // initialiser (mutable: assigned below)
       bool b = i;
       j = i;                               // assignment
       int k = -i + ~i + !i;                // unary operators
