@@ -147,10 +147,18 @@ class TupleLit(Node):
 
 @dataclass(eq=False)
 class DmaCopy(Node):
-    op: str               # "copy"
+    op: str               # "copy", "pad", "transp"
     is_async: bool
     src: Node
-    dst: Node             # StorageRef, a Name or a chunkat Call
+    dst: Node             # StorageRef, a Name, a chunkat Call or a `select(...)` Call
+    config: Optional[List[Node]] = None   # `dma.pad<{..}, {..}, {..}, v>`, `dma.transp<1, 0>`
+    sparse: Optional[tuple] = None        # `dma.copy.sp<2:4>`: (n, m)
+    after: List[Node] = field(default_factory=list)   # `... after f, g`: copies it follows
+
+
+@dataclass(eq=False)
+class DmaAny(Node):
+    """`f = dma.any;`: a future that stands for no copy yet (a multi-buffering prologue)."""
 
 
 @dataclass(eq=False)

@@ -47,6 +47,9 @@ class Buffer:
     source_name: str = ""     # the user's name, for messages
     first_use: int = -1       # statement ids of the live range
     last_use: int = -1
+    # `select(k, a, b, ...)`: (selector, candidate regions); such a buffer has no storage
+    # and never reaches a code generator (sema_dma.expand_aliases rewrites its uses)
+    alias: Optional[tuple] = None
 
     @property
     def elem_bytes(self) -> int:
@@ -151,6 +154,9 @@ class Dma(Stmt):
     dst: Region
     is_async: bool
     future: Optional[str]
+    op: str = "copy"                       # "transp", "pad": the destination is the source rearranged
+    perm: Optional[List[int]] = None       # transp: destination dimension i is source dimension perm[i]
+    pad: Optional[tuple] = None            # pad: (low, high, mid: List[Sym], value: Sym or float text)
 
 
 @dataclass(eq=False)

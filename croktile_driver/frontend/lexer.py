@@ -39,6 +39,7 @@ KEYWORDS = {
 ELEM_ALIASES = {"f8": "f8_e4m3"}
 
 tokens = sorted(set(KEYWORDS.values())) + [
+    "AFTER",  # `after` right after an operand (`dma.copy a => b after f`); elsewhere a name
     "ID", "INT_CONST", "FLOAT_CONST",
     "PLUS", "MINUS", "TIMES", "DIVIDE", "MOD", "LSHIFT", "RSHIFT",
     "AND", "OR", "XOR", "NOT", "LNOT", "LAND", "LOR",
@@ -55,6 +56,7 @@ _INT_PARTS = re.compile(r"(0[xX][0-9a-fA-F]+|0[bB][01]+|\d+)(.*)")
 # tokens that end an operand: a '-' after one of them is binary
 _OPERAND_ENDS = {"ID", "INT_CONST", "FLOAT_CONST", "RPAREN", "RBRACKET", "RBRACE", "TRUE", "FALSE",
                  "UNDERSCORE"}
+_AFTER_ENDS = _OPERAND_ENDS | {"STORAGE"}   # a name cannot follow these: `after` there is the keyword
 _NEWLINE = re.compile("\n")
 _NOT_UTF8 = re.compile("[\udc80-\udcff]+")
 # tokens after which an operand follows: a '{' after them opens an i-tuple literal
@@ -176,6 +178,9 @@ class TileflowLexer:
             tok = self._next()
             if self.recovering:
                 tok = self._skipping_tuples(tok)
+            if (tok is not None and tok.type == "ID" and tok.value == "after" and self.last_token is not None
+                    and self.last_token.type in _AFTER_ENDS):
+                tok.type = "AFTER"
         self.prev_token, self.last_token = self.last_token, tok
         return tok
 

@@ -27,7 +27,7 @@ _SPELLING = {
     "GE": ">=", "EQUALS": "=", "ARROW": "=>", "BIND": "<->", "HASH": "#", "QUESTION": "?",
     "COLON": ":", "LPAREN": "(", "RPAREN": ")", "LBRACKET": "[", "RBRACKET": "]",
     "LBRACE": "{", "RBRACE": "}", "COMMA": ",", "SEMI": ";", "PERIOD": ".",
-    "ID": "identifier", "INT_CONST": "integer constant", "FLOAT_CONST": "floating constant",
+    "AFTER": "after", "ID": "identifier", "INT_CONST": "integer constant", "FLOAT_CONST": "floating constant",
     "STRING_CONST": "string literal", "PLUSEQ": "+=", "MINUSEQ": "-=", "TIMESEQ": "*=", "DIVEQ": "/=",
     "MODEQ": "%=",
 }
@@ -294,11 +294,36 @@ class _Grammar:
         p[0] = p[1]
 
     def p_dma_expr(self, p):
-        """dma_expr : DMA PERIOD ID dma_async expr ARROW dma_target"""
+        """dma_expr : DMA PERIOD ID dma_async dma_config expr ARROW dma_target dma_after"""
         is_async, async_loc = p[4]
-        p[0] = A.DmaCopy(self._loc(p, 1), p[3], is_async, p[5], p[7])
+        config, sparse, config_loc = p[5]
+        p[0] = A.DmaCopy(self._loc(p, 1), p[3], is_async, p[6], p[8], config, sparse, p[9])
         p[0].op_loc = self._loc(p, 3)
         p[0].async_word = async_loc
+        p[0].config_loc = config_loc
+
+    def p_dma_any(self, p):
+        """dma_expr : DMA PERIOD ID"""
+        if p[3] != "any":
+            self.diag.error(self._loc(p, 3), f"'dma.{p[3]}' needs a source and a destination: "
+                                             f"'dma.{p[3]} src => dst'")
+        p[0] = A.DmaAny(self._loc(p, 1))
+
+    def p_dma_config(self, p):
+        """dma_config :
+                      | LT template_arg_list GT
+                      | LT INT_CONST COLON INT_CONST GT"""
+        if len(p) == 1:
+            p[0] = (None, None, None)
+        elif len(p) == 4:
+            p[0] = (p[2], None, self._loc(p, 1))
+        else:
+            p[0] = (None, (p[2], p[4]), self._loc(p, 1))
+
+    def p_dma_after(self, p):
+        """dma_after :
+                     | AFTER expr_list"""
+        p[0] = [] if len(p) == 1 else p[2]
 
     def p_dma_async(self, p):
         """dma_async :

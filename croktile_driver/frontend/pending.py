@@ -150,7 +150,7 @@ class Analysis:
             self.explain(via)
             return state
         for why in state.pending.values():
-            if why.future.region.buffer is ev.buffer:
+            if _may_share(why.future.region.buffer, ev.buffer):
                 name = why.future.user_name
                 self.diag.error(ev.loc, f"'{name}' is {ev.access} before 'wait {name}': the asynchronous "
                                         f"copy into it may not have finished")
@@ -228,6 +228,17 @@ class Analysis:
         if key not in self.cache:
             self.cache[key] = self.block(ev.body, head, False)
         return self.cache[key]
+
+
+def _buffers(buf) -> List[object]:
+    """The buffers that a buffer may be: itself, or the candidates of a `select` alias."""
+    if buf.alias is None:
+        return [buf]
+    return [b for region in buf.alias[1] for b in _buffers(region.buffer)]
+
+
+def _may_share(a, b) -> bool:
+    return any(x is y for x in _buffers(a) for y in _buffers(b))
 
 
 def _issued_in(events: List[object]) -> FrozenSet[str]:

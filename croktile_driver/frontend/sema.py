@@ -14,6 +14,7 @@ from . import ast as A
 from . import ir
 from . import pending as P
 from .control import BUILTIN_STATEMENTS, ControlFlow
+from .sema_dma import DmaForms, expand_aliases
 from ..diagnostics import Diagnostics, Loc
 from .symbolic import INT_MAX, INT_MIN, Sym, fits_int, prove_divisible, prove_equal
 from .values import (Future, Symbol, VBool, VData, VError, VFloat, VFuture, VInt, VMethod,
@@ -96,7 +97,7 @@ class _Scope:
         return None
 
 
-class FunctionChecker(ControlFlow):
+class FunctionChecker(ControlFlow, DmaForms):
     """Checks one ``__co__`` function and lowers it to an ``ir.Function``."""
 
     def __init__(self, fn: A.CoFunction, diag: Diagnostics, co_functions: Set[str]):
@@ -126,6 +127,8 @@ class FunctionChecker(ControlFlow):
         self.guards: List[Sym] = []      # what must hold for the expression being checked to run
         self.jump_scopes: List[str] = []  # enclosing loops and parallels, for `break`/`continue`
         self.mutable_vars: Dict[str, str] = {}  # IR name -> user name of scalars that may change
+        self.placeholders: List[Future] = []   # futures defined by `dma.any` (sema_dma.py)
+        self.ir_waits: List[ir.Wait] = []
 
     # -- helpers -------------------------------------------------------------
     def error(self, loc: Loc, msg: str) -> VError:
@@ -241,6 +244,7 @@ class FunctionChecker(ControlFlow):
         self.prefix = []
         self.ret = (ret_kind, ret_elem, ret_shape, fn.ret)
         body = self.block_stmts(fn.body.stmts)
+        self.finish_placeholders(self.ir_waits)
         if ret_kind not in ("void", "error", "auto") and not self.returned:
             self.error(fn.body.loc if not fn.body.stmts else fn.name.loc,
                        f"no 'return' statement in __co__ function '{fn.name.name}' returning a value")
@@ -378,7 +382,7 @@ class FunctionChecker(ControlFlow):
         saved, self.prefix = self.prefix, []
         try:
             out = method(s)
-            return self.prefix + out
+            return self.prefix + expand_aliases(out)
         except RecursionError:  # thousands of nested operators: a diagnostic, not a crash
             self.error(s.loc, "statement too complex: its expressions are nested too deeply")
             return []
@@ -596,14 +600,20 @@ class FunctionChecker(ControlFlow):
         return []
 
     def init_value(self, node: A.Node, name: A.Name) -> Value:
-        if isinstance(node, A.DmaCopy):
-            return self.error(node.loc, f"'dma.copy' initialises a future: write '{name.name} = dma.copy ...;'")
+        if isinstance(node, (A.DmaCopy, A.DmaAny)):
+            what = "dma.any" if isinstance(node, A.DmaAny) else "dma.copy"
+            return self.error(node.loc, f"'{what}' initialises a future: write '{name.name} = {what} ...;'")
         return self.expr(node)
 
     def stmt_Assign(self, s: A.Assign) -> List[ir.Stmt]:
         name = s.name
         existing = self.scope.lookup(name.name)
+        if isinstance(s.value, A.DmaAny):
+            return self.dma_any(name)
         if isinstance(s.value, A.DmaCopy):
+            placeholder = self.unbound_placeholder(existing)
+            if placeholder is not None:
+                return self.dma(s.value, name, placeholder)
             if existing is not None and existing.kind == "future" and name.name in self.scope.names:
                 self.error(name.loc, f"future '{name.name}' is already defined")
                 self.diag.note(existing.loc, "previous definition is here")
@@ -628,6 +638,10 @@ class FunctionChecker(ControlFlow):
             if isinstance(value, VFloat):
                 self.error(s.value.loc, "floating-point variables are not allowed in tileflow code; "
                                         "floating-point values may only be passed to calls")
+                return []
+            if self.selected(value):   # `x = select(k, a, b);`
+                kind = "future" if isinstance(value, VFuture) else "data"
+                self.declare(name, Symbol(name.name, kind, value, name.loc))
                 return []
             self.error(s.value.loc, f"cannot define '{name.name}' from {_kind_name(value)}")
             return []
@@ -673,6 +687,9 @@ class FunctionChecker(ControlFlow):
         e = s.expr
         if isinstance(e, A.DmaCopy):
             return self.dma(e, None)
+        if isinstance(e, A.DmaAny):
+            self.error(e.loc, "'dma.any' makes a future: write 'f = dma.any;'")
+            return []
         if isinstance(e, A.Call) and isinstance(e.func, A.Name):
             fname = e.func.name
             if fname in self.co_functions:
@@ -709,6 +726,9 @@ class FunctionChecker(ControlFlow):
                 self.error(a.loc, f"'swap' takes futures, but '{a.name}' is {_article(sym.kind)}")
                 return []
             fut = sym.value.future
+            if not self.require_bound(fut, a.loc, "buffer to swap"):
+                return []
+            fut.used = True
             buf = fut.region.buffer
             if buf.origin != "dma" or not fut.region.is_whole:
                 self.error(a.loc, f"'swap' needs futures of copies into 'local' or 'shared' "
@@ -844,10 +864,12 @@ class FunctionChecker(ControlFlow):
                 self.error(n.loc, f"cannot wait on '{n.name}': it comes from a synchronous 'dma.copy' "
                                   "(only 'dma.copy.async' gives a future to wait on)")
                 continue
-            waited.append(fut)
+            waited += [f for f in self.waited_futures(fut) if f not in waited]
         if waited:
             self.flow.append(P.Wait(waited, s.loc))
-        return [ir.Wait(s.loc, [f.name for f in waited])] if waited else []
+            self.ir_waits.append(ir.Wait(s.loc, [f.name for f in waited]))
+            return [self.ir_waits[-1]]
+        return []
 
     def stmt_ReturnStmt(self, s: A.ReturnStmt) -> List[ir.Stmt]:
         if self.level > 0:
@@ -1115,14 +1137,27 @@ class FunctionChecker(ControlFlow):
         return body
 
     # -- DMA -------------------------------------------------------------------
-    def dma(self, node: A.DmaCopy, future_name: Optional[A.Name]) -> List[ir.Stmt]:
-        if node.op != "copy":
-            self.error(node.op_loc, f"unknown DMA operation 'dma.{node.op}'; expected 'dma.copy'")
+    def dma(self, node: A.DmaCopy, future_name: Optional[A.Name],
+            placeholder: Optional[Future] = None) -> List[ir.Stmt]:
+        if node.op not in ("copy", "pad", "transp"):
+            self.error(node.op_loc, f"unknown DMA operation 'dma.{node.op}'; expected 'dma.copy', 'dma.pad', "
+                                    "'dma.transp' or 'dma.any'")
+            return self._declare_failed_future(future_name)
+        if node.is_async == "sp" or node.sparse is not None:
+            self.error(getattr(node, "config_loc", None) or node.async_word or node.op_loc,
+                       "structured-sparsity copies ('dma.copy.sp<2:4>') are not supported yet")
             return self._declare_failed_future(future_name)
         if node.is_async not in (False, "async"):
             self.error(node.async_word, f"unknown DMA modifier '.{node.is_async}'; expected '.async'")
             return self._declare_failed_future(future_name)
+        if (node.config is None) != (node.op == "copy"):
+            what = (f"'dma.{node.op}' needs its configuration, e.g. "
+                    + ("'dma.transp<1, 0>'" if node.op == "transp" else "'dma.pad<{1, 1}, {1, 1}, {0, 0}, 0>'")
+                    if node.config is None else "'dma.copy' takes no '<...>' configuration")
+            self.error(getattr(node, "config_loc", None) or node.op_loc, what)
+            return self._declare_failed_future(future_name)
         is_async = node.is_async == "async"
+        after = self.after_waits(node)
         src = self.expr(node.src)
         if isinstance(src, VFuture):
             src = self.future_data(src.future, node.src.loc)
@@ -1132,8 +1167,14 @@ class FunctionChecker(ControlFlow):
             self.error(node.src.loc, f"the source of 'dma.copy' must be spanned data, not {_kind_name(src)}")
             return self._declare_failed_future(future_name)
         self.check_readable(src, _start_loc(node.src))
-        out: List[ir.Stmt] = []
+        out: List[ir.Stmt] = list(after)
         extents = list(src.region.extents)
+        perm = pad = None
+        if node.op != "copy":
+            shaped = self.transform_shape(node, src)
+            if shaped is None:
+                return self._declare_failed_future(future_name)
+            extents, perm, pad = shaped
         if isinstance(node.dst, A.StorageRef):
             storage = node.dst.storage
             if self.level == 0 and storage in ("local", "shared"):
@@ -1161,7 +1202,7 @@ class FunctionChecker(ControlFlow):
                 return self._declare_failed_future(future_name)
             dst_at = _start_loc(node.dst)
             if dst.elem != src.elem:
-                self.error(dst_at, f"'dma.copy' does not convert: source is '{src.elem}' data, "
+                self.error(dst_at, f"'dma.{node.op}' does not convert: source is '{src.elem}' data, "
                                    f"destination is '{dst.elem}' data")
                 return self._declare_failed_future(future_name)
             self.check_readable(dst, dst_at, "written")
@@ -1171,7 +1212,14 @@ class FunctionChecker(ControlFlow):
             if self.diag.errors != before:
                 return self._declare_failed_future(future_name)
         fut_ir_name = None
-        if future_name is not None:
+        if placeholder is not None:   # the first copy assigned to a `dma.any`
+            fut = placeholder
+            fut.region, fut.elem, fut.is_async, fut.used = dst.region, src.elem, is_async, True
+            fut.loc = future_name.loc
+            fut_ir_name = fut.name
+            if is_async:
+                self.flow.append(P.Issue(fut))
+        elif future_name is not None:
             fut_ir_name = self.unique(future_name.name)
             fut = Future(fut_ir_name, future_name.name, dst.region, src.elem, is_async, future_name.loc)
             self.declare(future_name, Symbol(future_name.name, "future", VFuture(fut), future_name.loc, fut_ir_name))
@@ -1180,7 +1228,7 @@ class FunctionChecker(ControlFlow):
         elif is_async:
             self.diag.warning(node.loc, "the future of this 'dma.copy.async' is discarded, so it can never be "
                                         "waited; assign it, e.g. 'f = dma.copy.async ...;'")
-        out.append(ir.Dma(node.loc, src.region, dst.region, is_async, fut_ir_name))
+        out.append(ir.Dma(node.loc, src.region, dst.region, is_async, fut_ir_name, node.op, perm, pad))
         return out
 
     def _declare_failed_future(self, name: Optional[A.Name]) -> List[ir.Stmt]:
@@ -1188,9 +1236,12 @@ class FunctionChecker(ControlFlow):
             self.declare(name, Symbol(name.name, "error", VError(), name.loc))
         return []
 
-    def future_data(self, fut: Future, loc: Loc) -> VData:
-        """`f.data`: a read that the dataflow of pending.py checks against f's pending copy."""
-        self.flow.append(P.Access(fut.region.buffer, loc, via=fut))
+    def future_data(self, fut: Future, loc: Loc) -> Value:
+        """`f.data`: a read that the dataflow of pending.py checks against f's pending copy
+        (for a `select` of futures: against every copy its alias may reach)."""
+        if not self.require_bound(fut, loc, "data"):
+            return VError()
+        self.flow.append(P.Access(fut.region.buffer, loc, via=fut if fut.candidates is None else None))
         return VData(fut.region, fut.elem, fut)
 
     # -- expressions -----------------------------------------------------------
@@ -1224,6 +1275,9 @@ class FunctionChecker(ControlFlow):
 
     def expr_StorageRef(self, e: A.StorageRef) -> Value:
         return self.error(e.loc, f"'{e.storage}' can only be the destination of 'dma.copy'")
+
+    def expr_DmaAny(self, e: A.DmaAny) -> Value:
+        return self.error(e.loc, "'dma.any' makes a future: write 'f = dma.any;'")
 
     def expr_DmaCopy(self, e: A.DmaCopy) -> Value:
         return self.error(e.loc, "'dma.copy' is a statement: write 'f = dma.copy ...;' or 'dma.copy ...;'")
@@ -1449,8 +1503,13 @@ class FunctionChecker(ControlFlow):
             if e.name == "data":
                 return self.future_data(base.future, e.loc)
             if e.name == "span":
+                if not self.require_bound(base.future, e.loc, "shape"):
+                    return VError()
                 return VSpan(list(base.future.region.extents))
-            return self.error(e.loc, f"a future has members 'data' and 'span', not '{e.name}'")
+            if e.name == "chunkat":   # `f.chunkat(...)` is `f.data.chunkat(...)`
+                data = self.future_data(base.future, e.loc)
+                return data if isinstance(data, VError) else VMethod(data, "chunkat")
+            return self.error(e.loc, f"a future has members 'data', 'span' and 'chunkat', not '{e.name}'")
         if isinstance(base, VData):
             if e.name == "span":
                 return VSpan(list(base.region.extents))
@@ -1467,6 +1526,8 @@ class FunctionChecker(ControlFlow):
             sym = self.scope.lookup(name)
             if sym is None and name == "cdiv":
                 return self.builtin_cdiv(e)
+            if sym is None and name == "select":
+                return self.select(e)
             if sym is None:
                 if name in self.co_functions:
                     return self.error(e.loc, f"a __co__ function cannot call another __co__ function ('{name}')")

@@ -62,10 +62,13 @@ class VTuple(Value):
 class Future:
     name: str                         # IR name
     user_name: str
-    region: ir.Region
-    elem: str
+    region: Optional[ir.Region]       # None: a `dma.any` that no copy has been assigned to yet
+    elem: Optional[str]
     is_async: bool
     loc: object
+    placeholder: bool = False         # defined by `dma.any`
+    candidates: Optional[List["Future"]] = None   # `select(k, f, g)`: the futures it may be
+    used: bool = False                # a `dma.any` that is waited, swapped or selected
 
 
 @dataclass

@@ -18,6 +18,19 @@ def sym_c(s: Sym) -> str:
     return s.to_c()
 
 
+def condition(text: str) -> str:
+    """An `if` condition without one redundant pair of outer parentheses: clang warns of
+    `if ((k == 0))` (-Wparentheses-equality)."""
+    if text.startswith("(") and text.endswith(")"):
+        depth = 0
+        for i, ch in enumerate(text):
+            depth += {"(": 1, ")": -1}.get(ch, 0)
+            if depth == 0 and i < len(text) - 1:
+                return text
+        return text[1:-1]
+    return text
+
+
 def elem_ctype(elem: str) -> str:
     return ir.ELEM_CTYPES[elem]
 
@@ -218,7 +231,7 @@ class StatementWriter:
         self.w(depth, "}")
 
     def s_If(self, s: ir.If, depth: int) -> None:
-        self.w(depth, f"if ({self.expr(s.cond)}) {{")
+        self.w(depth, f"if ({condition(self.expr(s.cond))}) {{")
         self.stmts(s.body, depth + 1)
         self.w(depth, "}")
 

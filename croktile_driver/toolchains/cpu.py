@@ -12,6 +12,7 @@ from typing import Dict, List
 
 from ..frontend import ir
 from ..frontend.pipeline import TranslationUnit
+from .dma_transform import element_loops, write_loops
 from .base import (box_declarations, with_device_form, call_arguments, host_translation_unit, StatementWriter, ToolChain, check_stmt, elem_ctype,
                    line_directive, signature, sym_c)
 
@@ -106,6 +107,10 @@ class FunctionEmitter(StatementWriter):
         self.w(depth, f"std::swap({self.ptr(s.a)}, {self.ptr(s.b)});")
 
     def s_Dma(self, s: ir.Dma, depth: int) -> None:
+        if s.op != "copy":
+            loops, body = element_loops(s, self.ptr, sym_c, elem_ctype(s.dst.buffer.elem))
+            write_loops(self.w, depth, loops, body, sym_c)
+            return
         self.w(depth, "{")
         for line in box_declarations(s, sym_c):
             self.w(depth + 1, line)

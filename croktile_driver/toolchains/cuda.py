@@ -41,6 +41,7 @@ from typing import Dict, List, Optional, Tuple
 from ..frontend import ir
 from ..frontend.pipeline import TranslationUnit
 from ..frontend.symbolic import Sym
+from .dma_transform import element_loops, write_loops, write_shared_loops
 from .base import ToolChain, c_string, call_arguments, elem_ctype, host_translation_unit, line_directive
 from .device_host import DeviceHostEmitter, where as _where
 from .kernel_ir import (KernelEmitterBase, dev_expr, kernel_free_names, linear, paren, product,
@@ -334,7 +335,7 @@ class KernelEmitter(KernelEmitterBase):
         return result
 
     def cp_async_eligible(self, dma: ir.Dma, level: int) -> bool:
-        return (level == 1 and dma.dst.buffer.name in self.arena_names
+        return (level == 1 and dma.op == "copy" and dma.dst.buffer.name in self.arena_names
                 and dma.src.buffer.storage == "global" and dma.src.buffer.name not in self.arena_names)
 
     def wait_extensions(self) -> Dict[str, int]:
@@ -615,6 +616,14 @@ class KernelEmitter(KernelEmitterBase):
                            f"{arr([dst[d] for d in dims])}")
 
     def s_Dma(self, s: ir.Dma, depth: int, level: int, state: State) -> State:
+        if s.op != "copy":
+            loops, body = element_loops(s, self.ptr, dev_expr, elem_ctype(s.dst.buffer.elem))
+            if level == 1:
+                state = self.step(state, COOPERATIVE, self.keys(s.src.buffer), self.keys(s.dst.buffer), depth)
+                write_shared_loops(self.w, depth, loops, body, dev_expr, "croktile_tid", "croktile_nt")
+            else:
+                write_loops(self.w, depth, loops, body, dev_expr)
+            return state
         if level == 1:
             box = self.copy_box(s)
             if box is None:

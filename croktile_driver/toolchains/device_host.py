@@ -193,6 +193,10 @@ class DeviceHostEmitter(StatementWriter):
 
     # -- statements ----------------------------------------------------------------------
     def s_Dma(self, s: ir.Dma, depth: int) -> None:
+        if s.op != "copy":
+            self.gen.diag.error(s.loc, f"'dma.{s.op}' outside 'parallel' is not supported yet on target "
+                                       f"'{self.target}'")
+            return
         self.w(depth, "{")
         for line in box_declarations(s, self.hx):
             self.w(depth + 1, line)

@@ -42,6 +42,7 @@ from ..frontend import ir
 from ..frontend.pipeline import TranslationUnit
 from ..frontend.splitter import _Scanner
 from ..frontend.symbolic import Sym
+from .dma_transform import element_loops, write_loops
 from .base import (DeviceBuild, with_device_form, StatementWriter, ToolChain, box_declarations, c_string, call_arguments, host_translation_unit,
                    line_directive)
 from .cpu import FunctionEmitter
@@ -593,6 +594,10 @@ class EntryEmitter(StatementWriter):
                           f"{fb}__ticket = croktile_t; }}")
 
     def s_Dma(self, s: ir.Dma, depth: int) -> None:
+        if s.op != "copy":   # element loops on the core; the future's ticket stays 0 (done)
+            loops, body = element_loops(s, self.ptr, dev_expr, ir.ELEM_CTYPES[s.dst.buffer.elem])
+            write_loops(self.w, depth, loops, body, dev_expr)
+            return
         self.w(depth, "{")
         for line in box_declarations(s, dev_expr):
             self.w(depth + 1, line)

@@ -10,7 +10,7 @@ from typing import Dict, List, Optional, Set, Tuple
 
 from ..frontend import ir
 from ..frontend.symbolic import Sym
-from .base import sym_c
+from .base import condition, sym_c
 
 MAX_CHECK_VALUES = 4     # values a device-side runtime check can report
 
@@ -106,6 +106,10 @@ def kernel_free_names(stmts_with_levels) -> List[str]:
             for r in (s.src, s.dst):
                 bufs.append(r.buffer)
                 for x in r.offsets + r.extents:
+                    used |= sym_vars(x)
+            if s.pad is not None:   # `dma.pad`: its paddings and value may be host values
+                low, high, mid, value = s.pad
+                for x in low + high + mid + ([value] if isinstance(value, Sym) else []):
                     used |= sym_vars(x)
         elif isinstance(s, ir.Call):
             for a in s.args:
@@ -234,7 +238,7 @@ class KernelEmitterBase:
             entry = joined
 
     def s_If(self, s: ir.If, depth: int, level: int, state):
-        self.w(depth, f"if ({dev_expr(s.cond)}) {{")
+        self.w(depth, f"if ({condition(dev_expr(s.cond))}) {{")
         end = self.stmts(s.body, depth + 1, level, state)
         self.w(depth, "}")
         return self.join(state, end)

@@ -63,6 +63,7 @@ from ..frontend.symbolic import Sym
 from ..cstrings import escaped
 from .base import DeviceBuild, ToolChain, c_string, elem_ctype, host_translation_unit, line_directive
 from .device_host import DeviceHostEmitter, where as _where
+from .dma_transform import element_loops, write_loops, write_shared_loops
 from .opencl_check import CHECK_FLAGS, DEFAULT_CHECKER, checker_command, locate, run_check, statement_line
 from .kernel_ir import (KernelEmitterBase, dev_expr, kernel_free_names, linear as _linear, matching as _matching,
                         paren as _paren, product as _product, shape_vars as _shape_vars, strides as _strides,
@@ -754,7 +755,7 @@ class KernelEmitter(KernelEmitterBase):
     def eligible(self, dma: ir.Dma, level: int) -> bool:
         """An outer-level copy between global and __local memory: a work-group copy."""
         spaces = {self.space.get(dma.src.buffer.name), self.space.get(dma.dst.buffer.name)}
-        return (level == 1 and spaces == {"g", "l"} and self.kind.get(dma.src.buffer.name) != "scratch"
+        return (level == 1 and dma.op == "copy" and spaces == {"g", "l"} and self.kind.get(dma.src.buffer.name) != "scratch"
                 and self.kind.get(dma.dst.buffer.name) != "scratch")
 
     def free_scalars(self) -> List[str]:
@@ -961,6 +962,14 @@ class KernelEmitter(KernelEmitterBase):
         return state
 
     def s_Dma(self, s: ir.Dma, depth: int, level: int, state: int) -> int:
+        if s.op != "copy":
+            loops, body = element_loops(s, self.ptr, dev_expr, self.ctype(s.dst.buffer), "long")
+            if self.outer(level):
+                state = self.before(level, state, 2, depth)
+                write_shared_loops(self.w, depth, loops, body, dev_expr, "croktile_lid", "croktile_lsize", "long")
+            else:
+                write_loops(self.w, depth, loops, body, dev_expr, "long")
+            return state
         if s.is_async and s.future in self.event_futures:
             state = self.before(level, state, 2, depth)
             self.work_group_copy(s, depth)
