@@ -170,7 +170,7 @@ class StorageRef(Node):
 @dataclass(eq=False)
 class TypeSpec(Node):
     """`int`, `bool`, `float`, `void`, `auto`, or a spanned type `s32 [..]`."""
-    kind: str                      # int, bool, float, void, auto, spanned, elem
+    kind: str                      # int, bool, float, void, auto, spanned, elem, stream
     name: str                      # spelling, e.g. "int", "double", "s32"
     shape: Optional[Node] = None   # SpanLit for spanned types
     rank: Optional[Node] = None    # `mdspan<N>`: rank only

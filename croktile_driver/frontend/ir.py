@@ -173,7 +173,7 @@ class Wait(Stmt):
 
 @dataclass(eq=False)
 class CallArg:
-    kind: str                              # data, int, bool, float
+    kind: str                              # data, int, bool, float, stream
     region: Optional[Region] = None        # data: pointer to the region's first element
     value: Optional[Sym] = None            # int / bool
     text: Optional[str] = None             # float: a literal or a parameter name

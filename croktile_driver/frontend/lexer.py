@@ -34,6 +34,7 @@ KEYWORDS = {
     "s6": "ELEMTYPE", "u6": "ELEMTYPE", "s4": "ELEMTYPE", "u4": "ELEMTYPE",
     "s2": "ELEMTYPE", "u2": "ELEMTYPE", "u1": "ELEMTYPE", "bin1": "ELEMTYPE",
     "_": "UNDERSCORE",
+    "stream": "STREAM",
 }
 # other spellings of an element type: the token's value is the type's one name
 ELEM_ALIASES = {"f8": "f8_e4m3"}

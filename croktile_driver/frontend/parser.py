@@ -136,6 +136,11 @@ class _Grammar:
                  | scalar_type"""
         p[0] = A.Param(p[1].loc, p[1], A.Name(p[1].loc, ""))
 
+    def p_param_stream(self, p):
+        """param : STREAM ID"""
+        ty = A.TypeSpec(self._loc(p, 1), "stream", "stream")
+        p[0] = A.Param(ty.loc, ty, A.Name(self._loc(p, 2), p[2]))
+
     def p_param_storage(self, p):
         """param : STORAGE spanned_type ID
                  | STORAGE scalar_type ID"""

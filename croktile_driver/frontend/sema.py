@@ -129,6 +129,7 @@ class FunctionChecker(ControlFlow, DmaForms):
         self.mutable_vars: Dict[str, str] = {}  # IR name -> user name of scalars that may change
         self.placeholders: List[Future] = []   # futures defined by `dma.any` (sema_dma.py)
         self.ir_waits: List[ir.Wait] = []
+        self.stream_params: List[ir.Param] = []
 
     # -- helpers -------------------------------------------------------------
     def error(self, loc: Loc, msg: str) -> VError:
@@ -282,6 +283,8 @@ class FunctionChecker(ControlFlow, DmaForms):
         if ty.kind == "float":
             self.declare(name, Symbol(name.name, "float", VFloat(name.name), name.loc, name.name))
             return ir.Param(name.name, "float", p.loc, ctype=ty.name)
+        if ty.kind == "stream":
+            return self.stream_param(p, name)
         # spanned parameter
         actual = []
         if ty.shape is None:
@@ -341,6 +344,16 @@ class FunctionChecker(ControlFlow, DmaForms):
         self.declare(name, Symbol(name.name, "data", VData(region, ty.name), name.loc, name.name))
         return ir.Param(name.name, "data", p.loc, elem=ty.name, rank=len(dims), buffer=buf,
                         device=p.storage == "global")
+
+    def stream_param(self, p: A.Param, name: A.Name) -> ir.Param:
+        """`stream s`: the host form runs its work on the caller's stream (README, "Host
+        code and element types"); tileflow code cannot use the name."""
+        if any(q.kind == "stream" for q in self.stream_params):
+            self.error(p.loc, "a __co__ function takes at most one 'stream' parameter")
+        param = ir.Param(name.name, "stream", p.loc)
+        self.stream_params.append(param)
+        self.declare(name, Symbol(name.name, "stream", VError(), name.loc, name.name))
+        return param
 
     def return_type(self, ty: A.TypeSpec):
         if ty.kind in ("void", "int", "bool", "auto"):
@@ -1301,6 +1314,9 @@ class FunctionChecker(ControlFlow, DmaForms):
             return self.error(e.loc, f"'{e.name}' was not declared in this scope")
         if sym.kind == "bounded" and sym.origin == "with":
             return self.bounded_value(sym, e)
+        if sym.kind == "stream":
+            return self.error(e.loc, f"'{e.name}' is a stream parameter; it only says where the work is queued "
+                                     "and cannot be used in tileflow code")
         return sym.value
 
     def bounded_value(self, sym: Symbol, e: A.Name) -> Value:

@@ -43,6 +43,8 @@ def signature(fn: ir.Function) -> str:
             params.append(f"croktile::spanned_view<{elem_ctype(p.elem)}, {p.rank}> {p.name}")
         elif p.kind == "float":
             params.append(f"{p.ctype} {p.name}")
+        elif p.kind == "stream":
+            params.append(f"croktile::stream {p.name}")
         else:
             params.append(f"{p.kind} {p.name}")
     if fn.ret_kind == "data":
@@ -50,6 +52,11 @@ def signature(fn: ir.Function) -> str:
     else:
         ret = fn.ret_kind
     return f"{ret} {fn.name}({', '.join(params)})"
+
+
+def stream_param(fn: ir.Function) -> Optional[str]:
+    """The name of the function's `stream` parameter: its host form runs on that stream."""
+    return next((p.name for p in fn.params if p.kind == "stream"), None)
 
 
 def has_device_form(fn: ir.Function) -> bool:
@@ -67,6 +74,8 @@ def device_signature(fn: ir.Function, api: str) -> str:
             params.append(f"{api}::device_view<{elem_ctype(p.elem)}, {p.rank}> {p.name}")
         elif p.kind == "float":
             params.append(f"{p.ctype} {p.name}")
+        elif p.kind == "stream":   # the trailing stream argument is the one the device form uses
+            params.append(f"[[maybe_unused]] {api}::stream {p.name}")
         else:
             params.append(f"{p.kind} {p.name}")
     params.append(f"{api}::stream croktile_stream")

@@ -53,6 +53,8 @@ class FunctionEmitter(StatementWriter):
         for p in fn.params:
             if p.kind == "data":
                 self.w(1, f"{elem_ctype(p.elem)}* const {p.buffer.name}__ptr = {p.name}.data();")
+            elif p.kind == "stream":   # work runs when called: nothing to queue on
+                self.w(1, f"(void){p.name};")
         self.stmts(fn.body, 1)
         self.lines.append("}")
         return "\n".join(self.lines)

@@ -14,7 +14,7 @@ from typing import Dict, List
 
 from ..frontend import ir
 from ..frontend.symbolic import Sym
-from .base import (StatementWriter, box_declarations, c_string, check_stmt, device_signature, elem_ctype,
+from .base import (StatementWriter, stream_param, box_declarations, c_string, check_stmt, device_signature, elem_ctype,
                    has_device_form, line_directive, signature)
 from .kernel_ir import MAX_CHECK_VALUES
 
@@ -118,7 +118,7 @@ class DeviceHostEmitter(StatementWriter):
         body = self.entry(fn)
         self.w(1, line_directive(fn.loc))
         if not self.device_form:
-            self.w(1, f"{self.api}::stream croktile_stream;")
+            self.w(1, f"{self.api}::stream croktile_stream{self.caller_stream()};")
         self.prologue()
         checks_at = len(self.lines)
         if self.device_form:
@@ -158,7 +158,7 @@ class DeviceHostEmitter(StatementWriter):
         self.w(0, signature(fn) + " {")
         self.entry(fn)
         self.w(1, line_directive(fn.loc))
-        self.w(1, f"{self.api}::stream croktile_stream;")
+        self.w(1, f"{self.api}::stream croktile_stream{self.caller_stream()};")
         args = []
         for p in fn.params:
             if p.kind != "data":
@@ -187,6 +187,11 @@ class DeviceHostEmitter(StatementWriter):
         self.w(0, "}")
         out, self.lines = self.lines, saved
         return out
+
+    def caller_stream(self) -> str:
+        """`(s)` where the function has a `stream s` parameter: its work goes on that stream."""
+        name = stream_param(self.fn)
+        return f"({name})" if name else ""
 
     def synchronize(self, loc) -> str:
         return f"{self.api}::backend::synchronize(croktile_stream.native(), {where(loc)});"
