@@ -1317,6 +1317,8 @@ class FunctionChecker(ControlFlow, DmaForms):
         if sym.kind == "stream":
             return self.error(e.loc, f"'{e.name}' is a stream parameter; it only says where the work is queued "
                                      "and cannot be used in tileflow code")
+        if sym.kind == "future":
+            sym.value.future.used = True   # (a `dma.any` named anywhere is used)
         return sym.value
 
     def bounded_value(self, sym: Symbol, e: A.Name) -> Value:

@@ -124,6 +124,7 @@ class DmaForms:
         return None
 
     def require_bound(self, fut: Future, loc, what: str) -> bool:
+        fut.used = True
         if fut.region is None:
             self.error(loc, f"'{fut.user_name}' is 'dma.any' here: no copy has been assigned to it, so it has "
                             f"no {what}")
