@@ -161,6 +161,10 @@ def compile_command(args: ParsedArgs, diag: Diagnostics) -> int:
     if args.output and (stop_source or stop_object) and outputs_multi:
         print("croktilec: fatal error: cannot specify '-o' with '-c' or '-S' with multiple files", file=sys.stderr)
         return 1
+    if args.python_module and (stop_source or stop_object):
+        print("croktilec: error: --python-module builds a module and cannot be combined with -c or -S "
+              "(-S --emit-python-bindings FILE writes the module's source)", file=sys.stderr)
+        return 1
     workdir = None
     try:
         with interrupts.deferred():   # a work directory is never left unrecorded
@@ -203,6 +207,8 @@ def _run(args: ParsedArgs, diag: Diagnostics, toolchain, workdir: str, profile_f
     keep = args.save_temps
     temp_dir = os.getcwd() if keep else workdir
     flags = _compile_flags(args, toolchain)
+    if args.python_module:   # every object goes into a shared library that exports only PyInit_*
+        flags += toolchain.host_flags(["-fPIC", "-fvisibility=hidden"])
     cxx = toolchain.compiler()
     objects: List[str] = []
     jobs: List[Job] = []
@@ -286,9 +292,13 @@ def _run(args: ParsedArgs, diag: Diagnostics, toolchain, workdir: str, profile_f
             _device_deps(jobs, job, "-MMD" if args.dep_mmd else "-MD")
         jobs.append(job)
         objects.append(obj)
+    if args.python_module:
+        rc = _python_module_jobs(args, toolchain, jobs, objects, cxx, flags, workdir)
+        if rc:
+            return rc
     if not args.stage_source and not args.stage_compile:
         out = args.output or "a.out"
-        link = [*cxx, *objects, "-o", out]
+        link = [*cxx, *(["-shared"] if args.python_module else []), *objects, "-o", out]
         link += [f"-L{d}" for d in args.lib_dirs] + [f"-l{lib}" for lib in args.libs]
         link += toolchain.target_flags() + toolchain.host_flags(_codegen_flags(args))
         link += toolchain.linker_flags(args.wl, args.xlinker)
@@ -311,6 +321,44 @@ def _run(args: ParsedArgs, diag: Diagnostics, toolchain, workdir: str, profile_f
         with interrupts.deferred():
             _discard(staged)   # a failure, an exception or a signal: no output, no temporaries
     return rc
+
+
+def _python_module_jobs(args: ParsedArgs, toolchain, jobs: List[Job], objects: List[str], cxx: List[str],
+                        flags: List[str], workdir: str) -> int:
+    """--python-module: the bindings' source (written from the IR once the inputs are
+    transpiled), its compile, and nanobind's library (built once into the cache); the link
+    makes them a shared library named as Python expects (-o NAME.cpython-...so)."""
+    from . import python_bindings as pb
+    co_inputs = [p for p in args.inputs if _is_co(p)]
+    if not co_inputs:
+        print("croktilec: error: --python-module needs a .co.cpp input", file=sys.stderr)
+        return 1
+    if not args.output:
+        args.values["output"] = _stem(co_inputs[0]) + pb.extension_suffix()
+    name = args.python_name or pb.module_name_of(args.output)
+    if not pb.valid_module_name(name):
+        print(f"croktilec: error: '{escaped(name)}' is not a valid Python module name (from '-o "
+              f"{escaped(args.output)}'; the name is the file name up to the first dot, or --python-name)",
+              file=sys.stderr)
+        return 1
+    args.values["python_name"] = name
+    try:
+        root, includes = pb.nanobind_dirs()
+    except pb.NanobindMissing as exc:
+        print(f"croktilec: error: {exc}", file=sys.stderr)
+        return 1
+    source = os.path.join(workdir, name + ".bindings.cpp")
+    jobs.append(Job(["croktilec", "--emit-python-bindings", source, "--python-name", name, *co_inputs],
+                    "bindings", "", source))
+    obj = os.path.join(workdir, name + ".bindings.o")
+    jobs.append(Job([*cxx, *flags, *[f"-isystem{d}" for d in includes], *pb.module_defines(),
+                     "-c", source, "-o", obj], "compile", source, obj))
+    lib_flags = [f for f in toolchain.profile.get("flags", []) if f.startswith(("-O", "-std="))]
+    lib_flags += toolchain.target_flags() + toolchain.host_flags(["-fPIC", "-fvisibility=hidden"])
+    library, argv = pb.library_plan(cxx, lib_flags)
+    jobs.append(Job(argv, "library", argv[-3], library, runner=pb.build_library))
+    objects += [obj, library]
+    return 0
 
 
 def _commit(staged: List[tuple]) -> None:
@@ -366,13 +414,18 @@ def _device_deps(jobs: List[Job], compile_job: Job, flag: str) -> None:
 def _run_jobs(jobs: List[Job], args: ParsedArgs, diag: Diagnostics, toolchain, workdir: str, staged) -> int:
     dep_rules: dict = {}   # depfile -> [(targets, deps)]
     declarations: List[str] = []   # for --emit-header
+    functions: list = []            # the IR of every __co__ function, for the Python bindings
     for job in jobs:
         if args.verbose:
             print(" ".join(shlex.quote(a) for a in job.argv), file=sys.stderr)
         if job.kind == "transpile":
-            rc = _transpile(job, args, diag, toolchain, workdir, staged, declarations)
+            rc = _transpile(job, args, diag, toolchain, workdir, staged, declarations, functions)
             if rc:
                 return rc
+            continue
+        if job.kind == "bindings":
+            from .python_bindings import bindings_source
+            write_atomic(job.output, bindings_source(functions, args.python_name, toolchain, args.inputs))
             continue
         final = job.output
         is_final = (job.kind == "link") or (job.kind == "compile" and args.stage_compile)
@@ -418,8 +471,33 @@ def _run_jobs(jobs: List[Job], args: ParsedArgs, diag: Diagnostics, toolchain, w
             return 1
         staged.append((tmp, depfile))
         write_atomic(tmp, text)
+    if args.emit_python_bindings or args.emit_python_stub:
+        from . import python_bindings as pb
+        name = args.python_name or pb.module_name_of(args.emit_python_bindings or args.emit_python_stub)
+        if not pb.valid_module_name(name):
+            print(f"croktilec: error: '{escaped(name)}' is not a valid Python module name (give --python-name)",
+                  file=sys.stderr)
+            return 1
+        for path, text in ((args.emit_python_bindings, pb.bindings_source), (args.emit_python_stub, pb.stub_source)):
+            if path and _write_generated(path, text(functions, name, toolchain, args.inputs), staged):
+                return 1
     if args.emit_header:
         return _write_header(args, declarations, toolchain, staged)
+    return 0
+
+
+def _write_generated(path: str, text: str, staged) -> int:
+    """Writes a further generated file (bindings, stub), renamed into place with the other outputs."""
+    if is_special(path):
+        write_atomic(path, text)
+        return 0
+    out_dir = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(out_dir):
+        print(f"croktilec: error: cannot write '{path}': No such file or directory", file=sys.stderr)
+        return 1
+    tmp = os.path.join(out_dir, f".croktile-{os.getpid()}-{os.path.basename(path)}")
+    staged.append((tmp, path))
+    write_atomic(tmp, text)
     return 0
 
 
@@ -499,7 +577,7 @@ def _discard(staged) -> None:
 
 
 def _transpile(job: Job, args: ParsedArgs, diag: Diagnostics, toolchain, workdir: str, staged,
-               declarations: List[str]) -> int:
+               declarations: List[str], functions: list) -> int:
     from .frontend.pipeline import run_frontend
     text = read_source(job.source, diag)
     if text is None:
@@ -513,6 +591,7 @@ def _transpile(job: Job, args: ParsedArgs, diag: Diagnostics, toolchain, workdir
         _discard(staged)
         return 1
     from .toolchains.base import device_prototype, has_device_form, signature
+    functions.extend(tu.module.functions)
     for fn in tu.module.functions:
         declarations.append(signature(fn) + ";")
         if has_device_form(fn):

@@ -29,3 +29,13 @@ def user_toolchains_file() -> str:
     """The user's own profiles: ``${XDG_CONFIG_HOME:-~/.config}/croktile/toolchains.yaml``."""
     config = os.environ.get("XDG_CONFIG_HOME") or os.path.join(os.path.expanduser("~"), ".config")
     return os.path.join(config, "croktile", "toolchains.yaml")
+
+
+def cache_dir() -> str:
+    """Where built Python modules (and nanobind's library) are cached: ``$CROKTILE_CACHE_DIR``,
+    else ``${XDG_CACHE_HOME:-~/.cache}/croktile``."""
+    explicit = os.environ.get("CROKTILE_CACHE_DIR")
+    if explicit:
+        return os.path.abspath(explicit)
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(base, "croktile")
