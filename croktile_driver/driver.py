@@ -351,10 +351,10 @@ def _python_module_jobs(args: ParsedArgs, toolchain, jobs: List[Job], objects: L
     jobs.append(Job(["croktilec", "--emit-python-bindings", source, "--python-name", name, *co_inputs],
                     "bindings", "", source))
     obj = os.path.join(workdir, name + ".bindings.o")
-    jobs.append(Job([*cxx, *flags, *[f"-isystem{d}" for d in includes], *pb.module_defines(),
+    jobs.append(Job([*cxx, *flags, *[a for d in includes for a in ("-isystem", d)], *pb.module_defines(),
                      "-c", source, "-o", obj], "compile", source, obj))
     lib_flags = [f for f in toolchain.profile.get("flags", []) if f.startswith(("-O", "-std="))]
-    lib_flags += toolchain.target_flags() + toolchain.host_flags(["-fPIC", "-fvisibility=hidden"])
+    lib_flags += toolchain.target_flags() + toolchain.host_flags(["-fPIC", "-fvisibility=hidden", "-fno-strict-aliasing"])
     library, argv = pb.library_plan(cxx, lib_flags)
     jobs.append(Job(argv, "library", argv[-3], library, runner=pb.build_library))
     objects += [obj, library]

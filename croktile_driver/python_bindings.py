@@ -238,7 +238,7 @@ def library_plan(cxx: List[str], flags: List[str]) -> Tuple[str, List[str]]:
     identity = [nanobind_version(), sys.version, *cxx, *flags, *_compiler_identity(cxx[0])]
     digest = hashlib.sha256("\0".join(identity).encode("utf-8", "surrogateescape")).hexdigest()[:20]
     obj = os.path.join(cache_dir(), "nanobind", f"nb-{nanobind_version()}-{digest}.o")
-    argv = [*cxx, *flags, "-fno-strict-aliasing", *module_defines(),
+    argv = [*cxx, *flags, *module_defines(),
             *[f"-I{d}" for d in includes], f"-I{os.path.join(root, 'ext', 'robin_map', 'include')}",
             "-c", os.path.join(root, "src", "nb_combined.cpp"), "-o", obj]
     return obj, argv

@@ -630,7 +630,10 @@ class module {
       handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
       if (handle == nullptr) why = dlerror();
     }
-    ::close(fd);
+    // A loaded module keeps its descriptor (modules stay loaded for the process's life):
+    // closed, its number, and so the path, would be reused by the next module, which
+    // dlopen would then take for this one, already loaded (two modules in one process).
+    if (handle == nullptr) ::close(fd);
     return handle;
 #else
     (void)why;
