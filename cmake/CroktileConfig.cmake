@@ -7,6 +7,7 @@
 #
 # Provides
 #   croktile_add_kernel()   see CroktileHelpers.cmake
+#   croktile_add_python_module()  see CroktilePython.cmake
 #   Croktile::runtime       INTERFACE target: the runtime headers (croktile.h, ...), C++17
 #   Croktile::croktilec     IMPORTED executable: the driver
 #   CROKTILE_EXECUTABLE     its path (a cache variable: set it to use another croktilec)
@@ -76,6 +77,7 @@ if(NOT TARGET Croktile::runtime)
 endif()
 
 include("${CMAKE_CURRENT_LIST_DIR}/CroktileHelpers.cmake")
+include("${CMAKE_CURRENT_LIST_DIR}/CroktilePython.cmake")
 
 unset(_croktile_data)
 unset(_croktile_prefix)
