@@ -1,0 +1,131 @@
+"""croktile.load on the cuda target with PyTorch (and CuPy where installed): CUDA tensors in
+and out without copies, on the caller's current stream, results equal to the cpu
+target's. Skipped without a CUDA GPU, PyTorch built with CUDA, or nvcc."""
+from __future__ import annotations
+
+import os
+import shutil
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import croktile
+
+pytestmark = pytest.mark.python
+
+torch = pytest.importorskip("torch")
+if not torch.cuda.is_available():
+    pytest.skip("no CUDA GPU (or PyTorch without CUDA)", allow_module_level=True)
+if shutil.which(os.environ.get("NVCC", "nvcc")) is None:
+    pytest.skip("nvcc not found", allow_module_level=True)
+
+OPS = Path(__file__).resolve().parent / "kernels" / "ops.co.cpp"
+
+
+@pytest.fixture(scope="module")
+def gpu():
+    return croktile.load(OPS, target="cuda")
+
+
+@pytest.fixture(scope="module")
+def cpu():
+    return croktile.load(OPS, target="cpu")
+
+
+def _cuda(a: np.ndarray):
+    return torch.from_numpy(a).cuda()
+
+
+def test_cuda_tensors_in_and_out(gpu, cpu):
+    rng = np.random.default_rng(3)
+    a = rng.integers(-100, 100, (64, 96), dtype=np.int32)
+    b = rng.integers(-100, 100, (64, 96), dtype=np.int32)
+    out = gpu.add(_cuda(a), _cuda(b))
+    assert out.__dlpack_device__()[0] == 2   # kDLCUDA
+    t = torch.from_dlpack(out)
+    assert t.is_cuda and t.dtype == torch.int32 and tuple(t.shape) == (64, 96)
+    np.testing.assert_array_equal(t.cpu().numpy(), cpu.add(a, b))
+    # taken without a copy: a second consumer sees the same memory
+    assert torch.from_dlpack(out).data_ptr() == t.data_ptr()
+
+
+def test_host_arrays_on_the_cuda_target_are_copied_in_and_out(gpu, cpu):
+    x = np.linspace(-1, 1, 8 * 16, dtype=np.float32).reshape(8, 16)
+    host = gpu.axpb(x, 1.5, 2)
+    assert isinstance(host, np.ndarray)
+    np.testing.assert_allclose(host, cpu.axpb(x, 1.5, 2), rtol=1e-6)
+
+
+def test_inputs_are_used_in_place(gpu):
+    a = torch.arange(10, dtype=torch.int32, device="cuda")
+    ptr = a.data_ptr()
+    assert gpu.bump_all(a, 3) == 30
+    torch.cuda.synchronize()
+    assert a.data_ptr() == ptr
+    assert a.cpu().tolist() == [i + 3 for i in range(10)]
+    src = torch.rand(4, 8, device="cuda").half()
+    dst = torch.zeros(4, 8, device="cuda", dtype=torch.float16)
+    dst_ptr = dst.data_ptr()
+    assert gpu.copy_into(src, dst) is None
+    torch.cuda.synchronize()
+    assert dst.data_ptr() == dst_ptr and torch.equal(dst, src)
+
+
+def test_current_stream_is_used(gpu):
+    a = torch.ones(256, 512, dtype=torch.int32, device="cuda")
+    s = torch.cuda.Stream()
+    with torch.cuda.stream(s):
+        out = gpu.add(a, a)
+        t = torch.from_dlpack(out)
+        total = int(t.sum().item())   # ordered after the kernel on s
+    s.synchronize()
+    assert total == 2 * 256 * 512
+    # an explicit stream
+    out = gpu.add(a, a, stream=s)
+    s.synchronize()
+    assert int(torch.from_dlpack(out).sum().item()) == 2 * 256 * 512
+
+
+def test_device_path_is_faster_than_host_path(gpu):
+    n = 4096
+    a = torch.ones(n, n, dtype=torch.int32, device="cuda")
+    ha = a.cpu().numpy()
+    gpu.add(a, a)
+    gpu.add(ha, ha)
+    torch.cuda.synchronize()
+
+    def timed(fn, reps=5):
+        best = float("inf")
+        for _ in range(reps):
+            t = time.perf_counter()
+            fn()
+            torch.cuda.synchronize()
+            best = min(best, time.perf_counter() - t)
+        return best
+    device = timed(lambda: gpu.add(a, a))
+    host = timed(lambda: gpu.add(ha, ha))   # 2 x 64 MiB in, 64 MiB out over PCIe
+    assert device < host / 2, (device, host)
+
+
+def test_errors(gpu):
+    a = torch.ones(4, 4, dtype=torch.int32, device="cuda")
+    with pytest.raises(croktile.ArgumentError, match=r"argument 'b' of 'add'.*got kDLCPU"):
+        gpu.add(a, torch.ones(4, 4, dtype=torch.int32))
+    with pytest.raises(croktile.ArgumentError, match=r"argument 'a' of 'add'.*int32 expected, got float32"):
+        gpu.add(a.float(), a)
+    with pytest.raises(croktile.ArgumentError, match=r"argument 'a' of 'add'.*compact row-major"):
+        gpu.add(a.t(), a)
+    with pytest.raises(croktile.Error, match=r"ops\.co\.cpp:\d+:\d+: runtime check failed: dimension 0 of 'x' "
+                                             r"\(5\) is not divisible"):
+        gpu.axpb(torch.ones(5, 2, device="cuda"), 1.0, 0)
+
+
+def test_cupy_arrays():
+    cp = pytest.importorskip("cupy")
+    mod = croktile.load(OPS, target="cuda")
+    a = cp.arange(12, dtype=cp.int32).reshape(3, 4)
+    out = cp.from_dlpack(mod.add(a, a))
+    assert out.data.ptr != a.data.ptr
+    assert cp.asnumpy(out).tolist() == (2 * np.arange(12, dtype=np.int32).reshape(3, 4)).tolist()
