@@ -549,8 +549,8 @@ class FunctionChecker(ControlFlow, DmaForms):
         init_sym = init.sym if init is not None else None
         if kind == "bool" and init_sym is not None:
             init_sym = init_sym.op("!=", 0)
-        if mutable or name.name in self.reassigned or init_sym is None:
-            sym = Sym.var(ir_name)
+        if mutable or name.name in self.reassigned or init_sym is None or self.mutable_in(init) is not None:
+            sym = Sym.var(ir_name)   # its own variable: a snapshot of a mutable it reads, too
         else:
             sym = init_sym
         if mutable:

@@ -171,6 +171,7 @@ class Generator:
         self.rng = random.Random(f"croktile-fuzz:{seed}")
         self.features = dict(FEATURES, **(features or {}))
         self.counter = 0
+        self.immutable_only = False   # i-tuples and shapes may not read a mutable scalar
         self.devices: List[str] = []
         self.macros: List[Tuple[str, int]] = []
         self.lines: List[str] = []
@@ -222,7 +223,7 @@ class Generator:
                 continue
             if var.value is not None and not var.mutable:
                 out.append(Expr(var.name, var.value, abs(var.value)))
-            elif not const_only:
+            elif not const_only and not (var.mutable and self.immutable_only):
                 out.append(Expr(var.name, None, 1))
         for b in ctx.visible(Bounded):
             known = [d.value for d in b.bounds]
@@ -336,7 +337,8 @@ class Generator:
     def gen_bool(self, depth: int = 2, const_only: bool = False) -> Expr:
         r = self.rng.random()
         bools = [v for v in self.ctx.visible(IntVar) if v.is_bool
-                 and not (const_only and (v.mutable or v.value is None))]
+                 and not (const_only and (v.mutable or v.value is None))
+                 and not (v.mutable and self.immutable_only)]
         if r < 0.08:
             v = self.chance(0.5)
             return Expr("true" if v else "false", int(v), 1)
@@ -372,6 +374,13 @@ class Generator:
 
     def gen_span(self) -> Tuple[str, List[Dim]]:
         """An mdspan expression with positive dimensions (usable as a data shape)."""
+        saved, self.immutable_only = self.immutable_only, True
+        try:
+            return self._gen_span()
+        finally:
+            self.immutable_only = saved
+
+    def _gen_span(self) -> Tuple[str, List[Dim]]:
         ctx = self.ctx
         spans = ctx.visible(SpanVar)
         datas = ctx.visible(Data)
@@ -626,7 +635,7 @@ class Generator:
             # an inner `int x` hides an outer one (both runtime values: sema treats a name
             # declared twice as assigned)
             name = self.rng.choice(shadow)
-            self.emit(f"int {name} = {self.gen_int(2).text};")
+            self.emit(f"mutable int {name} = {self.gen_int(2).text};")
             self.ctx.add(name, IntVar(name, None, self.ctx.level, True))
             return
         name = self.fresh("n")
@@ -640,14 +649,15 @@ class Generator:
             self.emit(f"{name} = {e.text};")
             value = e.value
         else:
-            self.emit(f"int {name}{self.sp()}={self.sp()}{e.text};")
+            word = "mutable int" if mutable else "int"   # only a mutable may be assigned later
+            self.emit(f"{word} {name}{self.sp()}={self.sp()}{e.text};")
             value = e.value
         self.ctx.add(name, IntVar(name, None if mutable else value, self.ctx.level, mutable))
 
     def s_bool(self) -> None:
         name = self.fresh("b")
         e = self.gen_bool(2)
-        self.emit(f"bool {name} = {e.text};")
+        self.emit(f"mutable bool {name} = {e.text};")
         self.ctx.add(name, IntVar(name, e.value, self.ctx.level, True, is_bool=True))
 
     def s_assign(self) -> None:
@@ -674,10 +684,12 @@ class Generator:
         name = self.fresh("t")
         n = self.rng.randrange(1, 5)
         items, vals = [], []
+        self.immutable_only = True
         for _ in range(n):
             e = self.gen_int(1)
             items.append(e.text)
             vals.append(e.value)
+        self.immutable_only = False
         text = "{" + ", ".join(items) + "}"
         self.emit(f"ituple {name} = {text};" if self.chance(0.5) else f"{name} = {text};")
         self.ctx.add(name, TupleVar(name, vals))

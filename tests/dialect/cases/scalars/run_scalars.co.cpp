@@ -52,6 +52,9 @@ __co__ int sums(int n) {
   }
   println("acc=", acc, " seen=", seen, " cdiv=", cdiv(n, 3));
   assert(acc >= 0, "acc is never negative");
+  int snap = acc;                           // a snapshot: it keeps the value acc has here
+  acc += 100;
+  println("snap=", snap, " acc=", acc);
   return acc * 2 + (seen ? 1 : 0);
 }
 
@@ -65,5 +68,7 @@ int main() {
 }
 // expect-output: 9016 9031 9043 9031 9026 9031 9126 9146
 // expect-output: acc=12 seen=true cdiv=3
+// expect-output: snap=12 acc=112
 // expect-output: acc=0 seen=false cdiv=0
-// expect-output: 25 0
+// expect-output: snap=0 acc=100
+// expect-output: 225 200
