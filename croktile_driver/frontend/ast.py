@@ -275,9 +275,24 @@ class ReturnStmt(Node):
 
 @dataclass(eq=False)
 class ParallelStmt(Node):
-    var: Name
+    """One level of `parallel`: `p by n`, `by n` (no name), `{x, y} by [a, b]` or
+    `p = {x, y} by [a, b]`, with an optional level annotation (`: block`, `: group-4`,
+    `: group`, `: thread`); `parallel p by 2, q by 4` nests two of them."""
+    var: Optional[Name]
     count: Node
     body: Block
+    elements: Optional[List[Name]] = None
+    anno: Optional[Name] = None
+    is_async: bool = False
+    async_loc: Any = field(default=None, repr=False)
+
+
+@dataclass(eq=False)
+class InThreadsStmt(Node):
+    """`inthreads (pred) BODY`: only the instances where pred holds run the body."""
+    cond: Node
+    body: Block
+    is_async: bool = False
 
 
 @dataclass(eq=False)

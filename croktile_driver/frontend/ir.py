@@ -90,6 +90,7 @@ class Parallel(Stmt):
     level: int
     body: List[Stmt]
     buffers: List[Buffer] = field(default_factory=list)
+    kind: Optional[str] = None   # level annotation: block, group-4, group, thread (levels.py)
 
 
 @dataclass(eq=False)
@@ -311,7 +312,8 @@ def dump(fn: Function) -> str:
         for s in stmts:
             tag = f"{s.sid:3d}" if s.sid >= 0 else "   "
             if isinstance(s, Parallel):
-                out.append(f"{tag}{pad}parallel {s.var} by {s.count.to_c()}  // level {s.level}")
+                anno = f" : {s.kind}" if s.kind else ""
+                out.append(f"{tag}{pad}parallel {s.var} by {s.count.to_c()}{anno}  // level {s.level}")
                 stmt_lines(s.body, ind + 1)
             elif isinstance(s, Loop):
                 out.append(f"{tag}{pad}for {s.var} in [0, {s.count.to_c()})")

@@ -15,7 +15,7 @@ from ..diagnostics import Loc, shown
 
 KEYWORDS = {
     "__co__": "CO",
-    "parallel": "PARALLEL", "by": "BY", "with": "WITH", "in": "IN", "where": "WHERE",
+    "parallel": "PARALLEL", "inthreads": "INTHREADS", "by": "BY", "with": "WITH", "in": "IN", "where": "WHERE",
     "foreach": "FOREACH", "if": "IF", "dma": "DMA", "wait": "WAIT", "call": "CALL",
     "return": "RETURN", "mdspan": "MDSPAN", "ituple": "ITUPLE",
     "local": "STORAGE", "shared": "STORAGE", "global": "STORAGE",

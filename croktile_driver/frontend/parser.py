@@ -184,6 +184,7 @@ class _Grammar:
                 | wait_stmt
                 | return_stmt
                 | parallel_stmt
+                | inthreads_stmt
                 | with_stmt
                 | foreach_stmt
                 | if_stmt
@@ -377,13 +378,100 @@ class _Grammar:
                        | RETURN expr SEMI"""
         p[0] = A.ReturnStmt(self._loc(p, 1), p[2] if len(p) == 4 else None)
 
+    # `parallel[.async] p by 2, {x, y} by [4, 8] : thread BODY`: each comma-separated
+    # level nests in the one before it (parallel_levels.py checks the levels)
     def p_parallel_stmt(self, p):
-        """parallel_stmt : PARALLEL ID BY expr block"""
-        p[0] = A.ParallelStmt(self._loc(p, 1), A.Name(self._loc(p, 2), p[2]), p[4], p[5])
+        """parallel_stmt : PARALLEL async_opt pb_level_list body"""
+        levels, body = p[3], p[4]
+        for level in reversed(levels):
+            level.body = body
+            body = A.Block(level.loc, [level])
+        levels[0].loc = self._loc(p, 1)
+        levels[0].is_async, levels[0].async_loc = p[2]
+        p[0] = levels[0]
+
+    def p_async_opt(self, p):
+        """async_opt :
+                     | PERIOD ID"""
+        if len(p) == 1:
+            p[0] = (False, None)
+            return
+        if p[2] != "async":
+            self.diag.error(self._loc(p, 2), f"expected 'async' after '.', not '{p[2]}'")
+        p[0] = (True, self._loc(p, 2))
+
+    def p_pb_level_list(self, p):
+        """pb_level_list : pb_level
+                         | pb_level_list COMMA pb_level"""
+        p[0] = _extend(p)
+
+    def p_pb_level(self, p):
+        """pb_level : pb_names BY expr pb_anno"""
+        name, elements, loc = p[1]
+        p[0] = A.ParallelStmt(loc or self._loc(p, 2), name, p[3], None, elements=elements, anno=p[4])
+
+    def p_pb_names(self, p):
+        """pb_names :
+                    | ID
+                    | LBRACE id_list RBRACE
+                    | ID EQUALS LBRACE id_list RBRACE"""
+        if len(p) == 1:
+            p[0] = (None, None, None)
+        elif len(p) == 2:
+            p[0] = (A.Name(self._loc(p, 1), p[1]), None, self._loc(p, 1))
+        elif len(p) == 4:
+            p[0] = (None, p[2], self._loc(p, 1))
+        else:
+            p[0] = (A.Name(self._loc(p, 1), p[1]), p[4], self._loc(p, 1))
+
+    def p_pb_anno(self, p):
+        """pb_anno :
+                   | COLON ID
+                   | COLON ID MINUS INT_CONST"""
+        if len(p) == 1:
+            p[0] = None
+        elif len(p) == 3:
+            p[0] = A.Name(self._loc(p, 2), p[2])
+        else:
+            p[0] = A.Name(self._loc(p, 2), f"{p[2]}-{p[4]}")
+
+    def p_inthreads_stmt(self, p):
+        """inthreads_stmt : INTHREADS async_opt LPAREN expr RPAREN body"""
+        p[0] = A.InThreadsStmt(self._loc(p, 1), p[4], p[6], is_async=p[2][0])
+
+    # The body of `parallel`, `inthreads`, `with` and `foreach`: a block, `;` (empty) or one
+    # statement. An expression statement cannot be a body: `parallel by n -x;` would
+    # read as `by (n - x)`.
+    def p_body(self, p):
+        """body : block"""
+        p[0] = p[1]
+
+    def p_body_empty(self, p):
+        """body : SEMI"""
+        p[0] = A.Block(self._loc(p, 1), [])
+
+    def p_body_single(self, p):
+        """body : data_decl
+                | scalar_decl
+                | span_def
+                | tuple_def
+                | assign
+                | call_stmt
+                | wait_stmt
+                | return_stmt
+                | parallel_stmt
+                | inthreads_stmt
+                | with_stmt
+                | foreach_stmt"""
+        p[0] = A.Block(p[1].loc, [p[1]])
+
+    def p_body_dma(self, p):
+        """body : dma_expr SEMI"""
+        p[0] = A.Block(p[1].loc, [A.ExprStmt(p[1].loc, p[1])])
 
     def p_with_stmt(self, p):
-        """with_stmt : WITH binding_list block
-                     | WITH binding_list WHERE where_list block"""
+        """with_stmt : WITH binding_list body
+                     | WITH binding_list WHERE where_list body"""
         if len(p) == 4:
             p[0] = A.WithStmt(self._loc(p, 1), p[2], [], p[3])
         else:
@@ -416,8 +504,8 @@ class _Grammar:
         p[0] = A.WhereBind(self._loc(p, 2), A.Name(self._loc(p, 1), p[1]), A.Name(self._loc(p, 3), p[3]))
 
     def p_foreach_stmt(self, p):
-        """foreach_stmt : FOREACH id_list block
-                        | FOREACH id_list IF LPAREN expr RPAREN block"""
+        """foreach_stmt : FOREACH id_list body
+                        | FOREACH id_list IF LPAREN expr RPAREN body"""
         if len(p) == 4:
             p[0] = A.ForeachStmt(self._loc(p, 1), p[2], None, p[3])
         else:
@@ -477,10 +565,12 @@ class _Grammar:
            add_expr : add_expr PLUS mul_expr
                     | add_expr MINUS mul_expr
                     | mul_expr
-           mul_expr : mul_expr TIMES unary_expr
-                    | mul_expr DIVIDE unary_expr
-                    | mul_expr MOD unary_expr
-                    | unary_expr"""
+           mul_expr : mul_expr TIMES compose_expr
+                    | mul_expr DIVIDE compose_expr
+                    | mul_expr MOD compose_expr
+                    | compose_expr
+           compose_expr : compose_expr HASH unary_expr
+                        | unary_expr"""
         if len(p) == 2:
             p[0] = p[1]
         else:
@@ -576,7 +666,9 @@ class _Grammar:
         shown = self.lex.spelling(tok)
         acceptable = self._acceptable()
         prev = self.lex.prev_token
-        if "SEMI" in acceptable and prev is not None and prev is not tok:
+        # where a statement body may start (`parallel p by 4 )`), a ';' is one choice of many
+        body_expected = {"SEMI", "LBRACE", "PARALLEL"} <= acceptable
+        if "SEMI" in acceptable and prev is not None and prev is not tok and not body_expected:
             # gcc-style: the ';' is missing right after the previous token; insert it and
             # go on, so the rest of the function is parsed (and checked for errors) as usual
             self.diag.error(self.lex.end_loc(prev), f"expected ';' before '{shown}'")

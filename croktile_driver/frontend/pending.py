@@ -200,6 +200,10 @@ class Analysis:
             out = other.join(out)
         return out
 
+    def on_mask(self, ev: Construct, state: State, report: bool) -> State:
+        """`inthreads`: its body runs for some instances only."""
+        return self.unmasked(state, self.block(ev.body, state, report))
+
     def on_loop(self, ev: Construct, state: State, report: bool) -> State:
         head = state
         while True:

@@ -12,6 +12,7 @@ from typing import Dict, Iterator, List, Optional, Set
 
 from . import ast as A
 from . import ir
+from . import levels
 from . import pending as P
 from .control import BUILTIN_STATEMENTS, ControlFlow
 from .sema_dma import DmaForms, expand_aliases
@@ -110,6 +111,8 @@ class FunctionChecker(ControlFlow, DmaForms):
         self.level = 0
         self.max_level = 0
         self.parallel_stack: List[ir.Parallel] = []
+        self.parallel_atoms: Set[str] = set()   # index variables of parallel levels
+        self.inthreads_depth = 0
         self.iterating: Set[str] = set()
         self.flow: List[object] = []     # events for the read-before-wait analysis (pending.py)
         self.futures: List[Future] = []
@@ -970,33 +973,231 @@ class FunctionChecker(ControlFlow, DmaForms):
         return []
 
     def stmt_ParallelStmt(self, s: A.ParallelStmt) -> List[ir.Stmt]:
-        count = self.reject_mutable(_scalar(self.expr(s.count)), s.count.loc, "a 'parallel' count")
+        if s.is_async and self.level > 0:
+            self.error(s.async_loc or s.loc, "an inner 'parallel' level cannot be asynchronous; only the "
+                                             "outermost 'parallel' may be 'parallel.async'")
+        if self.inthreads_depth:
+            self.error(s.loc, "'parallel' cannot be inside 'inthreads'")
+        kind = self.level_kind(s)
+        bounds, checks = self.parallel_bounds(s)
         count_sym = Sym.const(1)
-        checks: List[ir.Stmt] = []
-        if isinstance(count, VInt):
-            count_sym = count.sym
-            checks = self.require_positive(s.count.loc, count_sym, "'parallel' needs a positive count, not {0}",
-                                           "'parallel' count is {0}; it must be positive")
-        elif not isinstance(count, VError):
-            self.error(s.count.loc, f"'parallel ... by' needs an integer count, not {_kind_name(count)}")
-        var = self.unique(s.var.name)
-        node = ir.Parallel(s.loc, var, count_sym, self.level + 1, [])
+        for b in bounds or []:
+            count_sym = count_sym * b
+        named = s.var.name if s.var is not None else "pb"
+        var = self.unique(named)
+        node = ir.Parallel(s.loc, var, count_sym, self.level + 1, [], kind=kind)
         self.level += 1
         self.max_level = max(self.max_level, self.level)
         self.parallel_stack.append(node)
         self.push()
-        self.declare(s.var, Symbol(s.var.name, "bounded", VInt(Sym.var(var), count_sym, "parallel"),
-                                   s.var.loc, var, [var], "parallel"))
+        prologue = self.declare_parallel_vars(s, var, bounds)
         self.jump_scopes.append("parallel")
         try:
             with self.construct("parallel", s.loc):
-                node.body = self.block_stmts(s.body.stmts)
+                node.body = prologue + self.block_stmts(s.body.stmts)
         finally:
             self.jump_scopes.pop()
             self.pop()
             self.parallel_stack.pop()
             self.level -= 1
+        self.check_level_threads(node, s)
         return checks + [node]
+
+    def level_kind(self, s: A.ParallelStmt) -> Optional[str]:
+        """The level annotation, checked against the annotated level around it."""
+        kind = s.anno.name if s.anno is not None else None
+        if kind is not None and kind not in levels.KINDS:
+            self.error(s.anno.loc, f"unknown parallel level '{kind}'; the levels are 'block', 'group-4', "
+                                   "'group' and 'thread'")
+            kind = None
+        outer = next((p for p in reversed(self.parallel_stack) if p.kind is not None), None)
+        if self.parallel_stack and (s.anno is None) != (self.parallel_stack[-1].kind is None):
+            self.diag.warning(s.loc, "annotate all levels of nested 'parallel' blocks or none (then the "
+                                     "levels are inferred)")
+        if kind is None or outer is None:
+            return kind
+        if outer.kind == "group-4" and kind == "group":
+            self.error(s.anno.loc, "a 'group' level directly inside a 'group-4' level is not supported")
+        elif levels.ORDER[kind] <= levels.ORDER[outer.kind]:
+            self.error(s.anno.loc, f"cannot infer the parallel levels between '{outer.kind}' and '{kind}': "
+                                   f"a '{kind}' level cannot be inside a '{outer.kind}' level (the levels "
+                                   "are block, group-4, group, thread, outermost first)")
+        return kind
+
+    def parallel_bounds(self, s: A.ParallelStmt):
+        """The bounds of one level (one per sub-level), with their run-time checks."""
+        value = self.reject_mutable(self.expr(s.count), s.count.loc, "a 'parallel' count")
+        loc = s.count.loc
+        bad = self._bool_operand(s.count)
+        if isinstance(value, VError):
+            return None, []
+        value = _scalar(value)
+        if isinstance(value, VInt):
+            bounds = [value.sym]
+        elif isinstance(value, VSpan):
+            bounds = list(value.dims)
+        elif isinstance(value, VTuple):
+            bounds = list(value.items)
+        else:
+            self.error(loc, f"a 'parallel' bound must be an integer, not {_kind_name(value)}")
+            return None, []
+        if bad is not None:
+            self.error(bad.loc, "a 'parallel' bound must be an integer, not bool")
+            return None, []
+        names = len(s.elements) if s.elements is not None else 1
+        if s.elements is None and len(bounds) > 1:
+            who = f"'{s.var.name}'" if s.var is not None else "an unnamed level"
+            self.error(loc, f"the parallel variable {who} cannot take {len(bounds)} bounds; name the "
+                            f"sub-levels: '{{x, y}} by [...]'")
+            return None, []
+        if names != len(bounds):
+            fewer = "fewer" if names < len(bounds) else "more"
+            self.error(s.loc, f"{fewer} parallel variables than bounds ({names} vs. {len(bounds)})")
+            return None, []
+        checks: List[ir.Stmt] = []
+        for i, b in enumerate(bounds):
+            which = "" if len(bounds) == 1 else f" {i}"
+            checks += self.require_positive(loc, b, f"'parallel' bound{which} is {{0}}; it must be positive",
+                                            f"'parallel' count{which} is {{0}}; it must be positive")
+        return bounds, checks
+
+    def _bool_operand(self, node: A.Node) -> Optional[A.Node]:
+        """A boolean inside an integer expression (`a + b` with `bool b`), which C++ would
+        promote but a count must not be made of."""
+        if isinstance(node, A.BoolLit):
+            return node
+        if isinstance(node, A.Name):
+            sym = self.scope.lookup(node.name)
+            return node if sym is not None and sym.kind == "bool" else None
+        if isinstance(node, A.BinOp) and (node.op in _ARITH or node.op in _BITWISE):
+            return self._bool_operand(node.left) or self._bool_operand(node.right)
+        if isinstance(node, A.UnOp) and node.op != "!":
+            return self._bool_operand(node.operand)
+        if isinstance(node, A.Ternary):
+            return self._bool_operand(node.then) or self._bool_operand(node.other)
+        return None
+
+    def declare_parallel_vars(self, s: A.ParallelStmt, var: str, bounds: Optional[List[Sym]]) -> List[ir.Stmt]:
+        """Declares the level's variables; sub-levels are taken from the linear instance
+        number `var`, the first one the most significant (row-major, as `with`)."""
+        lin = Sym.var(var)
+        self.parallel_atoms.add(var)
+        if bounds is None:
+            for n in ([s.var] if s.var is not None else []) + (s.elements or []):
+                self.declare(n, Symbol(n.name, "error", VError(), n.loc))
+            return []
+        if s.elements is None:
+            if s.var is not None:
+                self.declare(s.var, Symbol(s.var.name, "bounded", VInt(lin, bounds[0], "parallel"),
+                                           s.var.loc, var, [var], "parallel"))
+            return []
+        prologue: List[ir.Stmt] = []
+        atoms: List[str] = []
+        for i, (el, ub) in enumerate(zip(s.elements, bounds)):
+            if len(bounds) == 1:
+                atom = var
+            else:
+                atom = self.unique(el.name)
+                inner = Sym.const(1)
+                for b in bounds[i + 1:]:
+                    inner = inner * b
+                value = lin.op("/", inner) if i + 1 < len(bounds) else lin
+                prologue.append(ir.ScalarDef(el.loc, atom, "int", value.op("%", ub) if i else value))
+                self.parallel_atoms.add(atom)
+            atoms.append(atom)
+            self.declare(el, Symbol(el.name, "bounded", VInt(Sym.var(atom), ub, "parallel"), el.loc, atom,
+                                    [atom], "parallel"))
+        if s.var is not None:
+            self.declare(s.var, Symbol(s.var.name, "bounded", VTuple([Sym.var(a) for a in atoms], list(bounds),
+                                                                      "parallel"), s.var.loc, var, atoms, "parallel"))
+        return prologue
+
+    def check_level_threads(self, node: ir.Parallel, s: A.ParallelStmt) -> None:
+        """The thread counts the level annotations need (levels.py)."""
+        if node.kind in ("group", "group-4"):
+            need = levels.WIDTH[node.kind]
+            for inner in levels.thread_levels(node):
+                if inner.kind not in (None, "thread"):
+                    continue
+                if inner.count.is_const and inner.count.value % need:
+                    self.error(inner.loc, f"the threads of a '{node.kind}' level must number a multiple of "
+                                          f"{need}, not {inner.count.value}")
+        seen: Optional[tuple] = None
+        for inner in levels.thread_levels(node):
+            width = levels.threads_of(inner)
+            if width is None or not width.is_const:
+                continue
+            if seen is not None and seen[0] != width.value:
+                self.error(inner.loc, f"the inner 'parallel' levels of one block must use the same number of "
+                                      f"threads: this one uses {width.value}, an earlier one {seen[0]}")
+                self.diag.note(seen[1], f"this level uses {seen[0]} threads")
+                break
+            seen = seen or (width.value, inner.loc)
+
+    def stmt_InThreadsStmt(self, s: A.InThreadsStmt) -> List[ir.Stmt]:
+        """`inthreads (pred)`: a mask over the instances of the enclosing levels."""
+        if self.level == 0:
+            self.error(s.loc, "'inthreads' can only be inside 'parallel': outside of it, tileflow code "
+                              "runs on the host")
+        elif s.is_async and self.inthreads_depth:
+            self.error(s.loc, "an inner 'inthreads' cannot be asynchronous; only the outermost may be "
+                              "'inthreads.async'")
+        cond = _scalar(self.expr(s.cond))
+        cond_sym = None
+        if isinstance(cond, VBool):
+            cond_sym = cond.sym
+            if self.level > 0:
+                self.check_divergent(s.cond)
+        elif not isinstance(cond, VError):
+            self.error(_start_loc(s.cond), f"'inthreads' needs a predicate on parallel variables, such as "
+                                           f"'p < 2', not {_article(_kind_name(cond))}")
+        self.inthreads_depth += 1
+        try:
+            with self.construct("mask", s.loc, masked=True), self.guarded(cond_sym):
+                body = self.scoped_block(s.body)
+        finally:
+            self.inthreads_depth -= 1
+        return [ir.If(s.loc, cond_sym if cond_sym is not None else Sym.const(1), body)]
+
+    def check_divergent(self, cond: A.Node) -> None:
+        """The reference's rule: every comparison in the predicate compares something that
+        depends on a parallel variable with something that does not, so the predicate
+        tells instances apart and never holds or fails for all of them alike."""
+        if isinstance(cond, A.BinOp) and cond.op in _LOGICAL:
+            self.check_divergent(cond.left)
+            self.check_divergent(cond.right)
+            return
+        if isinstance(cond, A.UnOp) and cond.op == "!":
+            self.check_divergent(cond.operand)
+            return
+        if isinstance(cond, A.BinOp) and cond.op in _COMPARE:
+            left, right = self._divergent(cond.left), self._divergent(cond.right)
+            if left != right:
+                return
+            why = ("both sides of this comparison depend on parallel variables" if left else
+                   "neither side of this comparison depends on a parallel variable")
+        elif self._divergent(cond):
+            return
+        else:
+            why = "this condition does not depend on a parallel variable"
+        self.error(_start_loc(cond), f"'inthreads' predicate must be strictly divergent: {why}")
+
+    def _divergent(self, node: A.Node) -> bool:
+        """Whether an expression's value differs between the instances of a level."""
+        stack = [node]
+        while stack:
+            n = stack.pop()
+            if isinstance(n, A.UpperBound):
+                continue
+            if isinstance(n, A.Name):
+                sym = self.scope.lookup(n.name)
+                value = sym.value if sym is not None else None
+                syms = [value.sym] if isinstance(value, (VInt, VBool)) else \
+                    list(value.items) if isinstance(value, VTuple) else []
+                if any(v.variables() & self.parallel_atoms for v in syms):
+                    return True
+            stack.extend(n.children())
+        return False
 
     def stmt_WithStmt(self, s: A.WithStmt) -> List[ir.Stmt]:
         self.push()
@@ -1363,6 +1564,8 @@ class FunctionChecker(ControlFlow, DmaForms):
         if isinstance(left, VFloat) or isinstance(right, VFloat):
             return self.error(e.loc, "floating-point arithmetic is not allowed in tileflow code; "
                                      "floating-point values may only be passed to calls")
+        if e.op == "#":
+            return self.compose(e, _scalar(left), _scalar(right))
         # a one-element ituple beside an integer (or another one) is its integer
         if isinstance(right, (VInt, VBool)) or _is_single(right):
             left = _scalar(left)
@@ -1392,6 +1595,18 @@ class FunctionChecker(ControlFlow, DmaForms):
         value = a + b if e.op == "+" else a - b if e.op == "-" else a * b if e.op == "*" else a.op(e.op, b)
         return self.int32(e.loc, f"{a.to_c()} {e.op} {b.to_c()}",
                           VInt(value, *self._index_bound(e.op, left, right)))
+
+    def compose(self, e: A.BinOp, left: Value, right: Value) -> Value:
+        """`p # q`: two bounded integers as one, p the major part (`m # g0` tiles m's
+        chunks further by g0): p * #q + q, bounded by #p * #q."""
+        for side, v in ((e.left, left), (e.right, right)):
+            if not (isinstance(v, VInt) and v.bound is not None):
+                what = "an unbounded int" if isinstance(v, VInt) else _article(_kind_name(v))
+                return self.error(_start_loc(side), f"'#' composes bounded integers (from 'parallel ... by' or "
+                                                    f"'with ... in'), not {what}")
+        value = VInt(left.sym * right.bound + right.sym, left.bound * right.bound, left.origin,
+                     left.derived or right.derived)
+        return self.int32(e.loc, f"#{left.bound.to_c()} * #{right.bound.to_c()}", value)
 
     @staticmethod
     def _short_circuit(op: str, left: Value) -> Optional[Sym]:

@@ -25,7 +25,7 @@ __co__ int pairs(s32 [4, 8] a) {
     local s32 [2] y;
     call kernel(y, pair);          // expect-error: an ituple of 2 elements cannot be passed to a device function
     call tkernel<pair>(y, 1);      // expect-error: template argument 1 of 'tkernel' must be an integer constant, not ituple
-    parallel q by pair {}          // expect-error: 'parallel ... by' needs an integer count, not ituple
+    parallel q by pair {}          // expect-error: the parallel variable 'q' cannot take 2 bounds
     dma.copy a.chunkat(p, one) => local;   // expect-error: is not bounded; bind it with 'parallel ... by'
   }
   pair = {2, 3};

@@ -15,11 +15,10 @@ __co__ void syntax_misc(s32 [8] a) {
     local s32 [4] b            // expect-error: expected ';' before '}'
   }
   int w = 4 x;                 // expect-error: expected ';' before 'x'
-  s32 [4, 4 buf;               // expect-error: expected ']' before 'buf'
+  s32 [4, 4 buf;               // expect-error: expected ',' or ']' before 'buf'
   foreach {}                   // expect-error: expected identifier before '{'
-  parallel by 4 {}             // expect-error: expected identifier before 'by'
-  parallel q by 4              // expect-error@+1: expected '{' before 'call'
-    call kernel(2);
+  parallel [q] by 4 {}         // expect-error: expected '{' before '['
+  parallel q by 4 : 7 {}       // expect-error: expected identifier before '7'
   call ;                       // expect-error: expected identifier before ';'
   int ok = 1;
 }
