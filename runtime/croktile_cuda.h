@@ -472,6 +472,22 @@ __device__ __forceinline__ void block_copy(T* dst, const T* src, const box& b) {
   }
 }
 
+// Sets `n` elements of global memory to `v` (a declaration with an initialiser,
+// `s32 [M, N] out{-1};`), queued on `s`.
+template <typename T>
+__global__ void fill_kernel(T* p, long long n, T v) {
+  for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x)
+    p[i] = v;
+}
+
+template <typename T>
+inline void fill(void* p, long long n, T v, cudaStream_t s, const char* where) {
+  if (n <= 0) return;
+  const long long blocks = std::min<long long>((n + 255) / 256, 4096);
+  fill_kernel<T><<<static_cast<unsigned>(blocks), 256, 0, s>>>(static_cast<T*>(p), n, v);
+  check(cudaGetLastError(), "fill_kernel", where);
+}
+
 // Zero-fills `n` elements with the whole block.
 template <typename T>
 __device__ __forceinline__ void block_zero(T* p, long long n) {

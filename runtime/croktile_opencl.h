@@ -450,6 +450,15 @@ inline void fill_zero(cl_command_queue q, cl_mem m, std::size_t bytes, const cha
   check(clEnqueueFillBuffer(q, m, &pattern, 1, 0, bytes, 0, nullptr, nullptr), "clEnqueueFillBuffer", where);
 }
 
+// Sets `count` elements of type T to `v` (a declaration with an initialiser).
+template <typename T>
+inline void fill_value(cl_command_queue q, cl_mem m, std::size_t count, T v, const char* where) {
+  if (count == 0) return;
+  order(q, where);
+  check(clEnqueueFillBuffer(q, m, &v, sizeof(T), 0, count * sizeof(T), 0, nullptr, nullptr), "clEnqueueFillBuffer",
+        where);
+}
+
 // Device memory of a generated function: from the pool of its queue (returned when
 // it goes out of scope), or the caller's (never released).
 class buffer {

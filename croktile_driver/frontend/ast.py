@@ -82,6 +82,11 @@ class Wildcard(Node):
 
 
 @dataclass(eq=False)
+class AnyDim(Node):
+    """`?` in a parameter's shape, `s32 [6, ?, 128] x`: a dimension known at run time."""
+
+
+@dataclass(eq=False)
 class BinOp(Node):
     op: str
     left: Node
@@ -122,9 +127,11 @@ class Member(Node):
 
 @dataclass(eq=False)
 class Call(Node):
-    """`f(args)` in an expression: `sp(0)`, `x.span(1)`, `x.chunkat(p, _)`."""
+    """`f(args)` in an expression: `sp(0)`, `x.span(1)`, `x.chunkat(p, _)`; `x.view(16, 8 : 12, 3)`
+    gives strides after the ':'."""
     func: Node
     args: List[Node]
+    strides: Optional[List[Node]] = None
 
 
 @dataclass(eq=False)
@@ -183,10 +190,22 @@ class Block(Node):
 
 
 @dataclass(eq=False)
+class Declarator(Node):
+    """One name of a data declaration: `x`, `x[2][3]` (an array of buffers), `x{0}` (filled)."""
+    name: str
+    array: List[Node]
+    init: Optional[Node]
+
+    @property
+    def ident(self) -> "Name":
+        return Name(self.loc, self.name)
+
+
+@dataclass(eq=False)
 class DataDecl(Node):
     storage: Optional[str]
     type: TypeSpec
-    names: List[Name]
+    names: List[Declarator]
 
 
 @dataclass(eq=False)

@@ -65,16 +65,23 @@ class Region:
     buffer: Buffer
     offsets: List[Sym]
     extents: List[Sym]
+    view: Optional[List[Sym]] = None   # `span_as`: the row-major shape the box lies in
+
+    @property
+    def shape(self) -> List[Sym]:
+        """The row-major shape that offsets and extents refer to: the buffer's, or a view's."""
+        return self.buffer.shape if self.view is None else self.view
 
     @property
     def is_whole(self) -> bool:
-        return all(o.is_const and o.value == 0 for o in self.offsets) and \
+        return self.view is None and all(o.is_const and o.value == 0 for o in self.offsets) and \
             all(e == d for e, d in zip(self.extents, self.buffer.shape))
 
     def describe(self) -> str:
         if self.is_whole:
             return self.buffer.name
-        return f"{self.buffer.name}{{off={_syms(self.offsets)}, ext={_syms(self.extents)}}}"
+        view = f", view={_syms(self.view)}" if self.view is not None else ""
+        return f"{self.buffer.name}{{off={_syms(self.offsets)}, ext={_syms(self.extents)}{view}}}"
 
 
 @dataclass(eq=False)
@@ -147,6 +154,13 @@ class Assign(Stmt):
 class Alloc(Stmt):
     """A buffer comes into scope here (zero-filled when global)."""
     buffer: Buffer
+
+
+@dataclass(eq=False)
+class Fill(Stmt):
+    """`local s32 [8] t{-1};`: every element of a new buffer takes one value."""
+    buffer: Buffer
+    value: object                      # an int or a float, converted as C converts it
 
 
 @dataclass(eq=False)
@@ -264,7 +278,7 @@ def number_and_live_ranges(fn: Function) -> None:
         for s in stmts:
             s.sid = counter[0]
             counter[0] += 1
-            if isinstance(s, Alloc):
+            if isinstance(s, (Alloc, Fill)):
                 touch(s.buffer, s.sid)
             elif isinstance(s, Dma):
                 touch(s.src.buffer, s.sid)
@@ -328,6 +342,8 @@ def dump(fn: Function) -> str:
                 out.append(f"{tag}{pad}{s.name} = {s.value.to_c()}")
             elif isinstance(s, Alloc):
                 out.append(f"{tag}{pad}alloc {s.buffer.describe()}")
+            elif isinstance(s, Fill):
+                out.append(f"{tag}{pad}fill {s.buffer.name} with {s.value!r}")
             elif isinstance(s, Dma):
                 kind = "dma.copy.async" if s.is_async else "dma.copy"
                 fut = f"{s.future} = " if s.future else ""

@@ -101,12 +101,25 @@ class _Grammar:
         p[0] = A.TypeSpec(self._loc(p, 1), "spanned", p[1], shape=shape, rank=rank)
 
     def p_span_spec_list(self, p):
-        """span_spec : LBRACKET expr_list RBRACKET"""
+        """span_spec : LBRACKET dim_list RBRACKET"""
         p[0] = (A.SpanLit(self._loc(p, 1), p[2]), None)
 
     def p_span_spec_mdspan_list(self, p):
         """span_spec : MDSPAN LBRACKET expr_list RBRACKET"""
         p[0] = (A.SpanLit(self._loc(p, 2), p[3]), None)
+
+    def p_dim_list(self, p):
+        """dim_list : dim_item
+                    | dim_list COMMA dim_item"""
+        p[0] = _extend(p)
+
+    def p_dim_item(self, p):
+        """dim_item : expr"""
+        p[0] = p[1]
+
+    def p_dim_item_any(self, p):
+        """dim_item : QUESTION"""
+        p[0] = A.AnyDim(self._loc(p, 1))
 
     def p_span_spec_rank(self, p):
         """span_spec : MDSPAN LT INT_CONST GT"""
@@ -204,8 +217,8 @@ class _Grammar:
         self.parser.errok()  # resynchronised at a statement boundary: report the next error
 
     def p_data_decl(self, p):
-        """data_decl : ELEMTYPE span_spec id_list SEMI
-                     | STORAGE ELEMTYPE span_spec id_list SEMI"""
+        """data_decl : ELEMTYPE span_spec data_declarator_list SEMI
+                     | STORAGE ELEMTYPE span_spec data_declarator_list SEMI"""
         if len(p) == 5:
             storage, at, spec, names = None, 1, p[2], p[3]
         else:
@@ -213,6 +226,25 @@ class _Grammar:
         shape, rank = spec
         ty = A.TypeSpec(self._loc(p, at), "spanned", p[at], shape=shape, rank=rank)
         p[0] = A.DataDecl(self._loc(p, 1), storage, ty, names)
+
+    def p_data_declarator_list(self, p):
+        """data_declarator_list : data_declarator
+                                | data_declarator_list COMMA data_declarator"""
+        p[0] = _extend(p)
+
+    def p_data_declarator(self, p):
+        """data_declarator : ID array_dims_opt
+                           | ID array_dims_opt LBRACE expr RBRACE"""
+        p[0] = A.Declarator(self._loc(p, 1), p[1], p[2], p[4] if len(p) == 6 else None)
+
+    def p_array_dims_opt(self, p):
+        """array_dims_opt :
+                          | array_dims_opt LBRACKET expr RBRACKET"""
+        if len(p) == 1:
+            p[0] = []
+        else:
+            p[1].append(p[3])
+            p[0] = p[1]
 
     def p_scalar_decl(self, p):
         """scalar_decl : scalar_type declarator_list SEMI
@@ -598,6 +630,10 @@ class _Grammar:
     def p_postfix_call(self, p):
         """postfix_expr : postfix_expr LPAREN arg_list_opt RPAREN"""
         p[0] = A.Call(p[1].loc, p[1], p[3])
+
+    def p_postfix_call_strided(self, p):
+        """postfix_expr : postfix_expr LPAREN expr_list COLON expr_list RPAREN"""
+        p[0] = A.Call(p[1].loc, p[1], p[3], strides=p[5])
 
     def p_postfix_derive(self, p):
         """postfix_expr : postfix_expr LBRACKET expr_list RBRACKET"""

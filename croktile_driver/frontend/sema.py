@@ -16,9 +16,10 @@ from . import levels
 from . import pending as P
 from .control import BUILTIN_STATEMENTS, ControlFlow
 from .sema_dma import DmaForms, expand_aliases
+from .spanned import SPAN_METHODS, SpannedData
 from ..diagnostics import Diagnostics, Loc
 from .symbolic import INT_MAX, INT_MIN, Sym, fits_int, prove_divisible, prove_equal
-from .values import (Future, Symbol, VBool, VData, VError, VFloat, VFuture, VInt, VMethod,
+from .values import (Future, Symbol, VArray, VBool, VData, VError, VFloat, VFuture, VInt, VMethod,
                      VSpan, VTuple, Value, VWild)
 
 _ARITH = {"+", "-", "*", "/", "%"}
@@ -98,7 +99,7 @@ class _Scope:
         return None
 
 
-class FunctionChecker(ControlFlow, DmaForms):
+class FunctionChecker(ControlFlow, DmaForms, SpannedData):
     """Checks one ``__co__`` function and lowers it to an ``ir.Function``."""
 
     def __init__(self, fn: A.CoFunction, diag: Diagnostics, co_functions: Set[str]):
@@ -314,6 +315,9 @@ class FunctionChecker(ControlFlow, DmaForms):
                 self.shape_vars[var] = (name.name, i)
                 actual_dim = Sym.var(var)
                 actual.append(actual_dim)
+                if isinstance(item, A.AnyDim):   # `?`: whatever the argument has
+                    dims.append(actual_dim)
+                    continue
                 if isinstance(item, A.Name) and self.scope.lookup(item.name) is None:
                     # a new symbolic dimension: bound by this parameter's shape
                     self.unique(item.name)
@@ -428,11 +432,8 @@ class FunctionChecker(ControlFlow, DmaForms):
             return []
         self._size_checks(s, dims)
         out = []
-        for name in s.names:
-            buf = self.new_buffer(name.name, s.type.name, storage, dims, name.loc, "decl", name.name)
-            region = ir.Region(buf, [Sym.const(0)] * len(dims), list(dims))
-            self.declare(name, Symbol(name.name, "data", VData(region, s.type.name), name.loc, buf.name))
-            out.append(ir.Alloc(name.loc, buf))
+        for d in s.names:
+            out += self.declare_data(d, s.type.name, storage, dims)
         return out
 
     def _size_checks(self, s: A.DataDecl, dims: List[Sym]) -> None:
@@ -590,6 +591,11 @@ class FunctionChecker(ControlFlow, DmaForms):
         if existing is not None and not s.annotated and existing.kind != "mdspan":
             pass  # shadowing an outer name with a new mdspan is fine
         value = self.reject_mutable(self.expr(s.value), s.value.loc, "an mdspan")
+        if isinstance(value, VSpan):
+            for i, d in enumerate(value.dims):
+                if d.is_const and d.value <= 0:
+                    self.error(s.value.loc, f"dimension {i} of mdspan '{s.name.name}' must be positive, "
+                                            f"not {d.value}")
         if isinstance(value, VInt):
             value = VSpan([value.sym])
         if isinstance(value, VTuple):
@@ -658,6 +664,11 @@ class FunctionChecker(ControlFlow, DmaForms):
             if self.selected(value):   # `x = select(k, a, b);`
                 kind = "future" if isinstance(value, VFuture) else "data"
                 self.declare(name, Symbol(name.name, kind, value, name.loc))
+                return []
+            if isinstance(value, VData) and value.future is None:
+                # `l = x.span_as(6, 64);`: another name for (a view of) existing data
+                self.declare(name, Symbol(name.name, "data", VData(value.region, value.elem), name.loc,
+                                          value.region.buffer.name))
                 return []
             self.error(s.value.loc, f"cannot define '{name.name}' from {_kind_name(value)}")
             return []
@@ -1484,6 +1495,9 @@ class FunctionChecker(ControlFlow, DmaForms):
     def expr_BoolLit(self, e: A.BoolLit) -> Value:
         return VBool(Sym.const(int(e.value)))
 
+    def expr_AnyDim(self, e: A.AnyDim) -> Value:
+        return self.error(e.loc, "'?' (a dimension known at run time) may only stand in a parameter's shape")
+
     def expr_Wildcard(self, e: A.Wildcard) -> Value:
         return VWild()
 
@@ -1502,6 +1516,9 @@ class FunctionChecker(ControlFlow, DmaForms):
             v = _scalar(self.expr(it))
             if isinstance(v, VError):
                 return v
+            if isinstance(v, VTuple) and v.bounds is None:   # `{bshape, 4}`: an ituple's elements, in order
+                items.extend(v.items)
+                continue
             if not isinstance(v, VInt):
                 return self.error(it.loc, f"an ituple holds integers, not {_kind_name(v)}")
             items.append(v.sym)
@@ -1739,10 +1756,11 @@ class FunctionChecker(ControlFlow, DmaForms):
                 if not self.require_bound(base.future, e.loc, "shape"):
                     return VError()
                 return VSpan(list(base.future.region.extents))
-            if e.name == "chunkat":   # `f.chunkat(...)` is `f.data.chunkat(...)`
+            if e.name == "chunkat" or e.name in SPAN_METHODS:   # `f.chunkat(...)` is `f.data.chunkat(...)`
                 data = self.future_data(base.future, e.loc)
-                return data if isinstance(data, VError) else VMethod(data, "chunkat")
-            return self.error(e.loc, f"a future has members 'data', 'span' and 'chunkat', not '{e.name}'")
+                return data if isinstance(data, VError) else VMethod(data, e.name)
+            return self.error(e.loc, f"a future has members 'data', 'span', 'chunkat' and the spanned "
+                                     f"operations ({', '.join(SPAN_METHODS)}), not '{e.name}'")
         if isinstance(base, VData):
             if e.name == "span":
                 return VSpan(list(base.region.extents))
@@ -1750,7 +1768,12 @@ class FunctionChecker(ControlFlow, DmaForms):
                 return base
             if e.name == "chunkat":
                 return VMethod(base, "chunkat")
-            return self.error(e.loc, f"spanned data has members 'span', 'data' and 'chunkat', not '{e.name}'")
+            if e.name in SPAN_METHODS:
+                return VMethod(base, e.name)
+            return self.error(e.loc, f"spanned data has members 'span', 'data', 'chunkat', "
+                                     f"{', '.join(repr(m) for m in SPAN_METHODS)}, not '{e.name}'")
+        if isinstance(base, VArray) and e.name == "span":
+            return VSpan(list(base.dims))
         return self.error(e.loc, f"{_kind_name(base)} has no member '{e.name}'")
 
     def expr_Call(self, e: A.Call) -> Value:
@@ -1775,6 +1798,10 @@ class FunctionChecker(ControlFlow, DmaForms):
             return base
         if isinstance(base, VMethod) and base.name == "chunkat":
             return self.chunkat(e, base.base)
+        if isinstance(base, VMethod):
+            return self.span_method(e, base)
+        if e.strides is not None:
+            return self.error(e.strides[0].loc, "only '.view(shape : strides)' takes strides after ':'")
         if isinstance(base, (VSpan, VTuple)):
             items = base.dims if isinstance(base, VSpan) else base.items
             if len(e.args) != 1:
@@ -1848,7 +1875,7 @@ class FunctionChecker(ControlFlow, DmaForms):
             extent = dim.floordiv(ub)
             extents.append(extent)
             offsets.append(region.offsets[i] + idx * extent)
-        return VData(ir.Region(region.buffer, offsets, extents), base.elem, base.future)
+        return VData(ir.Region(region.buffer, offsets, extents, region.view), base.elem, base.future)
 
     def _index_in_range(self, v: VInt, arg: A.Node) -> None:
         """An index computed from a bounded variable must stay inside its bound."""
@@ -1892,6 +1919,11 @@ class FunctionChecker(ControlFlow, DmaForms):
         base = self.expr(e.base)
         if isinstance(base, VError):
             return base
+        if isinstance(base, VArray):
+            return self.array_element(e, base)
+        if isinstance(base, VData):
+            return self.error(e.loc, "'[...]' after spanned data that is not an array of buffers; a chunk is "
+                                     "selected with '.chunkat(...)'")
         if not isinstance(base, VSpan):
             return self.error(e.loc, f"'[...]' after {_kind_name(base)}: only an mdspan can derive a new one "
                                      "(as in 'sp [1, (0)/2]')")

@@ -72,15 +72,35 @@ class Future:
 
 
 @dataclass
+class Tile:
+    """`x.chunk(f)`, `x.subspan(s)`, `x.view(s)`: tiles of `extents` over `region`, which a
+    following `.at(...)` (`.from(...)` for a view) places."""
+    region: ir.Region
+    extents: List[Sym]
+    kind: str                         # chunk, subspan, modspan, view
+    steps: Optional[List[Sym]] = None  # `.at(i)` starts at i * step (default: the extents)
+
+
+@dataclass
 class VData(Value):
     region: ir.Region
     elem: str
     future: Optional[Future] = None   # set when reached through `f.data`
+    tile: Optional[Tile] = None       # the tiling that `.at(...)` may still move
     kind = "spanned data"
 
     @property
     def is_chunk(self) -> bool:
         return not self.region.is_whole
+
+
+@dataclass
+class VArray(Value):
+    """`local s32 [8] t[2];`: an array of buffers of one shape (items: VData or VArray)."""
+    items: List[Value]
+    elem: str
+    dims: List[Sym]
+    kind = "array of buffers"
 
 
 @dataclass

@@ -158,9 +158,9 @@ def box_declarations(dma: ir.Dma, expr) -> List[str]:
 
     def arr(items):
         return "{" + ", ".join(f"(long long)({expr(x)})" for x in items) + "}"
-    return [f"const long long src_shape[{rank}] = {arr(dma.src.buffer.shape)}, "
+    return [f"const long long src_shape[{rank}] = {arr(dma.src.shape)}, "
             f"src_off[{rank}] = {arr(dma.src.offsets)};",
-            f"const long long dst_shape[{rank}] = {arr(dma.dst.buffer.shape)}, "
+            f"const long long dst_shape[{rank}] = {arr(dma.dst.shape)}, "
             f"dst_off[{rank}] = {arr(dma.dst.offsets)};",
             f"const long long ext[{rank}] = {arr(dma.src.extents)};"]
 

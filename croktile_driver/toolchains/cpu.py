@@ -13,6 +13,7 @@ from typing import Dict, List
 from ..frontend import ir
 from ..frontend.pipeline import TranslationUnit
 from .dma_transform import element_loops, write_loops
+from .fill import fill_literal
 from .base import (box_declarations, with_device_form, call_arguments, host_translation_unit, StatementWriter, ToolChain, check_stmt, elem_ctype,
                    line_directive, signature, sym_c)
 
@@ -105,6 +106,11 @@ class FunctionEmitter(StatementWriter):
         if s.buffer.name not in self.hoisted:
             self.alloc(s.buffer, depth)
 
+    def s_Fill(self, s: ir.Fill, depth: int) -> None:
+        b = s.buffer
+        count = " * ".join(f"(std::size_t)({sym_c(d)})" for d in b.shape)
+        self.w(depth, f"std::fill_n({self.ptr(b)}, {count}, {fill_literal(b.elem, s.value)});")
+
     def s_Swap(self, s: ir.Swap, depth: int) -> None:
         self.w(depth, f"std::swap({self.ptr(s.a)}, {self.ptr(s.b)});")
 
@@ -152,7 +158,7 @@ def linear_offset(region: ir.Region) -> str:
     from ..frontend.symbolic import Sym
     total = Sym.const(0)
     stride = Sym.const(1)
-    for off, dim in zip(reversed(region.offsets), reversed(region.buffer.shape)):
+    for off, dim in zip(reversed(region.offsets), reversed(region.shape)):
         total = total + off * stride
         stride = stride * dim
     return sym_c(total)

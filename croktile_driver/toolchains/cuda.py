@@ -44,6 +44,7 @@ from ..frontend.symbolic import Sym
 from .dma_transform import element_loops, write_loops, write_shared_loops
 from .base import ToolChain, c_string, call_arguments, elem_ctype, host_translation_unit, line_directive
 from .device_host import DeviceHostEmitter, where as _where
+from .fill import fill_literal
 from .kernel_ir import (KernelEmitterBase, dev_expr, kernel_free_names, linear, paren, product,
                         shape_vars, strides, waited_async_futures)
 from .memplan import align_up, plan_arena, static_bytes
@@ -198,6 +199,11 @@ class HostEmitter(DeviceHostEmitter):
         bytes_ = f"(std::size_t)({self.hx(product(buf.shape))}) * sizeof({elem_ctype(buf.elem)})"
         self.w(depth, f"croktile::cuda::buffer {self.mem(buf)}({bytes_}, croktile_st, {_where(s.loc)});")
         self.w(depth, f"{self.mem(buf)}.zero({bytes_}, {_where(s.loc)});")
+
+    def s_Fill(self, s: ir.Fill, depth: int) -> None:
+        b = s.buffer
+        self.w(depth, f"croktile::cuda::fill({self.mem(b)}.get(), (long long)({self.hx(product(b.shape))}), "
+                      f"{fill_literal(b.elem, s.value)}, croktile_st, {_where(s.loc)});")
 
     def copy_box_call(self, s: ir.Dma) -> str:
         return (f"croktile::cuda::copy_box({self.mem(s.src.buffer)}.get(), src_shape, src_off, "
@@ -546,6 +552,16 @@ class KernelEmitter(KernelEmitterBase):
     def s_Alloc(self, s: ir.Alloc, depth: int, level: int, state: State) -> State:
         return state   # arena buffers are zeroed where their live range starts, thread arrays where declared
 
+    def s_Fill(self, s: ir.Fill, depth: int, level: int, state: State) -> State:
+        b = s.buffer
+        start, step = "0", "1"
+        if level == 1:   # the whole block fills the arena buffer
+            state = self.step(state, COOPERATIVE, frozenset(), self.keys(b), depth)
+            start, step = "croktile_tid", "croktile_nt"
+        self.w(depth, f"for (long long croktile_i = {start}; croktile_i < {dev_expr(product(b.shape))}; "
+                      f"croktile_i += {step}) {self.ptr(b)}[croktile_i] = {fill_literal(b.elem, s.value)};")
+        return state
+
     def s_Swap(self, s: ir.Swap, depth: int, level: int, state: State) -> State:
         ct = elem_ctype(s.a.elem)
         self.w(depth, f"{{ {ct}* croktile_t = {self.ptr(s.a)}; {self.ptr(s.a)} = {self.ptr(s.b)}; "
@@ -566,7 +582,7 @@ class KernelEmitter(KernelEmitterBase):
         return state
 
     def region_ptr(self, r: ir.Region) -> str:
-        off = linear(r.offsets, r.buffer.shape)
+        off = linear(r.offsets, r.shape)
         return self.ptr(r.buffer) + ("" if off.is_const and off.value == 0 else f" + {paren(dev_expr(off))}")
 
     def s_Call(self, s: ir.Call, depth: int, level: int, state: State) -> State:
@@ -596,10 +612,10 @@ class KernelEmitter(KernelEmitterBase):
         trailing dimensions whole in both buffers merge into the run, extents of 1 drop out."""
         ext = list(s.src.extents)
         k = len(ext) - 1
-        while k > 0 and ext[k] == s.src.buffer.shape[k] and ext[k] == s.dst.buffer.shape[k]:
+        while k > 0 and ext[k] == s.src.shape[k] and ext[k] == s.dst.shape[k]:
             k -= 1
         dims = [d for d in range(k) if not (ext[d].is_const and ext[d].value == 1)]
-        return dims, product(ext[k:]), strides(s.src.buffer.shape), strides(s.dst.buffer.shape)
+        return dims, product(ext[k:]), strides(s.src.shape), strides(s.dst.shape)
 
     def copy_box(self, s: ir.Dma) -> Optional[Tuple[int, str]]:
         """The strided dimensions and the `box` fields of a block-cooperative copy."""

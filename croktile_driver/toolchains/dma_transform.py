@@ -33,7 +33,7 @@ def element_loops(s: ir.Dma, ptr: Callable[[ir.Buffer], str], expr: Callable[[Sy
     rank = len(s.dst.extents)
     names = [f"croktile_i{d}" for d in range(rank)]
     loops = list(zip(names, s.dst.extents))
-    dst_st, src_st = _strides(s.dst.buffer.shape), _strides(s.src.buffer.shape)
+    dst_st, src_st = _strides(s.dst.shape), _strides(s.src.shape)
     dst_at = " + ".join(f"({_p(expr(o))} + {n}) * {_p(expr(st))}"
                         for o, n, st in zip(s.dst.offsets, names, dst_st))
     dst = f"{ptr(s.dst.buffer)}[{dst_at}]"

@@ -46,6 +46,7 @@ from .dma_transform import element_loops, write_loops
 from .base import (DeviceBuild, with_device_form, StatementWriter, ToolChain, box_declarations, c_string, call_arguments, host_translation_unit,
                    line_directive)
 from .cpu import FunctionEmitter
+from .fill import fill_literal
 from .kernel_ir import (dev_expr, host_level_names, kernel_free_names, linear, matching, product, shape_vars,
                         walk_levels)
 from .opencl import _masked, host_device_functions, parse_cok, report_non_cok_call, segment_loc
@@ -584,6 +585,13 @@ class EntryEmitter(StatementWriter):
         self.instance(s, depth + 1)
         self.w(depth, "}")
 
+    def s_Fill(self, s: ir.Fill, depth: int) -> None:
+        b = s.buffer
+        bits = b.elem in ("f16", "bf16")     # declared, not defined, on the device: store the bits
+        ptr = f"((unsigned short*){self.ptr(b)})" if bits else self.ptr(b)
+        self.w(depth, f"for (long long croktile_i = 0; croktile_i < {dev_expr(product(b.shape))}; ++croktile_i) "
+                      f"{ptr}[croktile_i] = {fill_literal(b.elem, s.value, as_bits=bits)};")
+
     def s_Swap(self, s: ir.Swap, depth: int) -> None:
         ctype = ir.ELEM_CTYPES[s.a.elem]
         self.w(depth, f"{{ {ctype}* croktile_t = {self.ptr(s.a)}; {self.ptr(s.a)} = {self.ptr(s.b)}; "
@@ -616,7 +624,7 @@ class EntryEmitter(StatementWriter):
             self.w(depth, f"croktile_rt->wait(croktile_core, {f}__ticket);")
 
     def region_ptr(self, r: ir.Region) -> str:
-        off = linear(r.offsets, r.buffer.shape)
+        off = linear(r.offsets, r.shape)
         if off.is_const and off.value == 0:
             return self.ptr(r.buffer)
         if r.buffer.elem in ir.STRUCT_ELEMS:   # declared, not defined, on the device: step in bytes

@@ -65,6 +65,7 @@ from .base import DeviceBuild, ToolChain, c_string, elem_ctype, host_translation
 from .device_host import DeviceHostEmitter, where as _where
 from .dma_transform import element_loops, write_loops, write_shared_loops
 from .opencl_check import CHECK_FLAGS, DEFAULT_CHECKER, checker_command, locate, run_check, statement_line
+from .fill import fill_literal
 from .kernel_ir import (KernelEmitterBase, dev_expr, kernel_free_names, linear as _linear, matching as _matching,
                         paren as _paren, product as _product, shape_vars as _shape_vars, strides as _strides,
                         waited_async_futures)
@@ -649,6 +650,11 @@ class HostEmitter(DeviceHostEmitter):
         self.w(depth, f"croktile::opencl::buffer {self.mem(buf)}(croktile_rt, croktile_q, (std::size_t)({count}) * "
                       f"sizeof({elem_ctype(buf.elem)}), {_where(s.loc)});")
 
+    def s_Fill(self, s: ir.Fill, depth: int) -> None:
+        b = s.buffer
+        self.w(depth, f"croktile::opencl::fill_value(croktile_q, {self.mem(b)}.get(), "
+                      f"(std::size_t)({self.hx(_product(b.shape))}), {fill_literal(b.elem, s.value)}, {_where(s.loc)});")
+
     def copy_box_call(self, s: ir.Dma) -> str:
         return (f"croktile::opencl::copy_box(croktile_rt, croktile_q, {self.mem(s.src.buffer)}, src_shape, src_off, "
                 f"{self.mem(s.dst.buffer)}, dst_shape, dst_off, ext, sizeof({elem_ctype(s.src.buffer.elem)}), "
@@ -911,6 +917,16 @@ class KernelEmitter(KernelEmitterBase):
     def s_Alloc(self, s: ir.Alloc, depth: int, level: int, state: int) -> int:
         return state   # every buffer is set up where its parallel instance starts, as on cpu
 
+    def s_Fill(self, s: ir.Fill, depth: int, level: int, state: int) -> int:
+        b = s.buffer
+        start, step = "0", "1"
+        if self.outer(level) and self.qual(b) == "__local":   # the whole group fills group memory
+            state = self.before(level, state, 2, depth)
+            start, step = "croktile_lid", "croktile_lsize"
+        self.w(depth, f"for (long croktile_i = {start}; croktile_i < {dev_expr(_product(b.shape))}; "
+                      f"croktile_i += {step}) {self.ptr(b)}[croktile_i] = {fill_literal(b.elem, s.value, as_bits=True)};")
+        return state
+
     def s_Swap(self, s: ir.Swap, depth: int, level: int, state: int) -> int:
         q = self.qual(s.a)
         self.w(depth, f"{{ {q} {self.ctype(s.a)}* croktile_t = {self.ptr(s.a)}; {self.ptr(s.a)} = {self.ptr(s.b)}; "
@@ -934,7 +950,7 @@ class KernelEmitter(KernelEmitterBase):
         return state
 
     def region_ptr(self, r: ir.Region) -> str:
-        off = _linear(r.offsets, r.buffer.shape)
+        off = _linear(r.offsets, r.shape)
         return self.ptr(r.buffer) + ("" if off.is_const and off.value == 0 else f" + ({dev_expr(off)})")
 
     def s_Call(self, s: ir.Call, depth: int, level: int, state: int) -> int:
@@ -985,17 +1001,17 @@ class KernelEmitter(KernelEmitterBase):
         ext = list(s.src.extents)
         rank = len(ext)
         k = rank - 1
-        while k > 0 and ext[k] == s.src.buffer.shape[k] and ext[k] == s.dst.buffer.shape[k]:
+        while k > 0 and ext[k] == s.src.shape[k] and ext[k] == s.dst.shape[k]:
             k -= 1
         return k, _product(ext[k:])
 
     def copy_loops(self, s: ir.Dma, depth: int, coop: bool) -> None:
         k, run = self.runs(s)
         dims = list(s.src.extents[:k]) + [run]          # the loop nest; the last one is contiguous
-        src_st = _strides(s.src.buffer.shape)[:k] + [Sym.const(1)]
-        dst_st = _strides(s.dst.buffer.shape)[:k] + [Sym.const(1)]
-        src_at = _linear(s.src.offsets, s.src.buffer.shape)
-        dst_at = _linear(s.dst.offsets, s.dst.buffer.shape)
+        src_st = _strides(s.src.shape)[:k] + [Sym.const(1)]
+        dst_st = _strides(s.dst.shape)[:k] + [Sym.const(1)]
+        src_at = _linear(s.src.offsets, s.src.shape)
+        dst_at = _linear(s.dst.offsets, s.dst.shape)
         loops = []
         for d, e in enumerate(dims):
             if e.is_const and e.value == 1:
@@ -1029,9 +1045,9 @@ class KernelEmitter(KernelEmitterBase):
 
     def work_group_copy(self, s: ir.Dma, depth: int) -> None:
         k, run = self.runs(s)
-        src_st, dst_st = _strides(s.src.buffer.shape), _strides(s.dst.buffer.shape)
-        src_at = _linear(s.src.offsets, s.src.buffer.shape)
-        dst_at = _linear(s.dst.offsets, s.dst.buffer.shape)
+        src_st, dst_st = _strides(s.src.shape), _strides(s.dst.shape)
+        src_at = _linear(s.src.offsets, s.src.shape)
+        dst_at = _linear(s.dst.offsets, s.dst.shape)
         loops = []
         for d in range(k):
             e = s.src.extents[d]
