@@ -172,8 +172,13 @@ def bindings_source(functions: List[ir.Function], module: str, toolchain, source
     for fn in functions:
         out += _function(fn, api)
         out.append("")
+    # nanobind registers classes by C++ type name in state all modules share: a tag named
+    # after the module makes this module's DeviceArray its own
+    out.append(f"struct croktile_module_tag__{module} {{}};")
+    out.append("")
     out.append(f"NB_MODULE({module}, m) {{")
     out.append("  py::init_errors(m);")
+    out.append(f"  py::init_device_array<croktile_module_tag__{module}>(m);")
     out.append(f"  m.attr(\"target\") = {c_string(toolchain.target)};")
     out.append(f"  m.attr(\"profile\") = {c_string(toolchain.profile['name'])};")
     for fn in functions:
@@ -193,7 +198,13 @@ def stub_source(functions: List[ir.Function], module: str, toolchain, sources: L
            f"(target {toolchain.target}): the Python module '{module}'. Do not edit.",
            "from typing import Any", "", "from numpy.typing import ArrayLike", "",
            "target: str", "profile: str", "",
-           "class Error(RuntimeError): ...", "class ArgumentError(Error, ValueError): ...", ""]
+           "class Error(RuntimeError): ...", "class ArgumentError(Error, ValueError): ...", "",
+           "class DeviceArray:",
+           "    shape: tuple[int, ...]",
+           "    def __dlpack__(self, *, stream: Any = None, max_version: Any = None, dl_device: Any = None,"
+           " copy: Any = None) -> Any: ...",
+           "    def __dlpack_device__(self) -> tuple[int, int]: ...",
+           "    def to_numpy(self) -> Any: ...", ""]
     for fn in functions:
         out.append(_py_signature(fn) + ":")
         doc = docstring(fn).replace("\\", "\\\\").replace('"""', '\\"\\"\\"')

@@ -202,35 +202,6 @@ inline stream current_stream(nb::handle given) {
   }
 }
 
-// A managed tensor as a Python object that owns it (no copy): a NumPy array for host
-// memory; for device memory an object with __dlpack__ and __dlpack_device__, which
-// torch.from_dlpack, cupy.from_dlpack and jax.dlpack take. The memory is freed (device
-// data: stream-ordered, on the stream it was made on) when the last user is gone.
-inline nb::object wrap(DLManagedTensor* m) {
-  nb::capsule owner(m, [](void* p) noexcept {
-    auto* mt = static_cast<DLManagedTensor*>(p);
-    mt->deleter(mt);
-  });
-  const DLTensor& t = m->dl_tensor;
-  std::size_t shape[16];
-  for (std::int32_t i = 0; i < t.ndim && i < 16; ++i) shape[i] = static_cast<std::size_t>(t.shape[i]);
-  const nb::dlpack::dtype dt{t.dtype.code, t.dtype.bits, t.dtype.lanes};
-  if (static_cast<int>(t.device.device_type) == dlpack::detail::device_cpu)
-    return nb::cast(nb::ndarray<nb::numpy>(t.data, static_cast<std::size_t>(t.ndim), shape, owner, nullptr, dt));
-  return nb::cast(nb::ndarray<>(t.data, static_cast<std::size_t>(t.ndim), shape, owner, nullptr, dt,
-                                t.device.device_type, t.device.device_id));
-}
-
-template <typename T, std::size_t Rank>
-nb::object to_python(spanned_data<T, Rank>&& d) {
-  return wrap(dlpack::to_managed(std::move(d)));
-}
-
-template <typename T, std::size_t Rank, typename B>
-nb::object to_python(basic_device_data<T, Rank, B>&& d) {
-  return wrap(dlpack::to_managed(std::move(d)));
-}
-
 // Runs a call of generated code without the GIL; its croktile::runtime_error (a failed
 // runtime check, a CUDA or OpenCL error) becomes croktile.Error with the same text.
 template <typename F>
@@ -247,6 +218,125 @@ auto run(F&& f) -> decltype(f()) {
   } catch (const std::exception& e) {
     raise(errors().error, std::string("croktile: ") + e.what());
   }
+}
+
+// A device result as a Python object: it owns the memory (freed, stream-ordered, when
+// the last user is gone) and hands it out through __dlpack__/__dlpack_device__, which
+// torch.from_dlpack, cupy.from_dlpack and jax.dlpack take without a copy. nanobind
+// exports device memory only as a bare capsule, which those functions no longer take.
+// `ready` makes the data safe for a consumer on another stream (DLPack's `stream`
+// argument): it waits for the stream the result was made on.
+struct device_array {
+  nb::ndarray<> nd;
+  std::uintptr_t producer = 0;                      // the native stream of the call
+  void (*ready)(std::uintptr_t producer) = nullptr;  // waits for it
+  // copies `bytes` to host memory after the work queued on `producer` (waits)
+  void (*download)(void* dst, const void* src, std::size_t bytes, std::uintptr_t producer) = nullptr;
+};
+
+// A host copy as a NumPy array (what NumPy cannot take from device memory itself).
+inline nb::object to_numpy(device_array& a) {
+  std::size_t shape[16];
+  std::size_t count = 1;
+  for (std::size_t i = 0; i < a.nd.ndim() && i < 16; ++i) count *= (shape[i] = a.nd.shape(i));
+  const std::size_t bytes = count * ((a.nd.dtype().bits * a.nd.dtype().lanes + 7) / 8);
+  auto* host = new unsigned char[bytes > 0 ? bytes : 1];
+  nb::capsule owner(host, [](void* p) noexcept { delete[] static_cast<unsigned char*>(p); });
+  if (bytes > 0) run([&] { a.download(host, a.nd.data(), bytes, a.producer); });
+  return nb::cast(nb::ndarray<nb::numpy>(host, a.nd.ndim(), shape, owner, nullptr, a.nd.dtype()));
+}
+
+// One class per module: the tag is a type named after the generated module, so modules
+// never share a registration. Its Python type is kept per
+// module too (the header is compiled with hidden visibility into each module).
+inline nb::handle& device_array_type() {
+  static nb::handle type;
+  return type;
+}
+
+// The DLPack `stream` argument as a CUDA stream: None is the legacy default stream (1),
+// 2 the per-thread default stream, -1 "no synchronisation wanted".
+inline bool needs_wait(nb::handle stream, std::uintptr_t producer) {
+  if (stream.is_none()) return producer != 0;
+  const long long s = nb::cast<long long>(stream);
+  if (s == -1) return false;
+  const std::uintptr_t consumer = s == 1 ? 0 : static_cast<std::uintptr_t>(s);
+  return consumer != producer;
+}
+
+template <typename Tag>
+struct device_array_of : device_array {};
+
+template <typename Tag>
+void init_device_array(nb::module_& m) {
+  using D = device_array_of<Tag>;
+  nb::class_<D> cls(m, "DeviceArray",
+                    "Device memory a croktile function returned: pass it to torch.from_dlpack, "
+                    "cupy.from_dlpack or jax.dlpack.from_dlpack (no copy), or call to_numpy().");
+  cls.def(nb::init<>())
+      .def(
+          "__dlpack__",
+          [](D& self, nb::handle stream, nb::handle, nb::handle, nb::handle) {
+            if (self.ready && self.nd.device_type() == nb::device::cuda::value && needs_wait(stream, self.producer))
+              run([&] { self.ready(self.producer); });
+            return nb::cast(self.nd, nb::rv_policy::reference);
+          },
+          nb::kw_only(), nb::arg("stream") = nb::none(), nb::arg("max_version") = nb::none(),
+          nb::arg("dl_device") = nb::none(), nb::arg("copy") = nb::none())
+      .def("__dlpack_device__",
+           [](D& self) { return nb::make_tuple(self.nd.device_type(), self.nd.device_id()); })
+      .def_prop_ro("shape",
+                   [](D& self) {
+                     nb::list dims;
+                     for (std::size_t i = 0; i < self.nd.ndim(); ++i) dims.append(self.nd.shape(i));
+                     return nb::tuple(dims);
+                   })
+      .def("to_numpy", [](D& self) { return to_numpy(self); }, "A NumPy copy in host memory (waits for the call).");
+  device_array_type() = cls;
+}
+
+// A managed tensor as a Python object that owns it (no copy): a NumPy array for host
+// memory, a DeviceArray for device memory.
+inline nb::object wrap(DLManagedTensor* m, const device_array& ops = device_array()) {
+  nb::capsule owner(m, [](void* p) noexcept {
+    auto* mt = static_cast<DLManagedTensor*>(p);
+    mt->deleter(mt);
+  });
+  const DLTensor& t = m->dl_tensor;
+  std::size_t shape[16];
+  for (std::int32_t i = 0; i < t.ndim && i < 16; ++i) shape[i] = static_cast<std::size_t>(t.shape[i]);
+  const nb::dlpack::dtype dt{t.dtype.code, t.dtype.bits, t.dtype.lanes};
+  if (static_cast<int>(t.device.device_type) == dlpack::detail::device_cpu)
+    return nb::cast(nb::ndarray<nb::numpy>(t.data, static_cast<std::size_t>(t.ndim), shape, owner, nullptr, dt));
+  nb::object obj = device_array_type()();
+  device_array* a = nb::inst_ptr<device_array>(obj);
+  a->nd = nb::ndarray<>(t.data, static_cast<std::size_t>(t.ndim), shape, owner, nullptr, dt, t.device.device_type,
+                        t.device.device_id);
+  a->producer = ops.producer;
+  a->ready = ops.ready;
+  a->download = ops.download;
+  return obj;
+}
+
+template <typename T, std::size_t Rank>
+nb::object to_python(spanned_data<T, Rank>&& d) {
+  return wrap(dlpack::to_managed(std::move(d)));
+}
+
+template <typename T, std::size_t Rank, typename B>
+nb::object to_python(basic_device_data<T, Rank, B>&& d) {
+  using native = typename B::native_stream;
+  using pointer = decltype(d.data());   // T* in device memory; cl_mem on opencl
+  const native s = d.stream().native();
+  device_array ops;
+  ops.producer = reinterpret_cast<std::uintptr_t>(s);
+  ops.ready = [](std::uintptr_t p) { B::synchronize(reinterpret_cast<native>(p), "croktile DeviceArray"); };
+  ops.download = [](void* dst, const void* src, std::size_t bytes, std::uintptr_t p) {
+    B::download(dst, reinterpret_cast<pointer>(const_cast<void*>(src)), bytes, reinterpret_cast<native>(p),
+                "croktile DeviceArray.to_numpy");
+    B::synchronize(reinterpret_cast<native>(p), "croktile DeviceArray.to_numpy");
+  };
+  return wrap(dlpack::to_managed(std::move(d)), ops);
 }
 
 }  // namespace python

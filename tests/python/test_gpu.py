@@ -13,7 +13,8 @@ import pytest
 
 import croktile
 
-pytestmark = pytest.mark.python
+# a RuntimeWarning (nanobind's "type already registered" when two modules share a class) fails
+pytestmark = [pytest.mark.python, pytest.mark.filterwarnings("error::RuntimeWarning")]
 
 torch = pytest.importorskip("torch")
 if not torch.cuda.is_available():
@@ -49,6 +50,22 @@ def test_cuda_tensors_in_and_out(gpu, cpu):
     np.testing.assert_array_equal(t.cpu().numpy(), cpu.add(a, b))
     # taken without a copy: a second consumer sees the same memory
     assert torch.from_dlpack(out).data_ptr() == t.data_ptr()
+
+
+def test_device_result_object(gpu, cpu):
+    a = np.arange(6 * 10, dtype=np.int32).reshape(6, 10)
+    out = gpu.add(_cuda(a), _cuda(a))
+    assert type(out).__name__ == "DeviceArray" and out.shape == (6, 10)
+    host = out.to_numpy()    # an explicit copy to host memory, after the call's stream
+    assert isinstance(host, np.ndarray) and host.dtype == np.int32
+    np.testing.assert_array_equal(host, cpu.add(a, a))
+    # a consumer on another stream than the call's gets finished data (DLPack's stream argument)
+    s = torch.cuda.Stream()
+    big = torch.ones(2048, 4096, dtype=torch.int32, device="cuda")
+    with torch.cuda.stream(s):
+        res = gpu.add(big, big)
+    t = torch.from_dlpack(res)   # consumer: the default stream
+    assert int(t.sum().item()) == 2 * 2048 * 4096
 
 
 def test_host_arrays_on_the_cuda_target_are_copied_in_and_out(gpu, cpu):
