@@ -5,7 +5,8 @@ prints how often the two agree.
 The reference's tests are lit files: a `// RUN: not choreo ...` line, or a `// CHECK: error:`
 line, marks a program the reference rejects (illegal); any other file is one it accepts. Each file is one program.
 An accepted program must pass `croktilec -fsyntax-only` (`-E` where its RUN line only
-preprocesses); an illegal one must fail with a diagnostic (exit 1). Not part of CI: it
+preprocesses, `--dump-ast` where it only parses: `choreo -e`); an illegal one must fail
+with a diagnostic (exit 1). Not part of CI: it
 needs the reference's sources (`git clone https://github.com/LancerLab/choreo`).
 
     python scripts/ref_conformance.py /path/to/choreo            # summary
@@ -29,7 +30,7 @@ FRONTEND_SUITES = ["parse", "infer", "check", "norm", "pp"]
 RUN_LINE = re.compile(r"//\s*RUN:(.*)")
 # a FileCheck line that expects an error: the program is illegal even when its RUN line
 # pipes the reference's output into FileCheck without `not`
-EXPECTED_ERROR = re.compile(r"//\s*CHECK(-COUNT-\d+)?:\s*error:")
+EXPECTED_ERROR = re.compile(r"//\s*CHECK(-COUNT-\d+)?:\s*(\S*:\s*)?error:")   # `CHECK: ab.c:35.10: error:` too
 TENSOR_CORE_OPS = re.compile(r"\b(mma|tma)\s*\.")
 
 
@@ -75,7 +76,11 @@ def check_frontend(path: str, suite: str, timeout: float) -> Outcome:
     runs = run_lines(text)
     illegal = is_illegal(text)
     preprocess_only = bool(runs) and all(re.search(r"(^|\s)(-E|copp)\b", r) for r in runs)
-    stage = ["-E", "-o", os.devnull] if preprocess_only else ["-fsyntax-only"]
+    # `choreo -e` dumps the AST after parsing and stops ("Semantic check is ignored"): such a
+    # test checks the parse only, which --dump-ast does here
+    parse_only = bool(runs) and all(re.search(r"(^|\s)(-e|--dump-ast)\b", r) for r in runs)
+    stage = (["-E", "-o", os.devnull] if preprocess_only else ["--dump-ast"] if parse_only
+             else ["-fsyntax-only"])
     return _run(croktilec() + stage + [path], path, suite, illegal, timeout)
 
 
