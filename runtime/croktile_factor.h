@@ -75,8 +75,7 @@ typedef void (*croktile_factor_entry)(croktile_factor_core* core, void* const* a
 
 #ifdef CROKTILE_FACTOR_DEVICE
 // ---------------------------------------------------------------------------------
-// Device side: the element type names of croktile.h (f16/bf16 and the narrow types of
-// croktile_minifloat.h declared only: device
+// Device side: the element type names of croktile.h (f16/bf16 declared only: device
 // code handles them through pointers; __cok__ code that needs more includes croktile.h),
 // and what generated expressions use.
 // ---------------------------------------------------------------------------------
@@ -97,28 +96,9 @@ typedef float f32;
 typedef double f64;
 struct f16;
 struct bf16;
-namespace detail {
-enum class mf_special;
-}
-template <int E, int M, detail::mf_special S>
-struct minifloat;
-template <int Bits, bool Signed>
-struct small_int;
-using f8_e4m3 = minifloat<4, 3, detail::mf_special(1)>;
-using f8_e5m2 = minifloat<5, 2, detail::mf_special(2)>;
-using f6_e2m3 = minifloat<2, 3, detail::mf_special(0)>;
-using f6_e3m2 = minifloat<3, 2, detail::mf_special(0)>;
-using f4_e2m1 = minifloat<2, 1, detail::mf_special(0)>;
-using s6 = small_int<6, true>;
-using u6 = small_int<6, false>;
-using s4 = small_int<4, true>;
-using u4 = small_int<4, false>;
-using s2 = small_int<2, true>;
-using u2 = small_int<2, false>;
-using u1 = small_int<1, false>;
-using bin1 = small_int<1, false>;
 }  // namespace croktile
 namespace choreo = croktile;
+#include "croktile_minifloat.h"   // the narrow types, defined: one byte each
 
 static inline long long croktile_min(long long a, long long b) { return a < b ? a : b; }
 static inline long long croktile_max(long long a, long long b) { return a > b ? a : b; }

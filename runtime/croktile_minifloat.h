@@ -1,13 +1,45 @@
 // croktile_minifloat.h - the narrow element types: 8-, 6- and 4-bit floats (OCP MX
 // formats) and the sub-byte integers, as one-byte storage types.
 //
-// Included by croktile.h (which defines CROKTILE_HOST_DEVICE and detail::float_bits /
-// bits_float); the types are usable in host code and in CUDA device code. Every type
-// takes one byte: sub-byte values are not packed (README, "Host code and element types").
+// Self-contained (croktile.h includes it; so does the factor target's device code), C++17;
+// the types are usable in host code and in CUDA device code. Every type takes one byte:
+// sub-byte values are not packed (README, "Host code and element types").
 #pragma once
+
+#include <cstdint>
+#include <cstring>
+#include <type_traits>
+
+#ifndef CROKTILE_HOST_DEVICE
+#if defined(__CUDACC__)
+#define CROKTILE_HOST_DEVICE __host__ __device__
+#else
+#define CROKTILE_HOST_DEVICE
+#endif
+#endif
 
 namespace croktile {
 namespace detail {
+
+CROKTILE_HOST_DEVICE inline std::uint32_t mf_float_bits(float f) {
+#if defined(__CUDA_ARCH__)
+  return __float_as_uint(f);
+#else
+  std::uint32_t u;
+  std::memcpy(&u, &f, sizeof u);
+  return u;
+#endif
+}
+
+CROKTILE_HOST_DEVICE inline float mf_bits_float(std::uint32_t u) {
+#if defined(__CUDA_ARCH__)
+  return __uint_as_float(u);
+#else
+  float f;
+  std::memcpy(&f, &u, sizeof f);
+  return f;
+#endif
+}
 
 // What an all-ones exponent field means in a small float format.
 enum class mf_special {
@@ -37,7 +69,7 @@ struct mf_format {
 
 // Exact: every value of these formats is a float. 2^k for -126 <= k <= 127.
 CROKTILE_HOST_DEVICE inline float pow2f(int k) {
-  return bits_float(static_cast<std::uint32_t>(127 + k) << 23);
+  return mf_bits_float(static_cast<std::uint32_t>(127 + k) << 23);
 }
 
 template <int E, int M, mf_special S>
@@ -47,8 +79,8 @@ CROKTILE_HOST_DEVICE inline float mf_to_float(std::uint32_t bits) {
   const std::uint32_t e = (bits >> M) & F::exp_ones;
   const std::uint32_t m = bits & F::man_ones;
   if (S == mf_special::ieee && e == F::exp_ones)
-    return m ? bits_float(0x7fc00000u) : sign * bits_float(0x7f800000u);
-  if (S == mf_special::nan_only && e == F::exp_ones && m == F::man_ones) return bits_float(0x7fc00000u);
+    return m ? mf_bits_float(0x7fc00000u) : sign * mf_bits_float(0x7f800000u);
+  if (S == mf_special::nan_only && e == F::exp_ones && m == F::man_ones) return mf_bits_float(0x7fc00000u);
   if (e == 0) return sign * static_cast<float>(m) * pow2f(1 - F::bias - M);
   return sign * static_cast<float>((1u << M) | m) * pow2f(static_cast<int>(e) - F::bias - M);
 }
@@ -60,7 +92,7 @@ CROKTILE_HOST_DEVICE inline float mf_to_float(std::uint32_t bits) {
 template <int E, int M, mf_special S>
 CROKTILE_HOST_DEVICE inline std::uint8_t float_to_mf(float f) {
   using F = mf_format<E, M, S>;
-  const std::uint32_t x = float_bits(f);
+  const std::uint32_t x = mf_float_bits(f);
   const std::uint32_t sign = (x >> 31) ? F::sign_bit : 0u;
   const std::uint32_t a = x & 0x7fffffffu;
   if (a > 0x7f800000u)
@@ -171,3 +203,18 @@ static_assert(std::is_trivially_copyable<f8_e4m3>::value && std::is_trivially_de
               "narrow types must be trivial");
 
 }  // namespace croktile
+
+// The conversions under the names generated element code uses on every target (the OpenCL
+// prelude defines the same names over bytes): croktile_f8_e4m3_to_f32(bits) and
+// croktile_f32_to_f8_e4m3(value), and so on for each float type.
+#define CROKTILE_MF_CONVERSIONS(T)                                                          \
+  CROKTILE_HOST_DEVICE inline float croktile_##T##_to_f32(std::uint8_t b) {                 \
+    return float(croktile::T::from_bits(b));                                                \
+  }                                                                                         \
+  CROKTILE_HOST_DEVICE inline std::uint8_t croktile_f32_to_##T(float f) { return croktile::T(f).bits; }
+CROKTILE_MF_CONVERSIONS(f8_e4m3)
+CROKTILE_MF_CONVERSIONS(f8_e5m2)
+CROKTILE_MF_CONVERSIONS(f6_e2m3)
+CROKTILE_MF_CONVERSIONS(f6_e3m2)
+CROKTILE_MF_CONVERSIONS(f4_e2m1)
+#undef CROKTILE_MF_CONVERSIONS

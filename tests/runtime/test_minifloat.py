@@ -109,6 +109,10 @@ int main() {
   static_assert(sizeof(croktile::f8_e4m3) == 1 && sizeof(choreo::f4_e2m1) == 1, "one byte");
   static_assert(std::is_same<choreo::f8, choreo::f8_e4m3>::value, "f8 is e4m3");
 CHECKS
+  // the conversions under the names generated element code uses
+  CHECK(croktile_f8_e4m3_to_f32(0x38) == 1.0f && croktile_f32_to_f8_e4m3(1.0f) == 0x38);
+  CHECK(croktile_f8_e5m2_to_f32(0x3c) == 1.0f && croktile_f32_to_f8_e5m2(-1.0f) == 0xbc);
+  CHECK(croktile_f4_e2m1_to_f32(0x7) == 6.0f && croktile_f32_to_f6_e3m2(0.0625f) == 0x1);
   // sub-byte integers wrap modulo 2^bits
   CHECK(int(croktile::s4(7)) == 7 && int(croktile::s4(8)) == -8 && int(croktile::s4(-9)) == 7);
   CHECK(int(croktile::u4(17)) == 1 && int(croktile::u6(63)) == 63 && int(croktile::s6(-32)) == -32);
