@@ -12,7 +12,10 @@ CI: it needs the reference's sources.
 
     python scripts/ref_gpu_run.py /path/to/choreo                 # -t cuda, every program
     python scripts/ref_gpu_run.py /path/to/choreo -t cpu -v       # on the cpu target, with output
-    python scripts/ref_gpu_run.py /path/to/choreo -k fp8 -j 8
+    python scripts/ref_gpu_run.py /path/to/choreo -k fp8 -j 8 --profile cuda-sm90a
+
+Exit status 0 when every program passes. $CROKTILEC overrides the driver, as for
+scripts/ref_conformance.py.
 """
 from __future__ import annotations
 
@@ -21,6 +24,7 @@ import concurrent.futures
 import glob
 import os
 import re
+import shlex
 import subprocess
 import sys
 import tempfile
@@ -142,16 +146,22 @@ def _violated(nots: List[Directive], lines: List[str]) -> Optional[str]:
     return None
 
 
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
 def croktilec() -> List[str]:
+    """This checkout's driver (run from its root) unless $CROKTILEC names another."""
+    if os.environ.get("CROKTILEC"):
+        return shlex.split(os.environ["CROKTILEC"])
     return [sys.executable, "-m", "croktile_driver"]
 
 
-def build(path: str, target: str, workdir: str, timeout: float) -> Tuple[str, Optional[str]]:
+def build(path: str, target: str, flags: List[str], workdir: str, timeout: float) -> Tuple[str, Optional[str]]:
     exe = os.path.join(workdir, os.path.basename(os.path.dirname(path)) + "_" +
                        os.path.basename(path).replace(".co", ""))
-    cmd = croktilec() + ["-t", target, path, "-o", exe]
+    cmd = croktilec() + ["-t", target] + flags + [path, "-o", exe]
     try:
-        p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+        p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, cwd=REPO)
     except subprocess.TimeoutExpired:
         return exe, f"build timed out after {timeout:.0f} s"
     if p.returncode != 0:
@@ -183,24 +193,26 @@ def main(argv: Optional[List[str]] = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("reference", help="the reference compiler's source tree (holds tests/gpu/end2end)")
     ap.add_argument("-t", "--target", default="cuda", help="croktilec target (default cuda)")
+    ap.add_argument("--profile", help="croktilec toolchain profile (e.g. cuda-sm90a)")
     ap.add_argument("-k", default="", help="only programs whose path (under end2end/) matches this regex")
     ap.add_argument("-j", type=int, default=os.cpu_count() or 1, help="parallel builds")
     ap.add_argument("-v", action="store_true", help="print the output of each failing program")
     ap.add_argument("--timeout", type=float, default=300.0, help="seconds per build and per run")
     args = ap.parse_args(argv)
 
-    files = programs(args.reference, args.k)
+    files = programs(os.path.abspath(args.reference), args.k)
+    flags = ["--profile", args.profile] if args.profile else []
     if not files:
         print("no programs found", file=sys.stderr)
         return 2
     results: List[Result] = []
     with tempfile.TemporaryDirectory(prefix="ref_gpu_run.") as work:
         with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.j)) as pool:
-            built = list(pool.map(lambda f: build(f, args.target, work, args.timeout), files))
+            built = list(pool.map(lambda f: build(f, args.target, flags, work, args.timeout), files))
         for path, (exe, error) in zip(files, built):
             results.append(Result(path, "build", error) if error else run_one(path, exe, args.timeout))
     for r in results:
-        name = os.path.relpath(r.path, os.path.join(args.reference, "tests", "gpu", "end2end"))
+        name = os.path.relpath(r.path, os.path.join(os.path.abspath(args.reference), "tests", "gpu", "end2end"))
         print(f"{'PASS' if r.stage == 'ok' else 'FAIL'}  {name}" + (f"  [{r.stage}] {r.detail}" if r.detail else ""))
         if args.v and r.stage in ("check", "run") and r.output:
             print("    | " + "\n    | ".join(r.output.rstrip().splitlines()[-20:]))
