@@ -5,7 +5,9 @@ Mapping (DESIGN.md section 4):
     is the threads of the block: the block has the largest inner count rounded up
     to a warp (at most ``MAX_BLOCK``; thread ``t`` runs instances ``t, t + size,
     ...``), or ``DEFAULT_BLOCK`` threads when there is no inner level. Deeper levels
-    are loops inside a thread, as on the cpu target.
+    are loops inside a thread, as on the cpu target. A level annotated ``: group-4``
+    or ``: group`` spans 128 or 32 threads per instance (or as many as the ``thread``
+    level right inside it, which then takes one thread per instance); see ``lanes``.
   * Code of the outer level runs on every thread (its control flow and scalars are
     uniform, so barriers inside stay legal), but a ``call`` is guarded by
     ``threadIdx.x == 0`` (spec 4's masking). A DMA of that level is performed by
@@ -52,6 +54,8 @@ from .opencl import parse_cok
 
 DEFAULT_BLOCK = 128      # threads of a block whose launch has no inner level
 MAX_BLOCK = 512          # more inner instances than this loop over the block
+MAX_LANES = 1024         # threads of a block that annotated levels may use (CUDA's limit)
+LANE_WIDTH = {"group-4": 128, "group": 32}   # threads of one warp group / warp
 STATIC_SHARED_MAX = 48 * 1024   # the most a kernel may declare statically
 MAX_COPY_DIMS = 4        # strided dimensions of one copy (besides the contiguous run)
 BARRIER = "__syncthreads();"
@@ -396,7 +400,7 @@ class KernelEmitter(KernelEmitterBase):
     def block_size_host(self) -> str:
         if not self.inner:
             return str(DEFAULT_BLOCK)
-        counts = [p.count for p in self.inner]
+        counts = [p.count if self.lanes(p) is None else Sym.const(self.threads_of(p)) for p in self.inner]
         if all(c.is_const for c in counts):
             return str(self.static_block())
         listed = ", ".join(f"(long long)({self.host.hx(c)})" for c in counts)
@@ -405,9 +409,36 @@ class KernelEmitter(KernelEmitterBase):
     def static_block(self) -> int:
         if not self.inner:
             return DEFAULT_BLOCK
-        if not all(p.count.is_const for p in self.inner):
-            return MAX_BLOCK
-        return min(MAX_BLOCK, align_up(max([1] + [p.count.value for p in self.inner]), 32))
+        lanes = [self.threads_of(p) for p in self.inner if self.lanes(p) is not None]
+        plain = [p for p in self.inner if self.lanes(p) is None]
+        if not all(p.count.is_const for p in plain):
+            return max([MAX_BLOCK] + lanes)
+        return max([min(MAX_BLOCK, align_up(max([1] + [p.count.value for p in plain]), 32))] + lanes)
+
+    def lanes(self, s: ir.Parallel) -> Optional[Tuple[int, Optional[ir.Parallel]]]:
+        """A `group-4` or `group` level directly inside the launch, mapped as annotated: each
+        instance is a warp group (128 threads) or a warp (32), or as many threads as its
+        `thread` level has, which then runs one instance per thread. Returns (threads per
+        instance, that thread level or None); None where the level keeps the plain mapping
+        (not annotated, sizes known only at run time, code beside the thread level, more
+        than MAX_LANES threads)."""
+        if s.level != 2 or s.kind not in LANE_WIDTH or not s.count.is_const:
+            return None
+        body = s.body
+        if not any(isinstance(x, ir.Parallel) for x in ir.walk(body)):
+            per, thread = LANE_WIDTH[s.kind], None
+        elif (isinstance(body[-1], ir.Parallel) and body[-1].kind in (None, "thread") and body[-1].count.is_const
+              and all(isinstance(x, ir.ScalarDef) for x in body[:-1]) and not s.buffers):
+            per, thread = body[-1].count.value, body[-1]
+        else:
+            return None
+        if per <= 0 or s.count.value * per > MAX_LANES:
+            return None
+        return per, thread
+
+    def threads_of(self, s: ir.Parallel) -> int:
+        per, _ = self.lanes(s)
+        return align_up(s.count.value * per, 32)
 
     def host_bytes(self, b: ir.Buffer) -> str:
         return f"((long long)({self.host.hx(product(b.shape))}) * (long long)sizeof({elem_ctype(b.elem)}) + 15) / 16 * 16"
@@ -510,6 +541,10 @@ class KernelEmitter(KernelEmitterBase):
         if s.level == 2:
             if any(state):
                 self.w(depth, BARRIER)
+            lanes = self.lanes(s)
+            if lanes is not None:
+                self.lane_level(s, depth, *lanes)
+                return (EVERYTHING, EVERYTHING, frozenset(), frozenset())
             if s.count.is_const and s.count.value <= self.static_block():
                 # every instance has its own thread: a guard, not a loop
                 self.w(depth, f"if (croktile_tid < {s.count.value}) {{   // one instance per thread")
@@ -536,6 +571,32 @@ class KernelEmitter(KernelEmitterBase):
         self.stmts(s.body, depth + 1, s.level, EMPTY)
         self.w(depth, "}")
         return state
+
+    def lane_level(self, s: ir.Parallel, depth: int, per: int, thread: Optional[ir.Parallel]) -> None:
+        """An annotated `group-4`/`group` level (``lanes``): instance `tid / per`; its
+        `thread` level, if any, is instance `tid % per`, else the instance runs on the
+        first thread of its warp (group) and the others idle."""
+        total = s.count.value * per
+        first = "" if thread is not None else f" && croktile_tid % {per} == 0"
+        self.w(depth, f"if (croktile_tid < {total}{first}) {{   // '{s.kind}': {s.count.value} x {per} threads")
+        self.w(depth + 1, f"const long long {s.var} = croktile_tid / {per};")
+        runs = s
+        if thread is not None:
+            for d in s.body[:-1]:
+                self.s_ScalarDef(d, depth + 1, 2, EMPTY)
+            self.w(depth + 1, f"const long long {thread.var} = croktile_tid % {per};")
+            runs = thread
+        saved = self.end_label
+        self.end_label = None
+        if any(isinstance(c, ir.Check) for c in ir.walk(runs.body)):
+            self.end_label = f"croktile_end{self.label_count}"
+            self.label_count += 1
+        self.thread_buffers(runs, depth + 1)
+        self.stmts(runs.body, depth + 1, runs.level, EMPTY)
+        if self.end_label:
+            self.w(depth + 1, f"{self.end_label}:;")
+        self.end_label = saved
+        self.w(depth, "}")
 
     def thread_buffers(self, par: ir.Parallel, depth: int) -> None:
         for b in par.buffers:

@@ -169,6 +169,23 @@ def test_inner_parallel_is_threads_with_barriers(tmp_path):
     assert after.index("__syncthreads();") < after.index("if (croktile_tid == 0) accumulate_rows(")
 
 
+def test_annotated_levels_are_warp_groups_warps_and_threads(tmp_path):
+    """README "Parallel levels": `: group-4` is 128 threads per instance, `: group` 32, and
+    the `: thread` level inside one is the thread within it (the reference's
+    `threadIdx.x / 128`, `threadIdx.x % 128`); a group without a thread level runs on its
+    warp's first thread."""
+    text = _source(tmp_path, REPO / "tests" / "dialect" / "cases" / "parallel" / "levels.co.cpp")
+    k = _kernel(text, "annotated__launch0")
+    assert "__launch_bounds__(256)" in text.split(" annotated__launch0(")[0].rsplit("\n", 1)[-1]
+    assert ("if (croktile_tid < 256) {   // 'group-4': 2 x 128 threads\n    const long long g = croktile_tid / 128;\n"
+            "    const long long t = croktile_tid % 128;") in k
+    k = _kernel(text, "warps__launch0")
+    assert "const long long w = croktile_tid / 32;" in k and "croktile_tid % 32;" in k
+    k = _kernel(text, "lane0__launch0")
+    assert "if (croktile_tid < 96 && croktile_tid % 32 == 0) {" in k
+    assert "const long long croktile_block = 96;" in text
+
+
 def test_barriers_only_where_threads_share_bytes(tmp_path):
     text = _source(tmp_path, HERE / "cuda_features.co.cpp")
     k = _kernel(text, "phases__launch0")

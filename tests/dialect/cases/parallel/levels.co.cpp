@@ -59,6 +59,17 @@ __co__ s32 [3, 2, 32] warps(s32 [3, 2, 32] shape) {
   return out;
 }
 
+// a warp per instance and no thread level: on cuda the warp's first thread runs it
+__co__ s32 [2, 3] lane0(s32 [2, 3] shape) {
+  s32 [shape.span] out;
+  parallel b by 2 : block, w by 3 : group {
+    local s32 [1, 1] t;
+    call put(t, b * 10 + w);
+    dma.copy t => out.chunkat(b, w);
+  }
+  return out;
+}
+
 // counts from parameters and expressions; inthreads; one-statement and empty bodies
 __co__ s32 [N, 8] masked(s32 [N, 8] a, int n, int m) {
   s32 [a.span] out;
@@ -93,6 +104,8 @@ int main() {
   sum = 0;
   for (int b = 0; b < 3; ++b) for (int g = 0; g < 2; ++g) for (int t = 0; t < 32; ++t) sum += w[b][g][t];
   std::cout << w[0][0][9] << " " << w[2][1][31] << " " << sum << "\n";
+  auto l = lane0(choreo::make_spanview<2>(buf, {2, 3}));
+  std::cout << l[0][0] << " " << l[0][2] << " " << l[1][0] << " " << l[1][2] << "\n";
   auto m = masked(choreo::make_spanview<2>(buf, {3, 8}), 3, 3);
   for (int p = 0; p < 3; ++p) {
     for (int q = 0; q < 8; ++q) std::cout << (q ? " " : "") << m[p][q];
@@ -109,6 +122,8 @@ int main() {
 // warps: b * 100 + w * 40 + (ty * 8 + tx); w[0][0][9] = 9, w[2][1][31] = 200 + 40 + 31;
 //   sum = 64 * (0 + 100 + 200) + 96 * (0 + 40) + 6 * (31 * 32 / 2) = 19200 + 3840 + 2976
 // expect-output: 9 271 26016
+// lane0: b * 10 + w
+// expect-output: 0 2 10 12
 // masked: n = 3 rows, m * 2 + 2 = 8 columns; +10 for p < 2, +1 for q == 1 or q == 7,
 //   +300 for p == 2 and q < 2
 // expect-output: 10 11 10 10 10 10 10 11
