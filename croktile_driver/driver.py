@@ -362,13 +362,16 @@ def _python_module_jobs(args: ParsedArgs, toolchain, jobs: List[Job], objects: L
 
 
 def _commit(staged: List[tuple]) -> None:
-    """Renames every output into place; a signal waits until all of them are."""
+    """Renames every output into place. A signal that comes meanwhile waits until all of
+    them are and then is too late: the build is complete, so the run ends as finished,
+    as if the signal had come just after it (an interrupted run never leaves outputs)."""
     with interrupts.deferred():
         interrupts.check()
         while staged:
             tmp, final = staged[0]
             os.replace(tmp, final)
             staged.pop(0)
+        interrupts.ignore_from_now()
 
 
 def _device_build(jobs: List[Job], toolchain, generated: str, flags: List[str], co_source: str) -> List[str]:

@@ -132,6 +132,8 @@ def ignore_from_now() -> None:
     for signum in SIGNALS:
         if signal.getsignal(signum) is _handler:
             signal.signal(signum, signal.SIG_IGN)
+    if not state.raised:
+        state.received = 0   # one held back meanwhile is dropped too
 
 
 def report(exc: Interrupted) -> int:
