@@ -66,6 +66,25 @@ class Region:
     offsets: List[Sym]
     extents: List[Sym]
     view: Optional[List[Sym]] = None   # `span_as`: the row-major shape the box lies in
+    strides: Optional[List[Sym]] = None  # `view(s : strides)`: element (i) is at base + sum(i_d * strides_d)
+    base: Optional[Sym] = None
+
+    def moved(self, offsets: List[Sym], extents: List[Sym]) -> "Region":
+        """Another box in the same coordinates (a chunk of this region's view)."""
+        return Region(self.buffer, offsets, extents, self.view, self.strides, self.base)
+
+    def flat_start(self) -> Sym:
+        """The element offset of the box's first element in its buffer."""
+        if self.strides is not None:
+            total = self.base
+            for o, s in zip(self.offsets, self.strides):
+                total = total + o * s
+            return total
+        total, stride = Sym.const(0), Sym.const(1)
+        for o, d in zip(reversed(self.offsets), reversed(self.shape)):
+            total = total + o * stride
+            stride = stride * d
+        return total
 
     @property
     def shape(self) -> List[Sym]:
@@ -74,13 +93,15 @@ class Region:
 
     @property
     def is_whole(self) -> bool:
-        return self.view is None and all(o.is_const and o.value == 0 for o in self.offsets) and \
+        return self.view is None and self.strides is None and all(o.is_const and o.value == 0 for o in self.offsets) and \
             all(e == d for e, d in zip(self.extents, self.buffer.shape))
 
     def describe(self) -> str:
         if self.is_whole:
             return self.buffer.name
         view = f", view={_syms(self.view)}" if self.view is not None else ""
+        if self.strides is not None:
+            view += f", base={self.base.to_c()}, strides={_syms(self.strides)}"
         return f"{self.buffer.name}{{off={_syms(self.offsets)}, ext={_syms(self.extents)}{view}}}"
 
 

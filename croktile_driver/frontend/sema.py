@@ -1453,6 +1453,8 @@ class FunctionChecker(ControlFlow, DmaForms, SpannedData):
         elif is_async:
             self.diag.warning(node.loc, "the future of this 'dma.copy.async' is discarded, so it can never be "
                                         "waited; assign it, e.g. 'f = dma.copy.async ...;'")
+        if src.region.strides is not None or dst.region.strides is not None:
+            return out + self.strided_copy(node, src.region, dst.region, is_async)
         out.append(ir.Dma(node.loc, src.region, dst.region, is_async, fut_ir_name, node.op, perm, pad))
         return out
 
@@ -1875,7 +1877,7 @@ class FunctionChecker(ControlFlow, DmaForms, SpannedData):
             extent = dim.floordiv(ub)
             extents.append(extent)
             offsets.append(region.offsets[i] + idx * extent)
-        return VData(ir.Region(region.buffer, offsets, extents, region.view), base.elem, base.future)
+        return VData(region.moved(offsets, extents), base.elem, base.future)
 
     def _index_in_range(self, v: VInt, arg: A.Node) -> None:
         """An index computed from a bounded variable must stay inside its bound."""

@@ -157,7 +157,7 @@ class SpannedData:
         what = {"chunk": "tiling factors", "subspan": "subspan dimensions", "modspan": "modspan dimensions",
                 "view": "view dimensions"}[name]
         if e.strides is not None:
-            return self.error(e.strides[0].loc, "'.view(shape : strides)' with strides is not supported yet")
+            return self.strided_view(e, base)
         vals = self._int_list(e.args, what, wild=name in ("subspan", "modspan"))
         if vals is None:
             return VError()
@@ -192,7 +192,7 @@ class SpannedData:
         offsets = list(region.offsets)
         if name == "modspan":   # the remainder after the whole tiles: the last, partial tile
             offsets = [o if v is None else o + dim.floordiv(v) * v for o, v, dim in zip(offsets, vals, region.extents)]
-        return VData(ir.Region(region.buffer, offsets, extents, region.view), base.elem, base.future, tile=tile)
+        return VData(region.moved(offsets, extents), base.elem, base.future, tile=tile)
 
     def divided(self, e: A.Call, dim: Sym, factor: Sym, i: int) -> Sym:
         from .symbolic import prove_divisible
@@ -221,6 +221,8 @@ class SpannedData:
         rank = len(tile.extents)
         if len(vals) != rank:
             return self.error(e.loc, f"data rank ({rank}) must be consistent with index count ({len(vals)})")
+        if tile.region.strides is not None:
+            return self.strided_from(e, base, vals)
         offsets = []
         steps = tile.steps or tile.extents
         for i, (v, ub, ext, step, dim, off) in enumerate(zip(vals, bounds, tile.extents, steps, tile.region.extents,
@@ -241,16 +243,35 @@ class SpannedData:
                 else:
                     shown, fits = ub - 1, by_bound
             if fits.is_const and not fits.value:
-                return self.error(e.args[min(i, len(e.args) - 1)].loc,
-                                  f"index out of bounds for dimension {i}: elements [{start.to_c()}, {end.to_c()}) "
-                                  f"of {dim.to_c()}")
+                where = e.args[min(i, len(e.args) - 1)].loc
+                what = f"index out of bounds for dimension {i}: elements [{start.to_c()}, {end.to_c()}) of {dim.to_c()}"
+                if not self._wraps_inside(tile, vals, name):
+                    return self.error(where, what)
+                # the reference computes the address row-major and copies what is there
+                self.diag.warning(where, f"{what}; the tile runs on into the following elements of the data")
             if not fits.is_const:
                 self._pending_checks(self.runtime_check(
                     e.loc, fits, f"'.{name}' index {{0}} of dimension {i} is outside the data ({{1}} elements)",
                     [shown, dim]))
             offsets.append(off + start)
+        return VData(tile.region.moved(offsets, list(tile.extents)), base.elem, base.future)
+
+    @staticmethod
+    def _wraps_inside(tile: Tile, vals: List[Sym], name: str) -> bool:
+        """A tile out of a dimension's bounds whose elements, addressed row-major as the
+        reference does, provably stay inside the buffer."""
         region = tile.region
-        return VData(ir.Region(region.buffer, offsets, list(tile.extents), region.view), base.elem, base.future)
+        if region.view is not None or region.strides is not None or any(v is None for v in vals):
+            return False
+        steps = tile.steps or tile.extents
+        offsets = [o + (v if name == "from" else v * s) for o, v, s in zip(region.offsets, vals, steps)]
+        box = region.moved(offsets, list(tile.extents))
+        first, last, stride = box.flat_start(), box.flat_start(), Sym.const(1)
+        for ext, d in zip(reversed(box.extents), reversed(box.shape)):
+            last = last + (ext - 1) * stride
+            stride = stride * d
+        inside = first.op(">=", 0).op("&&", last.op("<", _product(region.buffer.shape)))
+        return inside.is_const and bool(inside.value)
 
     def span_as(self, e: A.Call, base: VData) -> Value:
         """`.span_as(shape)`: the same elements in row-major order, seen with another shape."""
@@ -283,6 +304,8 @@ class SpannedData:
         """The region's elements as a box of shape ``dims`` in a row-major view of its
         buffer, where they are contiguous: the view's first dimension counts blocks of the
         new shape's trailing dimensions."""
+        if region.strides is not None:
+            return None
         shape, ext, off = region.shape, region.extents, region.offsets
         k = 0   # leading dimensions of extent 1, then one partial dimension, then whole ones
         while k < len(ext) - 1 and ext[k] == Sym.const(1):
@@ -301,3 +324,69 @@ class SpannedData:
         if first is None or rows is None:
             return None
         return ir.Region(region.buffer, [first] + [Sym.const(0)] * (len(dims) - 1), list(dims), [rows] + list(dims[1:]))
+
+    # -- strided views -----------------------------------------------------------
+    def strided_view(self, e: A.Call, base: VData) -> Value:
+        """`.view(s : t)`: elements (i) at the data's first element plus sum(i_d * t_d)."""
+        shape = self._int_list(e.args, "view dimensions")
+        strides = self._int_list(e.strides, "view strides")
+        if shape is None or strides is None:
+            return VError()
+        if len(shape) != len(strides):
+            return self.error(e.strides[0].loc, f"a view of {len(shape)} dimensions needs {len(shape)} strides, "
+                                                f"not {len(strides)}")
+        for i, d in enumerate(shape):
+            if d.is_const and d.value <= 0:
+                return self.error(e.args[0].loc, f"view dimension {i} must be positive, not {d.value}")
+        for i, t in enumerate(strides):
+            if t.is_const and t.value < 0:
+                return self.error(e.strides[0].loc, f"view stride {i} must not be negative, not {t.value}")
+        region = ir.Region(base.region.buffer, [Sym.const(0)] * len(shape), list(shape), None, list(strides),
+                           base.region.flat_start())
+        return VData(region, base.elem, base.future, tile=Tile(region, list(shape), "view"))
+
+    def strided_from(self, e: A.Call, base: VData, vals: List[Sym]) -> Value:
+        """`.from(o)` of a strided view: its first element at o in the view's strides; every
+        element must lie in the buffer."""
+        region = base.tile.region.moved(list(vals), list(base.tile.extents))
+        first = region.flat_start()
+        last = first
+        for ext, s in zip(region.extents, region.strides):
+            last = last + (ext - 1) * s
+        size = _product(region.buffer.shape)
+        inside = first.op(">=", 0).op("&&", last.op("<", size))
+        if inside.is_const and not inside.value:
+            return self.error(e.loc, f"the view reaches element {last.to_c()} of data with {size.to_c()} elements")
+        if not inside.is_const:
+            self._pending_checks(self.runtime_check(
+                e.loc, inside, "the view reaches element {0} of data with {1} elements", [last, size]))
+        return VData(region, base.elem, base.future)
+
+    def strided_copy(self, node: A.DmaCopy, src: ir.Region, dst: ir.Region, is_async: bool) -> List[ir.Stmt]:
+        """A copy from or to a strided view: a loop nest of box copies, one per run of the
+        last dimension (one per element where a strided last dimension is not contiguous)."""
+        if node.op != "copy" or is_async:
+            what = "'dma.copy.async'" if is_async else f"'dma.{node.op}'"
+            self.error(node.loc, f"{what} of a strided view is not supported yet (use a synchronous 'dma.copy')")
+            return []
+        ext = src.extents
+        rank = len(ext)
+        unit = all(r.strides is None or r.strides[-1] == Sym.const(1) for r in (src, dst))
+        looped = rank - 1 if unit else rank
+        names = [self.unique("croktile_v") for _ in range(looped)]
+        idx = [Sym.var(n) for n in names] + [Sym.const(0)] * (rank - looped)
+        run = ext[-1] if unit else Sym.const(1)
+        ones = [Sym.const(1)] * (rank - 1)
+
+        def piece(r: ir.Region) -> ir.Region:
+            offsets = [o + i for o, i in zip(r.offsets, idx)]
+            if r.strides is None:
+                return r.moved(offsets, [Sym.const(1)] * looped + list(r.extents[looped:]))
+            flat = r.moved(offsets, ext).flat_start()
+            size = _product(r.buffer.shape)
+            return ir.Region(r.buffer, [Sym.const(0)] * (rank - 1) + [flat], ones + [run], ones + [size])
+
+        body: List[ir.Stmt] = [ir.Dma(node.loc, piece(src), piece(dst), False, None)]
+        for d in reversed(range(looped)):
+            body = [ir.Loop(node.loc, names[d], ext[d], body)]
+        return body

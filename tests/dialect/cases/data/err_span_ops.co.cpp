@@ -23,10 +23,12 @@ __co__ void tiles(f32 [16, 32, 64] a) {
       dma.copy a.subspan(8, 16).at(0, p) => shared;  // expect-error: data rank (3) must be consistent with the count of subspan dimensions (2)
       dma.copy a.subspan(8, 16, 32).at(0, p) => shared;  // expect-error: data rank (3) must be consistent with index count (2)
       dma.copy a.subspan(8, 16, 32).at(2, 0, p) => shared;  // expect-error: index out of bounds for dimension 0
-      dma.copy a.chunk(2, 2, 2).at(0, 0, 2) => shared;  // expect-error: index out of bounds for dimension 2
+      dma.copy a.chunk(2, 2, 2).at(0, 0, 2) => shared;  // expect-warning: index out of bounds for dimension 2: elements [64, 96) of 64; the tile runs on
       dma.copy a.at(0, 0, 0) => shared;  // expect-error: '.at(...)' must follow '.chunk(...)' or '.subspan(...)'
       dma.copy a.subspan(1, 1, 1).from(0, 0, 0) => shared;  // expect-error: '.from(...)' must follow '.view(...)'
-      dma.copy a.view(2, 2, 2 : 64, 2, 1).from(0, 0, 0) => shared;  // expect-error: with strides is not supported yet
+      f = dma.copy.async a.view(2, 2, 2 : 64, 2, 1).from(0, 0, 0) => shared; wait f;  // expect-error: 'dma.copy.async' of a strided view is not supported yet
+      dma.copy a.view(2, 2 : 2048, 1).from(15, 0) => shared;  // expect-error: the view reaches element 32769 of data with 32768 elements
+      dma.copy a.view(2, 2 : 64, 1, 3) => shared;  // expect-error: a view of 2 dimensions needs 2 strides, not 3
       dma.copy a.subspan(2, 2, 2).step(1, 2, 1).at(0, 0, 0) => shared;  // expect-error: '.step(...)' is not supported yet
       dma.copy a.chunk(3, 2, 2).at(0, 0, p) => shared;  // expect-error: dimension 0 of the data (16) is not divisible by the tiling factor (3)
     }

@@ -2,7 +2,8 @@
 // `.chunk(f).at(i)`, `.subspan(s).at(i)`, `.modspan(s)`, `.view(s).from(o)`, reshapes by
 // `.span_as(...)` (of whole data, of a contiguous chunk, of a future), arrays of buffers,
 // several declarators in one declaration, and declarations filled by an initialiser
-// (global, shared, local of an inner level; s32, f32, f16), a '?' dimension. `decls` and `views` (symbolic
+// (global, shared, local of an inner level; s32, f32, f16), a '?' dimension, strided views
+// (`.view(s : strides)`, copied as loops of runs). `decls` and `views` (symbolic
 // shapes, forms of the reference's parse tests) are built for every target, not run.
 #include <cstdio>
 
@@ -93,6 +94,15 @@ __co__ auto dyn(s32 [2, ?] a) {
   return out;
 }
 
+__co__ s32 [6, 8] strided(s32 [6, 8] a) {
+  s32 [6, 8] out{0};
+  parallel p by 2 {
+    v = dma.copy a.view(3, 4 : 16, 2).from(0, 0).chunkat(_, p) => local;   // a[2i][4p + 2j]
+    dma.copy v.data => out.view(3, 2 : 8, 1).from(p, 2 * p);              // element 10p + 8i + j
+  }
+  return out;
+}
+
 int main() {
   int a[8 * 12];
   for (int r = 0; r < 8; ++r)
@@ -123,6 +133,13 @@ int main() {
     for (int c = 0; c < 5; ++c) std::printf("%s%d", c ? " " : "", (int)y[r][c]);
     std::printf("\n");
   }
+  int e[48];
+  for (int i = 0; i < 48; ++i) e[i] = 100 + i;
+  auto z = strided(choreo::make_spanview<2>(e, {6, 8}));
+  for (int r = 0; r < 6; ++r) {
+    for (int c = 0; c < 8; ++c) std::printf("%s%d", c ? " " : "", (int)z[r][c]);
+    std::printf("\n");
+  }
 }
 // expect-output: 6 7 8 9 10 11 7 7 7 7 7 7
 // expect-output: 106 107 108 109 110 111 7 7 7 7 7 7
@@ -141,3 +158,9 @@ int main() {
 // expect-output: -1.5 -1.5
 // expect-output: 2 3 9 9 9
 // expect-output: 12 13 9 9 9
+// expect-output: 100 102 0 0 0 0 0 0
+// expect-output: 116 118 104 106 0 0 0 0
+// expect-output: 132 134 120 122 0 0 0 0
+// expect-output: 0 0 136 138 0 0 0 0
+// expect-output: 0 0 0 0 0 0 0 0
+// expect-output: 0 0 0 0 0 0 0 0
