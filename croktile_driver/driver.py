@@ -586,6 +586,9 @@ def _transpile(job: Job, args: ParsedArgs, diag: Diagnostics, toolchain, workdir
     if text is None:
         return 1
     tu = run_frontend(text, job.source, diag, **frontend_options(args))
+    for fn in tu.module.functions if tu.module is not None and not diag.errors else []:
+        for loc, message in fn.unsupported:   # checked by the frontend, but no code for it yet
+            diag.error(loc, message)
     if diag.errors:
         _discard(staged)
         return 1

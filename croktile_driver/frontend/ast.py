@@ -284,7 +284,21 @@ class CallStmt(Node):
 
 @dataclass(eq=False)
 class WaitStmt(Node):
-    futures: List[Name]
+    futures: List[Node]     # futures (names), events and event elements (`e[1]`)
+
+
+@dataclass(eq=False)
+class EventDecl(Node):
+    """`shared event e, f[4][2];`: events of a storage level, single or in arrays."""
+    storage: Optional[str]
+    names: List[Name]
+    dims: List[List[Node]]  # per name: its array dimensions ([] for one event)
+
+
+@dataclass(eq=False)
+class TriggerStmt(Node):
+    """`trigger e, f[1];`: sets events (every one of an array or sub-array named)."""
+    events: List[Node]
 
 
 @dataclass(eq=False)

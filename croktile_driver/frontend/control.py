@@ -67,7 +67,11 @@ class ControlFlow:
         """The reference compiler's `while` waits on an event predicate; over integers and
         booleans it is an error there, and `foreach` with `break` is the counted loop."""
         from .sema import _kind_name, _scalar
-        value = _scalar(self.expr(s.cond))
+        if self.is_event_predicate(s.cond):   # `while (e && f[0]);` (sema_events.py)
+            self.event_predicate(s.cond)
+            value = VError()
+        else:
+            value = _scalar(self.expr(s.cond))
         if not isinstance(value, VError):
             self.error(s.cond.loc, f"'while' needs an event condition, not {_kind_name(value)}; "
                                    "loop with 'foreach' (and 'break') over integers")

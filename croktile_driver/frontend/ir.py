@@ -268,6 +268,7 @@ class Function:
     body: List[Stmt]
     buffers: List[Buffer]
     max_level: int = 0
+    unsupported: list = field(default_factory=list)   # (loc, message): checked constructs no target generates
 
     def walk(self) -> Iterator[Stmt]:
         yield from walk(self.body)

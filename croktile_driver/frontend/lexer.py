@@ -23,6 +23,7 @@ KEYWORDS = {
     "float": "FLOATTYPE", "double": "FLOATTYPE", "half": "FLOATTYPE",
     "bfp16": "FLOATTYPE", "half8": "FLOATTYPE",
     "true": "TRUE", "false": "FALSE",
+    "event": "EVENT", "trigger": "TRIGGER",
     "mutable": "MUTABLE", "else": "ELSE", "while": "WHILE", "break": "BREAK", "continue": "CONTINUE",
     "u8": "ELEMTYPE", "u16": "ELEMTYPE", "u32": "ELEMTYPE",
     "s8": "ELEMTYPE", "s16": "ELEMTYPE", "s32": "ELEMTYPE",

@@ -195,6 +195,8 @@ class _Grammar:
                 | expr_stmt
                 | call_stmt
                 | wait_stmt
+                | event_decl
+                | trigger_stmt
                 | return_stmt
                 | parallel_stmt
                 | inthreads_stmt
@@ -402,8 +404,32 @@ class _Grammar:
         p[0] = _extend(p)
 
     def p_wait_stmt(self, p):
-        """wait_stmt : WAIT id_list SEMI"""
+        """wait_stmt : WAIT expr_list SEMI"""
         p[0] = A.WaitStmt(self._loc(p, 1), p[2])
+
+    def p_event_decl(self, p):
+        """event_decl : EVENT event_declarators SEMI
+                      | STORAGE EVENT event_declarators SEMI"""
+        storage, items = (None, p[2]) if len(p) == 4 else (p[1], p[3])
+        p[0] = A.EventDecl(self._loc(p, 1), storage, [n for n, _ in items], [d for _, d in items])
+
+    def p_event_declarators(self, p):
+        """event_declarators : event_declarator
+                             | event_declarators COMMA event_declarator"""
+        p[0] = _extend(p)
+
+    def p_event_declarator(self, p):
+        """event_declarator : ID
+                            | event_declarator LBRACKET expr RBRACKET"""
+        if len(p) == 2:
+            p[0] = (A.Name(self._loc(p, 1), p[1]), [])
+        else:
+            p[1][1].append(p[3])
+            p[0] = p[1]
+
+    def p_trigger_stmt(self, p):
+        """trigger_stmt : TRIGGER expr_list SEMI"""
+        p[0] = A.TriggerStmt(self._loc(p, 1), p[2])
 
     def p_return_stmt(self, p):
         """return_stmt : RETURN SEMI

@@ -17,6 +17,7 @@ from . import pending as P
 from .control import BUILTIN_STATEMENTS, ControlFlow
 from .sema_dma import DmaForms, expand_aliases
 from .spanned import SPAN_METHODS, SpannedData
+from .sema_events import EventForms
 from ..diagnostics import Diagnostics, Loc
 from .symbolic import INT_MAX, INT_MIN, Sym, fits_int, prove_divisible, prove_equal
 from .values import (Future, Symbol, VArray, VBool, VData, VError, VFloat, VFuture, VInt, VMethod,
@@ -99,7 +100,7 @@ class _Scope:
         return None
 
 
-class FunctionChecker(ControlFlow, DmaForms, SpannedData):
+class FunctionChecker(ControlFlow, DmaForms, SpannedData, EventForms):
     """Checks one ``__co__`` function and lowers it to an ``ir.Function``."""
 
     def __init__(self, fn: A.CoFunction, diag: Diagnostics, co_functions: Set[str]):
@@ -133,6 +134,7 @@ class FunctionChecker(ControlFlow, DmaForms, SpannedData):
         self.mutable_vars: Dict[str, str] = {}  # IR name -> user name of scalars that may change
         self.placeholders: List[Future] = []   # futures defined by `dma.any` (sema_dma.py)
         self.ir_waits: List[ir.Wait] = []
+        self.unsupported: List[tuple] = []     # (loc, message): checked, but no target has code for it
         self.stream_params: List[ir.Param] = []
 
     # -- helpers -------------------------------------------------------------
@@ -260,6 +262,7 @@ class FunctionChecker(ControlFlow, DmaForms, SpannedData):
             ret_shape = self.ret[2]  # rank-only (`s32 mdspan<2>`): the shape the return found
         irfn = ir.Function(fn.name.name, fn.loc, params, ret_kind, ret_elem, ret_shape, bindings,
                            entry + body, self.buffers, self.max_level)
+        irfn.unsupported = self.unsupported[:1]
         ir.number_and_live_ranges(irfn)
         return irfn
 
@@ -874,6 +877,12 @@ class FunctionChecker(ControlFlow, DmaForms, SpannedData):
     def stmt_WaitStmt(self, s: A.WaitStmt) -> List[ir.Stmt]:
         waited: List[Future] = []
         for n in s.futures:
+            if not isinstance(n, A.Name) or self.is_event(n):
+                if self.is_event(n):
+                    self.event_ref(n, "wait")
+                else:
+                    self.error(n.loc, "'wait' takes futures and events, e.g. 'wait f, g;'")
+                continue
             sym = self.scope.lookup(n.name)
             if sym is None:
                 self.error(n.loc, f"'{n.name}' was not declared in this scope")
