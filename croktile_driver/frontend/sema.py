@@ -770,6 +770,8 @@ class FunctionChecker(ControlFlow, DmaForms, SpannedData, EventForms):
                 return []
             futures.append(fut)
         f, g = futures
+        if not self.swap_scopes_agree(e, f, g):
+            return []
         fb, gb = f.region.buffer, g.region.buffer
         if fb is gb:
             return []

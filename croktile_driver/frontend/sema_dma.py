@@ -131,6 +131,24 @@ class DmaForms:
             return False
         return True
 
+    def defining_scope(self, name: str):
+        scope = self.scope
+        while scope is not None and name not in scope.names:
+            scope = scope.parent
+        return scope
+
+    def swap_scopes_agree(self, e: A.Call, f: Future, g: Future) -> bool:
+        """The reference's rule for `dma.any` rotations: the futures swapped are defined in
+        one scope (a `dma.any` where it is written, not where a copy is assigned to it)."""
+        if not (f.placeholder or g.placeholder):
+            return True   # our pipelining extension swaps a loop's future with an outer one
+        a, b = e.args
+        if self.defining_scope(a.name) is self.defining_scope(b.name):
+            return True
+        self.error(e.loc, f"'swap' of futures defined in different scopes ('{a.name}' and '{b.name}'): a "
+                          "'dma.any' is swapped only with futures of its own scope")
+        return False
+
     def finish_placeholders(self, waits: List[ir.Wait]) -> None:
         """A `dma.any` never used is an error (as in the reference); waits of one that no copy
         was ever assigned to wait for nothing and are dropped."""

@@ -32,6 +32,13 @@ __co__ void placeholders(s32 [4, 8] src) {
     h = dma.copy.async src => local;
     swap(g, h);                                     // expect-error: 'g' is 'dma.any' here: no copy has been assigned to it, so it has no buffer to swap
     wait h;
+    q = dma.any;
+    {
+      q = dma.copy.async src => local;
+      r = dma.copy.async src => local;
+      swap(q, r);                                   // expect-error: 'swap' of futures defined in different scopes ('q' and 'r')
+      wait q, r;
+    }
     x = dma.any;
     y = x;                                          // expect-error: cannot define 'y' from future
   }
