@@ -160,7 +160,8 @@ class ControlFlow:
 
     # -- cdiv ----------------------------------------------------------------------
     def builtin_cdiv(self, e: A.Call) -> Value:
-        """`cdiv(a, b)`: a / b rounded up, for positive b (the tile count of a dimension)."""
+        """`cdiv(a, b)`: a / b rounded up, for positive b (the tile count of a dimension).
+        Over an mdspan or i-tuple it works per element (`cdiv(x.span, {64, 32})`)."""
         from .sema import _kind_name, _scalar
         if len(e.args) != 2:
             return self.error(e.loc, f"'cdiv' takes two integers, not {len(e.args)} argument"
@@ -168,18 +169,38 @@ class ControlFlow:
         a, b = (_scalar(self.expr(x)) for x in e.args)
         if isinstance(a, VError) or isinstance(b, VError):
             return VError()
+        items = []
         for v, node in ((a, e.args[0]), (b, e.args[1])):
-            if not isinstance(v, (VInt, VBool)):
-                return self.error(node.loc, f"'cdiv' takes integers, not {_kind_name(v)}")
-        if b.sym.is_const and b.sym.value <= 0:
-            return self.error(e.args[1].loc, f"'cdiv' needs a positive divisor, not {b.sym.value}")
-        if not b.sym.is_const:
-            self._pending_checks(self.runtime_check(e.args[1].loc, b.sym.op(">", 0),
-                                                    "'cdiv' needs a positive divisor, not {0}", [b.sym]))
-        total = a.sym + b.sym - Sym.const(1)
-        value = self.int32(e.loc, f"cdiv({a.sym.to_c()}, {b.sym.to_c()})", VInt(total))
-        return VInt(total.op("/", b.sym)) if isinstance(value, VInt) else value
+            if isinstance(v, (VInt, VBool)):
+                items.append(None)
+            elif isinstance(v, (VSpan, VTuple)):
+                items.append(list(v.dims if isinstance(v, VSpan) else v.items))
+            else:
+                return self.error(node.loc, f"'cdiv' takes integers, mdspans or i-tuples, not {_kind_name(v)}")
+        if items == [None, None]:
+            return self.cdiv_int(e, a.sym, b.sym)
+        n = len(items[0] if items[0] is not None else items[1])
+        if items[0] is not None and items[1] is not None and len(items[1]) != n:
+            return self.error(e.loc, f"'cdiv' of {n} and {len(items[1])} elements: their lengths must be equal")
+        lefts = items[0] if items[0] is not None else [a.sym] * n
+        rights = items[1] if items[1] is not None else [b.sym] * n
+        out = []
+        for x, y in zip(lefts, rights):
+            v = self.cdiv_int(e, x, y)
+            if isinstance(v, VError):
+                return v
+            out.append(v.sym)
+        return VSpan(out) if isinstance(a, VSpan) or (items[0] is None and isinstance(b, VSpan)) else VTuple(out)
 
+    def cdiv_int(self, e: A.Call, a: Sym, b: Sym) -> Value:
+        if b.is_const and b.value <= 0:
+            return self.error(e.args[1].loc, f"'cdiv' needs a positive divisor, not {b.value}")
+        if not b.is_const:
+            self._pending_checks(self.runtime_check(e.args[1].loc, b.op(">", 0),
+                                                    "'cdiv' needs a positive divisor, not {0}", [b]))
+        total = a + b - Sym.const(1)
+        value = self.int32(e.loc, f"cdiv({a.to_c()}, {b.to_c()})", VInt(total))
+        return VInt(total.op("/", b)) if isinstance(value, VInt) else value
 
 def _c_string_text(literal: str) -> str:
     """The characters a C string literal stands for."""

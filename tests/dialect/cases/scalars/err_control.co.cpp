@@ -16,6 +16,8 @@ __co__ void control(int n) {
   while (cc) { }               // expect-error: 'while' needs an event condition, not bool
   int x = cdiv(n, 0);          // expect-error: 'cdiv' needs a positive divisor, not 0
   int y = cdiv(n);             // expect-error: 'cdiv' takes two integers, not 1 argument
+  t = cdiv({10, 20}, {1, 2, 3});   // expect-error: 'cdiv' of 2 and 3 elements: their lengths must be equal
+  sp : [cdiv(n, 4), 2];
   int two = 2;
   assert(two > 3, "never");    // expect-error: assertion failed: never
   s = "text";                  // expect-error: a string literal may only be printed
