@@ -3,6 +3,7 @@
 // programs (make_spandata, fill, fill_random, view, bytes, choreo_assert, timing).
 // Expected values: Python (the OCP MX value tables of tests/runtime/test_minifloat.py,
 // nearest value with ties to the even encoding).
+#include "choreo.h"   // the reference's header name
 #define COPY(T, NAME, MEM)                              \
   __co__ T [4, 8] NAME(T [4, 8] a) {                    \
     T [a.span] out;                                     \
