@@ -153,6 +153,13 @@ class TupleLit(Node):
 
 
 @dataclass(eq=False)
+class TupleDerive(Node):
+    """`t {(2), (0)}`: a new ituple of the named elements of t."""
+    base: Node
+    items: List[Node]
+
+
+@dataclass(eq=False)
 class DmaCopy(Node):
     op: str               # "copy", "pad", "transp"
     is_async: bool
@@ -258,15 +265,24 @@ class SpanDef(Node):
 
 @dataclass(eq=False)
 class TupleDef(Node):
-    """`ituple name = {..};`"""
+    """`ituple[<N>] name = {..};` (value None: `ituple name;`, an error)."""
     name: Name
-    value: Node
+    value: Optional[Node]
+    rank: Optional[Node] = None
 
 
 @dataclass(eq=False)
 class Assign(Node):
     """`name = expr;`: defines `name` when it is new, else assigns it."""
     name: Name
+    value: Node
+
+
+@dataclass(eq=False)
+class ElemAssign(Node):
+    """`x.at(i, j) = v;` and `+=`, `-=`, ...: a store into one element of spanned data."""
+    target: Node
+    op: str
     value: Node
 
 
@@ -350,8 +366,20 @@ class WithStmt(Node):
 
 
 @dataclass(eq=False)
+class LoopRange(Node):
+    """One iteration variable of `foreach`: `y`, or `y(lower:upper:step)` (a range
+    expression: start at lower, stop at the bound plus upper, step by step; None where
+    a field is left out)."""
+    name: Name
+    lower: Optional[Node] = None
+    upper: Optional[Node] = None
+    step: Optional[Node] = None
+    ranged: bool = False
+
+
+@dataclass(eq=False)
 class ForeachStmt(Node):
-    vars: List[Name]
+    ranges: List[LoopRange]
     cond: Optional[Node]
     body: Block
 

@@ -123,9 +123,17 @@ class Parallel(Stmt):
 
 @dataclass(eq=False)
 class Loop(Stmt):
+    """`for (var = start; var < count; var += step)`: `count` is the exclusive end."""
     var: str
     count: Sym
     body: List[Stmt]
+    start: Sym = field(default_factory=lambda: Sym.const(0))
+    step: Sym = field(default_factory=lambda: Sym.const(1))
+
+    @property
+    def may_skip(self) -> bool:
+        """Whether the body may run no time at all (a range that starts past 0)."""
+        return not (self.start.is_const and self.start.value == 0)
 
 
 @dataclass(eq=False)
@@ -222,6 +230,142 @@ class Call(Stmt):
     args: List[CallArg]
 
 
+# -- element values: what `x.at(i)` reads and computes (issue #13) -----------------------
+# A value computed at run time from data elements and floating-point numbers, which a
+# symbolic integer (Sym) cannot hold. Each node has a computation type `ctype`: 'bool',
+# 'int', 'uint', 'long', 'ulong', 'float' or 'double' (C's usual arithmetic conversions
+# decide it; the storage types f16, bf16, f8..f4 are computed as float, the narrow
+# integers as int); generators spell it in the target's C dialect (toolchains/elements.py).
+ELEM_COMPUTE = {"s8": "int", "s16": "int", "s32": "int", "u8": "int", "u16": "int", "u32": "uint",
+                "s64": "long", "u64": "ulong", "f16": "float", "bf16": "float", "f32": "float",
+                "f64": "double"}
+
+
+def elem_compute(elem: str) -> str:
+    """The type an element of `elem` is computed in (the narrow types: by their name)."""
+    if elem in ELEM_COMPUTE:
+        return ELEM_COMPUTE[elem]
+    return "float" if elem.startswith(("f", "bf", "tf")) else "int"
+
+
+@dataclass(eq=False)
+class EExpr:
+    ctype: str
+
+
+@dataclass(eq=False)
+class ERead(EExpr):
+    """One element: `buffer` at per-dimension `index` (absolute in the buffer, or in the
+    row-major `view` a `span_as` gives it)."""
+    buffer: Buffer
+    index: List[Sym]
+    view: Optional[List[Sym]] = None
+
+    @property
+    def shape(self) -> List[Sym]:
+        return self.buffer.shape if self.view is None else self.view
+
+
+@dataclass(eq=False)
+class EInt(EExpr):
+    """A tileflow integer or boolean (a symbolic value) inside an element expression."""
+    value: Sym
+
+
+@dataclass(eq=False)
+class ENum(EExpr):
+    """A floating-point literal, as written without its suffix (computed as float)."""
+    text: str
+
+
+@dataclass(eq=False)
+class EVar(EExpr):
+    """A named floating-point value: a parameter (`decl`: its C type, e.g. double)."""
+    name: str
+    decl: str = "float"
+
+
+@dataclass(eq=False)
+class EUn(EExpr):
+    op: str
+    operand: EExpr
+
+
+@dataclass(eq=False)
+class EBin(EExpr):
+    op: str
+    left: EExpr
+    right: EExpr
+
+
+@dataclass(eq=False)
+class ECond(EExpr):
+    cond: EExpr
+    then: EExpr
+    other: EExpr
+
+
+def e_children(e: EExpr) -> List[EExpr]:
+    if isinstance(e, EUn):
+        return [e.operand]
+    if isinstance(e, EBin):
+        return [e.left, e.right]
+    if isinstance(e, ECond):
+        return [e.cond, e.then, e.other]
+    return []
+
+
+def e_walk(e: EExpr) -> Iterator[EExpr]:
+    stack = [e]
+    while stack:
+        cur = stack.pop()
+        yield cur
+        stack.extend(e_children(cur))
+
+
+@dataclass(eq=False)
+class Store(Stmt):
+    """`x.at(i) = value`: one element of `buffer` (compound assignments are lowered to a
+    read in `value`); the value converts to the element type."""
+    buffer: Buffer
+    index: List[Sym]
+    value: EExpr
+    view: Optional[List[Sym]] = None   # as ERead's
+
+    @property
+    def shape(self) -> List[Sym]:
+        return self.buffer.shape if self.view is None else self.view
+
+    def reads(self) -> List[ERead]:
+        return [e for e in e_walk(self.value) if isinstance(e, ERead)]
+
+    def syms(self) -> List[Sym]:
+        out = list(self.index)
+        for e in e_walk(self.value):
+            if isinstance(e, ERead):
+                out += e.index
+            elif isinstance(e, EInt):
+                out.append(e.value)
+        return out
+
+
+def e_text(e: EExpr) -> str:
+    """An element expression for --dump-ir."""
+    if isinstance(e, ERead):
+        return f"{e.buffer.name}[{', '.join(i.to_c() for i in e.index)}]"
+    if isinstance(e, EInt):
+        return e.value.to_c()
+    if isinstance(e, ENum):
+        return e.text
+    if isinstance(e, EVar):
+        return e.name
+    if isinstance(e, EUn):
+        return f"({e.op}{e_text(e.operand)})"
+    if isinstance(e, EBin):
+        return f"({e_text(e.left)} {e.op} {e_text(e.right)})"
+    return f"({e_text(e.cond)} ? {e_text(e.then)} : {e_text(e.other)})"
+
+
 @dataclass(eq=False)
 class Return(Stmt):
     buffer: Optional[Buffer] = None
@@ -312,6 +456,10 @@ def number_and_live_ranges(fn: Function) -> None:
             elif isinstance(s, Swap):
                 touch(s.a, s.sid)
                 touch(s.b, s.sid)
+            elif isinstance(s, Store):
+                touch(s.buffer, s.sid)
+                for r in s.reads():
+                    touch(r.buffer, s.sid)
             elif isinstance(s, Return) and s.buffer is not None:
                 touch(s.buffer, s.sid)
             body = getattr(s, "body", None)
@@ -352,7 +500,8 @@ def dump(fn: Function) -> str:
                 out.append(f"{tag}{pad}parallel {s.var} by {s.count.to_c()}{anno}  // level {s.level}")
                 stmt_lines(s.body, ind + 1)
             elif isinstance(s, Loop):
-                out.append(f"{tag}{pad}for {s.var} in [0, {s.count.to_c()})")
+                step = "" if s.step == Sym.const(1) else f" step {s.step.to_c()}"
+                out.append(f"{tag}{pad}for {s.var} in [{s.start.to_c()}, {s.count.to_c()}){step}")
                 stmt_lines(s.body, ind + 1)
             elif isinstance(s, If):
                 out.append(f"{tag}{pad}if ({s.cond.to_c()})")
@@ -370,6 +519,8 @@ def dump(fn: Function) -> str:
                 kind = "dma.copy.async" if s.is_async else "dma.copy"
                 fut = f"{s.future} = " if s.future else ""
                 out.append(f"{tag}{pad}{fut}{kind} {s.src.describe()} => {s.dst.describe()}")
+            elif isinstance(s, Store):
+                out.append(f"{tag}{pad}{s.buffer.name}[{', '.join(i.to_c() for i in s.index)}] = {e_text(s.value)}")
             elif isinstance(s, Wait):
                 out.append(f"{tag}{pad}wait {', '.join(s.futures)}")
             elif isinstance(s, Swap):

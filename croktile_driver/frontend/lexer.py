@@ -48,6 +48,7 @@ tokens = sorted(set(KEYWORDS.values())) + [
     "EQ", "NE", "LT", "GT", "LE", "GE",
     "EQUALS", "ARROW", "BIND", "HASH", "QUESTION", "COLON",
     "PLUSEQ", "MINUSEQ", "TIMESEQ", "DIVEQ", "MODEQ", "STRING_CONST",
+    "ANDEQ", "OREQ", "XOREQ", "LSHIFTEQ", "RSHIFTEQ",
     "LPAREN", "RPAREN", "LBRACKET", "RBRACKET", "LBRACE", "RBRACE",
     "COMMA", "SEMI", "PERIOD",
 ]
@@ -64,7 +65,9 @@ _NOT_UTF8 = re.compile("[\udc80-\udcff]+")
 # tokens after which an operand follows: a '{' after them opens an i-tuple literal
 _OPERAND_EXPECTED = {"PLUS", "MINUS", "TIMES", "DIVIDE", "MOD", "LSHIFT", "RSHIFT", "AND", "OR", "XOR",
                      "NOT", "LNOT", "LAND", "LOR", "EQ", "NE", "LT", "GT", "LE", "GE", "EQUALS",
-                     "QUESTION", "COLON", "LPAREN", "LBRACKET", "COMMA", "HASH", "BY", "IN", "RETURN"}
+                     "QUESTION", "COLON", "LPAREN", "LBRACKET", "COMMA", "HASH", "BY", "IN", "RETURN",
+                     "PLUSEQ", "MINUSEQ", "TIMESEQ", "DIVEQ", "MODEQ", "ANDEQ", "OREQ", "XOREQ", "LSHIFTEQ",
+                     "RSHIFTEQ"}
 _CLOSER_OF = {"LPAREN": "RPAREN", "LBRACKET": "RBRACKET", "LBRACE": "RBRACE"}
 _OPENER_OF = {close: open_ for open_, close in _CLOSER_OF.items()}
 
@@ -106,6 +109,11 @@ class TileflowLexer:
     t_ignore = " \t\r\f\v"
 
     t_BIND = r"<->"
+    t_LSHIFTEQ = r"<<="
+    t_RSHIFTEQ = r">>="
+    t_ANDEQ = r"&="
+    t_OREQ = r"\|=(?!=)"   # `|x|== n` closes a size before `==`
+    t_XOREQ = r"\^="
     t_ARROW = r"=>"
     t_LSHIFT = r"<<"
     t_RSHIFT = r">>"

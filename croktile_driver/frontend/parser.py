@@ -44,6 +44,13 @@ class ParseError(Exception):
     pass
 
 
+def _start(node: A.Node):
+    """Where an expression starts: `a` in `a.at(i)` (a Member's own loc is its name)."""
+    while isinstance(node, (A.Call, A.Member)):
+        node = node.func if isinstance(node, A.Call) else node.base
+    return node.loc
+
+
 def _extend(p) -> list:
     """``x_list : x | x_list COMMA x``: appends in place, so a list of n items costs O(n)
     (copying the list at each item made long lists quadratic)."""
@@ -205,7 +212,8 @@ class _Grammar:
                 | if_stmt
                 | while_stmt
                 | jump_stmt
-                | print_stmt"""
+                | print_stmt
+                | elem_assign"""
         p[0] = p[1]
 
     def p_stmt_empty(self, p):
@@ -321,8 +329,15 @@ class _Grammar:
                              A.IntLit(self._loc(p, 3), p[3]), True, p[7])
 
     def p_tuple_def(self, p):
-        """tuple_def : ITUPLE ID EQUALS init SEMI"""
-        p[0] = A.TupleDef(self._loc(p, 1), A.Name(self._loc(p, 2), p[2]), p[4])
+        """tuple_def : ITUPLE ID EQUALS init SEMI
+                     | ITUPLE ID SEMI"""
+        p[0] = A.TupleDef(self._loc(p, 1), A.Name(self._loc(p, 2), p[2]), p[4] if len(p) == 6 else None)
+
+    def p_tuple_def_rank(self, p):
+        """tuple_def : ITUPLE LT INT_CONST GT ID EQUALS init SEMI
+                     | ITUPLE LT INT_CONST GT ID SEMI"""
+        p[0] = A.TupleDef(self._loc(p, 1), A.Name(self._loc(p, 5), p[5]), p[7] if len(p) == 9 else None,
+                          A.IntLit(self._loc(p, 3), p[3]))
 
     def p_assign(self, p):
         """assign : ID EQUALS init SEMI"""
@@ -332,6 +347,10 @@ class _Grammar:
         """init : expr
                 | dma_expr"""
         p[0] = p[1]
+
+    def p_init_tuple_derive(self, p):
+        """init : ID LBRACE expr_list RBRACE"""
+        p[0] = A.TupleDerive(self._loc(p, 2), A.Name(self._loc(p, 1), p[1]), p[3])
 
     def p_dma_expr(self, p):
         """dma_expr : DMA PERIOD ID dma_async dma_config expr ARROW dma_target dma_after"""
@@ -527,6 +546,50 @@ class _Grammar:
         """body : dma_expr SEMI"""
         p[0] = A.Block(p[1].loc, [A.ExprStmt(p[1].loc, p[1])])
 
+    # An expression statement led by a name can be a body: an element store or a call
+    # (`foreach i in [N] x.at(i) += 1;`, `swap(f, g);`). Its name cannot continue the
+    # expression before it, and `ID`, `ID.ID`, `ID(...)` do not start any other statement
+    # that an expression could (an assignment `x = v;` is `assign`).
+    def p_body_id_expr(self, p):
+        """body : id_chain SEMI
+                | id_chain assign_op expr SEMI"""
+        if len(p) == 3:
+            stmt = A.ExprStmt(_start(p[1]), p[1])
+        else:
+            stmt = A.ElemAssign(_start(p[1]), p[1], p[2], p[3])
+        p[0] = A.Block(stmt.loc, [stmt])
+
+    def p_id_chain(self, p):
+        """id_chain : ID PERIOD ID
+                    | id_chain PERIOD ID"""
+        base = A.Name(self._loc(p, 1), p[1]) if isinstance(p[1], str) else p[1]
+        p[0] = A.Member(self._loc(p, 3), base, p[3])
+
+    def p_id_chain_call(self, p):
+        """id_chain : ID LPAREN arg_list_opt RPAREN
+                    | id_chain LPAREN arg_list_opt RPAREN"""
+        base = A.Name(self._loc(p, 1), p[1]) if isinstance(p[1], str) else p[1]
+        p[0] = A.Call(base.loc, base, p[3])
+
+    def p_elem_assign(self, p):
+        """elem_assign : postfix_expr LPAREN arg_list_opt RPAREN assign_op expr SEMI"""
+        target = A.Call(p[1].loc, p[1], p[3])
+        p[0] = A.ElemAssign(_start(target), target, p[5], p[6])
+
+    def p_assign_op(self, p):
+        """assign_op : EQUALS
+                     | PLUSEQ
+                     | MINUSEQ
+                     | TIMESEQ
+                     | DIVEQ
+                     | MODEQ
+                     | ANDEQ
+                     | OREQ
+                     | XOREQ
+                     | LSHIFTEQ
+                     | RSHIFTEQ"""
+        p[0] = p[1]
+
     def p_with_stmt(self, p):
         """with_stmt : WITH binding_list body
                      | WITH binding_list WHERE where_list body"""
@@ -562,12 +625,46 @@ class _Grammar:
         p[0] = A.WhereBind(self._loc(p, 2), A.Name(self._loc(p, 1), p[1]), A.Name(self._loc(p, 3), p[3]))
 
     def p_foreach_stmt(self, p):
-        """foreach_stmt : FOREACH id_list body
-                        | FOREACH id_list IF LPAREN expr RPAREN body"""
+        """foreach_stmt : FOREACH range_list body
+                        | FOREACH range_list IF LPAREN expr RPAREN body"""
         if len(p) == 4:
             p[0] = A.ForeachStmt(self._loc(p, 1), p[2], None, p[3])
         else:
             p[0] = A.ForeachStmt(self._loc(p, 1), p[2], p[5], p[7])
+
+    def p_foreach_in(self, p):
+        """foreach_stmt : FOREACH binding_list body
+                        | FOREACH binding_list IF LPAREN expr RPAREN body"""
+        # `foreach i in [N] body` is `with i in [N] { foreach i body }` (each named element
+        # of `{x, y} in ...` is iterated, as `foreach x, y`)
+        loc = self._loc(p, 1)
+        ranges = []
+        for b in p[2]:
+            for n in ([b.name] if b.name is not None else b.elements):
+                ranges.append(A.LoopRange(n.loc, n))
+        cond, body = (None, p[3]) if len(p) == 4 else (p[5], p[7])
+        loop = A.ForeachStmt(loc, ranges, cond, body)
+        p[0] = A.WithStmt(loc, p[2], [], A.Block(loc, [loop]))
+
+    def p_range_list(self, p):
+        """range_list : range
+                      | range_list COMMA range"""
+        p[0] = _extend(p)
+
+    def p_range(self, p):
+        """range : ID"""
+        p[0] = A.LoopRange(self._loc(p, 1), A.Name(self._loc(p, 1), p[1]))
+
+    def p_range_ctl(self, p):
+        """range : ID LPAREN bound_opt COLON bound_opt RPAREN
+                 | ID LPAREN bound_opt COLON bound_opt COLON bound_opt RPAREN"""
+        step = p[7] if len(p) == 9 else None
+        p[0] = A.LoopRange(self._loc(p, 1), A.Name(self._loc(p, 1), p[1]), p[3], p[5], step, True)
+
+    def p_bound_opt(self, p):
+        """bound_opt :
+                     | expr"""
+        p[0] = p[1] if len(p) == 2 else None
 
     def p_id_list(self, p):
         """id_list : ID

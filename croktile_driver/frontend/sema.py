@@ -20,7 +20,8 @@ from .spanned import SPAN_METHODS, SpannedData
 from .sema_events import EventForms
 from ..diagnostics import Diagnostics, Loc
 from .symbolic import INT_MAX, INT_MIN, Sym, fits_int, prove_divisible, prove_equal
-from .values import (Future, Symbol, VArray, VBool, VData, VError, VFloat, VFuture, VInt, VMethod,
+from .elements import ElementChecks
+from .values import (Future, Symbol, VArray, VBool, VData, VError, VExpr, VFloat, VFuture, VInt, VMethod,
                      VSpan, VTuple, Value, VWild)
 
 _ARITH = {"+", "-", "*", "/", "%"}
@@ -100,7 +101,7 @@ class _Scope:
         return None
 
 
-class FunctionChecker(ControlFlow, DmaForms, SpannedData, EventForms):
+class FunctionChecker(ControlFlow, DmaForms, SpannedData, EventForms, ElementChecks):
     """Checks one ``__co__`` function and lowers it to an ``ir.Function``."""
 
     def __init__(self, fn: A.CoFunction, diag: Diagnostics, co_functions: Set[str]):
@@ -136,6 +137,8 @@ class FunctionChecker(ControlFlow, DmaForms, SpannedData, EventForms):
         self.ir_waits: List[ir.Wait] = []
         self.unsupported: List[tuple] = []     # (loc, message): checked, but no target has code for it
         self.stream_params: List[ir.Param] = []
+        self.float_params: Dict[str, str] = {}   # name -> C type
+        self.wide_atoms: Set[str] = set()   # loop variables whose range may leave their bound
 
     # -- helpers -------------------------------------------------------------
     def error(self, loc: Loc, msg: str) -> VError:
@@ -250,7 +253,7 @@ class FunctionChecker(ControlFlow, DmaForms, SpannedData, EventForms):
         entry += self.prefix   # checks of the return type's divisions
         self.prefix = []
         self.ret = (ret_kind, ret_elem, ret_shape, fn.ret)
-        body = self.block_stmts(fn.body.stmts)
+        body = self.launch_host_elements(self.block_stmts(fn.body.stmts))
         self.finish_placeholders(self.ir_waits)
         if ret_kind not in ("void", "error", "auto") and not self.returned:
             self.error(fn.body.loc if not fn.body.stmts else fn.name.loc,
@@ -288,6 +291,7 @@ class FunctionChecker(ControlFlow, DmaForms, SpannedData, EventForms):
             self.host_vars.add(name.name)
             return ir.Param(name.name, ty.kind, p.loc)
         if ty.kind == "float":
+            self.float_params[name.name] = ty.name
             self.declare(name, Symbol(name.name, "float", VFloat(name.name), name.loc, name.name))
             return ir.Param(name.name, "float", p.loc, ctype=ty.name)
         if ty.kind == "stream":
@@ -614,15 +618,40 @@ class FunctionChecker(ControlFlow, DmaForms, SpannedData, EventForms):
         return []
 
     def stmt_TupleDef(self, s: A.TupleDef) -> List[ir.Stmt]:
+        if s.value is None:
+            self.error(s.name.loc, f"an ituple must be initialized: 'ituple {s.name.name} = {{a, b}};'")
+            self.declare(s.name, Symbol(s.name.name, "error", VError(), s.name.loc))
+            return []
         value = self.reject_mutable(self.init_value(s.value, s.name), s.value.loc, "an ituple")
         if isinstance(value, VInt):
-            value = VTuple([value.sym])
+            value = self.error(s.value.loc, f"an ituple needs a value like '{{a, b}}', not an integer "
+                                            f"(a one-element ituple is '{{x}}')")
         if not isinstance(value, (VTuple, VError)):
             value = self.error(s.value.loc, f"an ituple needs a value like '{{a, b}}', not {_kind_name(value)}")
         elif isinstance(value, VTuple):
             value = VTuple(value.items)  # a copy is never bounded
+            if s.rank is not None and s.rank.value != len(value.items):
+                value = self.error(s.value.loc, f"'{s.name.name}' is declared as 'ituple<{s.rank.value}>' but "
+                                                f"initialized with {len(value.items)} element"
+                                                f"{'s' if len(value.items) != 1 else ''}")
         self.declare(s.name, Symbol(s.name.name, "ituple", value, s.name.loc))
         return []
+
+    def expr_TupleDerive(self, e: A.TupleDerive) -> Value:
+        """`t {(2), (0)}`: the elements of ituple t that `(k)` names, in the order given."""
+        base = self.expr(e.base)
+        if isinstance(base, VError):
+            return base
+        if isinstance(base, VSpan):
+            base = VTuple(list(base.dims))
+        if not isinstance(base, VTuple):
+            return self.error(e.loc, f"'{{...}}' after {_kind_name(base)}: only an ituple can derive a new one "
+                                     "(as in 't {(1), (0)}')")
+        saved, self.derive_base = self.derive_base, VSpan(list(base.items))
+        try:
+            return self.expr_TupleLit(A.TupleLit(e.loc, e.items))
+        finally:
+            self.derive_base = saved
 
     def init_value(self, node: A.Node, name: A.Name) -> Value:
         if isinstance(node, (A.DmaCopy, A.DmaAny)):
@@ -840,6 +869,10 @@ class FunctionChecker(ControlFlow, DmaForms, SpannedData, EventForms):
             return ir.CallArg("int", value=value.sym)
         if isinstance(value, VBool):
             return ir.CallArg("bool", value=value.sym)
+        if isinstance(value, VExpr):
+            self.error(_start_loc(node), f"{_article(value.kind)} computed in tileflow code cannot be passed to a "
+                                         "device function (not supported yet); pass a parameter or a literal")
+            return None
         if isinstance(value, VFuture):
             value = self.future_data(value.future, node.loc)
         at = _start_loc(node)
@@ -1236,7 +1269,12 @@ class FunctionChecker(ControlFlow, DmaForms, SpannedData, EventForms):
         return out
 
     def binding(self, b: A.Binding, by_name: Dict[str, Symbol]) -> List[ir.Stmt]:
-        bounds_value = self.reject_mutable(self.expr(b.bounds), b.bounds.loc, "a 'with' bound")
+        if isinstance(b.bounds, A.SizeOf):   # the reference's grammar has no `in |x|`
+            self.error(b.bounds.loc, "'with ... in' needs an mdspan or an integer bound; write the size as one "
+                                     "dimension: '[|...|]'")
+            bounds_value: Value = VError()
+        else:
+            bounds_value = self.reject_mutable(self.expr(b.bounds), b.bounds.loc, "a 'with' bound")
         if isinstance(bounds_value, VInt):
             bounds = [bounds_value.sym]
         elif isinstance(bounds_value, VSpan):
@@ -1318,9 +1356,12 @@ class FunctionChecker(ControlFlow, DmaForms, SpannedData, EventForms):
         return out
 
     def stmt_ForeachStmt(self, s: A.ForeachStmt) -> List[ir.Stmt]:
-        loops: List[tuple] = []
+        loops: List[tuple] = []   # (atom, end, start, step)
         seen: Set[str] = set()
-        for n in s.vars:
+        out: List[ir.Stmt] = []
+        ranged = False
+        for r in s.ranges:
+            n = r.name
             sym = self.scope.lookup(n.name)
             if sym is None:
                 self.error(n.loc, f"'{n.name}' was not declared in this scope")
@@ -1328,14 +1369,18 @@ class FunctionChecker(ControlFlow, DmaForms, SpannedData, EventForms):
             if sym.kind == "error":
                 continue
             if sym.kind != "bounded":
-                self.error(n.loc, f"'foreach' needs a bounded variable from 'with ... in', but '{n.name}' is "
-                                  f"{'an ' if sym.kind[0] in 'aeiou' else 'a '}{sym.kind}")
+                what = "spanned data" if sym.kind == "data" else _article(sym.kind)
+                self.error(n.loc, f"'foreach' needs a bounded variable from 'with ... in', but '{n.name}' is {what}")
                 continue
             if sym.origin == "parallel":
                 self.error(n.loc, f"'{n.name}' is bound by 'parallel'; its instances already run in parallel "
                                   "and it cannot be iterated by 'foreach'")
                 continue
             bounds = [sym.value.bound] if isinstance(sym.value, VInt) else sym.value.bounds
+            if r.ranged and len(sym.atoms) != 1:
+                self.error(n.loc, f"a range '{n.name}(lower:upper:step)' needs a bounded integer, but '{n.name}' is "
+                                  f"a bounded ituple of {len(sym.atoms)} elements")
+                continue
             for atom, ub in zip(sym.atoms, bounds):
                 if atom in self.iterating:
                     self.error(n.loc, f"'{n.name}' is already iterated by an enclosing 'foreach'")
@@ -1343,34 +1388,75 @@ class FunctionChecker(ControlFlow, DmaForms, SpannedData, EventForms):
                 if atom in seen:
                     continue
                 seen.add(atom)
-                loops.append((atom, ub))
-        cond_sym = None
-        if s.cond is not None:
-            cond = _scalar(self.expr(s.cond))
-            if isinstance(cond, (VInt, VBool)):
-                cond_sym = cond.sym.op("!=", 0) if isinstance(cond, VInt) else cond.sym
-            elif isinstance(cond, VFloat):
-                self.error(s.cond.loc, "floating-point values may only be passed to calls")
-            elif not isinstance(cond, VError):
-                self.error(s.cond.loc, f"the 'foreach ... if' condition must be a boolean, not {_kind_name(cond)}")
-        for atom, _ in loops:
+                if r.ranged:
+                    ranged = True
+                    start, end, step, checks = self.loop_range(r, atom, ub)
+                    out += checks
+                    loops.append((atom, end, start, step))
+                else:
+                    loops.append((atom, ub, Sym.const(0), Sym.const(1)))
+        for atom, *_ in loops:
             self.iterating.add(atom)
-        always = cond_sym is None or (cond_sym.is_const and cond_sym.value != 0)
         self.jump_scopes.append("loop")
         try:
-            with self.construct("loop", s.loc, masked=not always), self.guarded(None if always else cond_sym):
+            cond_sym = None
+            if s.cond is not None:   # evaluated in each iteration: it may name the loop's variables
+                cond = _scalar(self.expr(s.cond))
+                if isinstance(cond, (VInt, VBool)):
+                    cond_sym = cond.sym.op("!=", 0) if isinstance(cond, VInt) else cond.sym
+                elif isinstance(cond, (VFloat, VExpr)):
+                    self.error(s.cond.loc, "the 'foreach ... if' condition must be a tileflow integer or boolean, "
+                                           "not an element or floating-point value")
+                elif not isinstance(cond, VError):
+                    self.error(s.cond.loc, f"the 'foreach ... if' condition must be a boolean, not {_kind_name(cond)}")
+            always = cond_sym is None or (cond_sym.is_const and cond_sym.value != 0)
+            with self.construct("loop", s.loc, masked=not always or ranged), \
+                    self.guarded(None if always else cond_sym):
                 body = self.scoped_block(s.body)
         finally:
             self.jump_scopes.pop()
-            for atom, _ in loops:
+            for atom, *_ in loops:
                 self.iterating.discard(atom)
-        for atom, ub in reversed(loops):
-            body = [ir.Loop(s.loc, atom, ub, body)]
+        inner = cond_sym is not None and bool(cond_sym.variables() & {atom for atom, *_ in loops})
+        if cond_sym is not None and inner:
+            body = [ir.If(s.loc, cond_sym, body)]
+        for atom, end, start, step in reversed(loops):
+            body = [ir.Loop(s.loc, atom, end, body, start, step)]
         if cond_sym is not None:
             if cond_sym.is_const and cond_sym.value == 0:
                 self.diag.warning(s.cond.loc, "the 'foreach' condition is always false")
-            body = [ir.If(s.loc, cond_sym, body)]
-        return body
+            if not inner:
+                body = [ir.If(s.loc, cond_sym, body)]
+        return out + body
+
+    def loop_range(self, r: A.LoopRange, atom: str, ub: Sym):
+        """`y(lower:upper:step)`: y runs from lower to its bound plus upper (exclusive) by
+        step. A range that may leave [0, bound) makes y an index checked where it is used."""
+        def part(node: Optional[A.Node], default: int, what: str) -> Sym:
+            if node is None:
+                return Sym.const(default)
+            v = _scalar(self.expr(node))
+            if isinstance(v, VError):
+                return Sym.const(default)
+            if not isinstance(v, VInt):
+                self.error(node.loc, f"the {what} of a range must be an integer, not {_kind_name(v)}")
+                return Sym.const(default)
+            return v.sym
+        lower = part(r.lower, 0, "lower offset")
+        upper = part(r.upper, 0, "upper offset")
+        step = part(r.step, 1, "step")
+        inside = lower.op(">=", 0).op("&&", upper.op("<=", 0))
+        if not (inside.is_const and inside.value):
+            self.wide_atoms.add(atom)
+        checks: List[ir.Stmt] = []
+        if r.step is not None:
+            positive = step.op(">", 0)
+            if positive.is_const and not positive.value:
+                self.error(r.step.loc, f"the step of '{r.name.name}' is {step.to_c()}; it must be positive")
+            elif not positive.is_const:
+                checks += self.runtime_check(r.step.loc, positive,
+                                             f"the step of '{r.name.name}' is {{0}}; it must be positive", [step])
+        return lower, ub + upper, step, checks
 
     # -- DMA -------------------------------------------------------------------
     def dma(self, node: A.DmaCopy, future_name: Optional[A.Name],
@@ -1400,7 +1486,11 @@ class FunctionChecker(ControlFlow, DmaForms, SpannedData, EventForms):
         if isinstance(src, VError):
             return self._declare_failed_future(future_name)
         if not isinstance(src, VData):
-            self.error(node.src.loc, f"the source of 'dma.copy' must be spanned data, not {_kind_name(src)}")
+            if isinstance(src, VExpr):   # `a.at(i)` on data is one element, not a tile
+                self.error(node.src.loc, "the source of 'dma.copy' must be spanned data, not an element: in a "
+                                         "copy, '.at(...)' must follow '.chunk(...)' or '.subspan(...)'")
+            else:
+                self.error(node.src.loc, f"the source of 'dma.copy' must be spanned data, not {_kind_name(src)}")
             return self._declare_failed_future(future_name)
         self.check_readable(src, _start_loc(node.src))
         out: List[ir.Stmt] = list(after)
@@ -1556,7 +1646,10 @@ class FunctionChecker(ControlFlow, DmaForms, SpannedData, EventForms):
         """A `with` variable outside a `foreach` over it is 0 (its first value)."""
         outside = [a for a in sym.atoms if a not in self.iterating]
         if not outside:
-            return sym.value
+            v = sym.value
+            if isinstance(v, VInt) and self.wide_atoms & set(sym.atoms):   # `y(-1:)`: check its uses
+                return VInt(v.sym, v.bound, v.origin, True)
+            return v
         key = (e.name, e.loc.line, e.loc.col)
         if key not in self.warned_outside and not self.first_value_ok:
             self.warned_outside.add(key)
@@ -1571,9 +1664,8 @@ class FunctionChecker(ControlFlow, DmaForms, SpannedData, EventForms):
         v = self.expr(e.operand)
         if isinstance(v, VError):
             return v
-        if isinstance(v, VFloat):
-            return self.error(e.loc, "floating-point arithmetic is not allowed in tileflow code; "
-                                     "floating-point values may only be passed to calls")
+        if self.is_element_operand(v):
+            return self.elem_unop(e, v)
         v = _scalar(v)
         if not isinstance(v, (VInt, VBool)):
             return self.error(e.loc, f"invalid operand to unary '{e.op}' (have {_kind_name(v)})")
@@ -1591,9 +1683,8 @@ class FunctionChecker(ControlFlow, DmaForms, SpannedData, EventForms):
             right = self.expr(e.right)
         if isinstance(left, VError) or isinstance(right, VError):
             return VError()
-        if isinstance(left, VFloat) or isinstance(right, VFloat):
-            return self.error(e.loc, "floating-point arithmetic is not allowed in tileflow code; "
-                                     "floating-point values may only be passed to calls")
+        if self.is_element_operand(left, right):
+            return self.elem_binop(e, left, right)
         if e.op == "#":
             return self.compose(e, _scalar(left), _scalar(right))
         # a one-element ituple beside an integer (or another one) is its integer
@@ -1704,8 +1795,8 @@ class FunctionChecker(ControlFlow, DmaForms, SpannedData, EventForms):
             b = _scalar(self.expr(e.other))
         if any(isinstance(v, VError) for v in (c, a, b)):
             return VError()
-        if any(isinstance(v, VFloat) for v in (c, a, b)):
-            return self.error(e.loc, "floating-point values may only be passed to calls")
+        if self.is_element_operand(c, a, b):
+            return self.elem_ternary(e, c, a, b)
         if not all(isinstance(v, (VInt, VBool)) for v in (c, a, b)):
             return self.error(e.loc, "'?:' works on integers and booleans only")
         result = c.sym.op("?:", a.sym, b.sym)
@@ -1769,6 +1860,8 @@ class FunctionChecker(ControlFlow, DmaForms, SpannedData, EventForms):
                 if not self.require_bound(base.future, e.loc, "shape"):
                     return VError()
                 return VSpan(list(base.future.region.extents))
+            if e.name == "at":   # an element is reached through the data: `f.data.at(i)`
+                return self.future_at_error(e.base, base)
             if e.name == "chunkat" or e.name in SPAN_METHODS:   # `f.chunkat(...)` is `f.data.chunkat(...)`
                 data = self.future_data(base.future, e.loc)
                 return data if isinstance(data, VError) else VMethod(data, e.name)
@@ -1811,6 +1904,8 @@ class FunctionChecker(ControlFlow, DmaForms, SpannedData, EventForms):
             return base
         if isinstance(base, VMethod) and base.name == "chunkat":
             return self.chunkat(e, base.base)
+        if isinstance(base, VMethod) and base.name == "at" and base.base.tile is None:
+            return self.element(e, base.base)   # `x.at(i, j)`: one element (after a tiling: a tile)
         if isinstance(base, VMethod):
             return self.span_method(e, base)
         if e.strides is not None:
@@ -1822,8 +1917,17 @@ class FunctionChecker(ControlFlow, DmaForms, SpannedData, EventForms):
             idx = _scalar(self.expr(e.args[0]))
             if isinstance(idx, VError):
                 return idx
-            if not isinstance(idx, VInt) or not idx.sym.is_const:
-                return self.error(e.args[0].loc, "the dimension index must be an integer constant")
+            if not isinstance(idx, VInt):
+                return self.error(e.args[0].loc, f"the dimension index must be an integer, not {_kind_name(idx)}")
+            if not idx.sym.is_const:   # `dims(c)`: chosen at run time, checked to be a dimension
+                c = idx.sym
+                self._pending_checks(self.runtime_check(
+                    e.args[0].loc, c.op(">=", 0).op("&&", c.op("<", len(items))),
+                    f"dimension index {{0}} is out of range for rank {len(items)}", [c]))
+                value = items[-1]
+                for k in range(len(items) - 2, -1, -1):
+                    value = c.op("==", k).op("?:", items[k], value)
+                return VInt(value)
             i = idx.sym.value
             if not 0 <= i < len(items):
                 return self.error(e.args[0].loc, f"dimension index {i} is out of range for rank {len(items)}")

@@ -45,6 +45,18 @@ class VFloat(Value):
 
 
 @dataclass
+class VExpr(Value):
+    """A value computed at run time from data elements or floating-point numbers
+    (`a.at(i) * 2.0`): an ir.EExpr tree, stored into an element by `x.at(j) = ...`."""
+    expr: ir.EExpr
+
+    @property
+    def kind(self) -> str:
+        reads = any(isinstance(x, ir.ERead) for x in ir.e_walk(self.expr))
+        return "element value" if reads else "floating-point value"
+
+
+@dataclass
 class VSpan(Value):
     dims: List[Sym]
     kind = "mdspan"

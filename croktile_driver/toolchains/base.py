@@ -216,6 +216,12 @@ class DeviceBuild:
     runner: Optional[Callable[..., int]] = None   # runs argv in place of the driver (a check: rewords diagnostics)
 
 
+def loop_header(index_type: str, s: ir.Loop, expr) -> str:
+    """`for (...) {` of a loop, whose range may start past 0 and step by more than 1."""
+    step = f"++{s.var}" if s.step.is_const and s.step.value == 1 else f"{s.var} += {expr(s.step)}"
+    return f"for ({index_type} {s.var} = {expr(s.start)}; {s.var} < {expr(s.count)}; {step}) {{"
+
+
 class StatementWriter:
     """The statements every emitter writes alike, one thread of control: loops,
     conditions and scalars, each after a #line into the .co.cpp. Subclasses say how a
@@ -235,7 +241,7 @@ class StatementWriter:
             getattr(self, "s_" + type(s).__name__)(s, depth)
 
     def s_Loop(self, s: ir.Loop, depth: int) -> None:
-        self.w(depth, f"for (long long {s.var} = 0; {s.var} < {self.expr(s.count)}; ++{s.var}) {{")
+        self.w(depth, loop_header("long long", s, self.expr))
         self.stmts(s.body, depth + 1)
         self.w(depth, "}")
 

@@ -14,6 +14,7 @@ from ..frontend import ir
 from ..frontend.pipeline import TranslationUnit
 from .dma_transform import element_loops, write_loops
 from .fill import fill_literal
+from .elements import ElementWriter
 from .base import (box_declarations, with_device_form, call_arguments, host_translation_unit, StatementWriter, ToolChain, check_stmt, elem_ctype,
                    line_directive, signature, sym_c)
 
@@ -151,6 +152,9 @@ class FunctionEmitter(StatementWriter):
 
     def s_Check(self, s: ir.Check, depth: int) -> None:
         self.lines.append(check_stmt(s, "  " * depth))
+
+    def s_Store(self, s: ir.Store, depth: int) -> None:
+        self.w(depth, ElementWriter("cxx", self.ptr, sym_c, elem_ctype).store(s))
 
 
 def linear_offset(region: ir.Region) -> str:

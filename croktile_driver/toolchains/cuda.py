@@ -49,6 +49,7 @@ from .device_host import DeviceHostEmitter, where as _where
 from .fill import fill_literal
 from .kernel_ir import (KernelEmitterBase, dev_expr, kernel_free_names, linear, paren, product,
                         shape_vars, strides, waited_async_futures)
+from .elements import ElementWriter
 from .memplan import align_up, plan_arena, static_bytes
 from .opencl import parse_cok
 
@@ -332,7 +333,7 @@ class KernelEmitter(KernelEmitterBase):
                             if isinstance(inner, ir.Wait):
                                 result[id(inner)] = 0
                         pending = None
-                    elif not (st.count.is_const and st.count.value >= 1) and first != pending:
+                    elif not (st.count.is_const and st.count.value >= 1 and not st.may_skip) and first != pending:
                         pending = None
                     else:
                         pending = first
@@ -664,6 +665,16 @@ class KernelEmitter(KernelEmitterBase):
             state = self.step(state, THREAD0, touched, touched, depth)
             self.w(depth, f"if (croktile_tid == 0) {text}")
         else:
+            self.w(depth, text)
+        return state
+
+    def s_Store(self, s: ir.Store, depth: int, level: int, state: State) -> State:
+        text = ElementWriter("cxx", self.ptr, dev_expr, elem_ctype).store(s)
+        if level == 1:   # outer-level code runs as if on thread 0 (spec 4)
+            reads = frozenset().union(*(self.keys(r.buffer) for r in s.reads()))
+            state = self.step(state, THREAD0, reads, self.keys(s.buffer), depth)
+            self.w(depth, f"if (croktile_tid == 0) {text}")
+        else:            # one thread of an inner level: a plain access
             self.w(depth, text)
         return state
 

@@ -47,6 +47,7 @@ from .base import (DeviceBuild, with_device_form, StatementWriter, ToolChain, bo
                    line_directive)
 from .cpu import FunctionEmitter
 from .fill import fill_literal
+from .elements import ElementWriter, float_names
 from .kernel_ir import (dev_expr, host_level_names, kernel_free_names, linear, matching, product, shape_vars,
                         walk_levels)
 from .opencl import _masked, host_device_functions, parse_cok, report_non_cok_call, segment_loc
@@ -524,6 +525,9 @@ class EntryEmitter(StatementWriter):
             elif isinstance(s, ir.Call):
                 regions = [a.region for a in s.args if a.region is not None]
                 floats += [a.text for a in s.args if a.kind == "float" and a.text not in floats]
+            elif isinstance(s, ir.Store):
+                regions = [ir.Region(b, [], []) for b in [s.buffer] + [r.buffer for r in s.reads()]]
+                floats += [f for f in float_names([s]) if f not in floats]
             for r in regions:
                 if id(r.buffer) not in own and r.buffer not in used:
                     used.append(r.buffer)
@@ -635,6 +639,11 @@ class EntryEmitter(StatementWriter):
     def s_Call(self, s: ir.Call, depth: int) -> None:
         args = call_arguments(s, self.region_ptr, dev_expr)
         self.w(depth, f"{self.gen.callees.get(id(s), s.func)}({', '.join(args)});")
+
+    def s_Store(self, s: ir.Store, depth: int) -> None:
+        self.w(depth, ElementWriter("factor", self.ptr, dev_expr, lambda e: ir.ELEM_CTYPES[e],
+                                    lambda e: self.diag.error(s.loc, f"computing with '{e}' elements is not supported "
+                                                                     "on target 'factor' yet (copying them is)")).store(s))
 
     def s_Check(self, s: ir.Check, depth: int) -> None:
         values = ", ".join(f"(long long)({dev_expr(v)})" for v in s.values) or "0"

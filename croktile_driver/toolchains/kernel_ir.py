@@ -10,7 +10,8 @@ from typing import Dict, List, Optional, Set, Tuple
 
 from ..frontend import ir
 from ..frontend.symbolic import Sym
-from .base import condition, sym_c
+from .base import condition, loop_header, sym_c
+from .elements import float_names
 
 MAX_CHECK_VALUES = 4     # values a device-side runtime check can report
 
@@ -94,7 +95,11 @@ def kernel_free_names(stmts_with_levels) -> List[str]:
             bufs += s.buffers
         elif isinstance(s, ir.Loop):
             defined.add(s.var)
-            used |= sym_vars(s.count)
+            used |= sym_vars(s.count) | sym_vars(s.start) | sym_vars(s.step)
+        elif isinstance(s, ir.Store):
+            bufs += [s.buffer] + [r.buffer for r in s.reads()]
+            for x in s.syms():
+                used |= sym_vars(x)
         elif isinstance(s, ir.If):
             used |= sym_vars(s.cond)
         elif isinstance(s, ir.ScalarDef):
@@ -212,6 +217,8 @@ class KernelEmitterBase:
                 return True
             if isinstance(s, ir.Swap) and buf in (s.a, s.b):
                 return True
+            if isinstance(s, ir.Store) and (s.buffer is buf or any(r.buffer is buf for r in s.reads())):
+                return True
         return False
 
     def float_args(self) -> List[str]:
@@ -222,13 +229,16 @@ class KernelEmitterBase:
                 for a in s.args:
                     if a.kind == "float" and a.text in self.host.float_params and a.text not in names:
                         names.append(a.text)
+        for name in float_names(s for s, _ in self.all):
+            if name in self.host.float_params and name not in names:
+                names.append(name)
         return names
 
     def s_Loop(self, s: ir.Loop, depth: int, level: int, state):
         mark = len(self.lines)
         entry = state
         while True:
-            self.w(depth, f"for ({self.index_type} {s.var} = 0; {s.var} < {dev_expr(s.count)}; ++{s.var}) {{")
+            self.w(depth, loop_header(self.index_type, s, dev_expr))
             end = self.stmts(s.body, depth + 1, level, entry)
             self.w(depth, "}")
             joined = self.join(entry, end)

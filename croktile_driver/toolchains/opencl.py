@@ -64,6 +64,7 @@ from ..cstrings import escaped
 from .base import DeviceBuild, ToolChain, c_string, elem_ctype, host_translation_unit, line_directive
 from .device_host import DeviceHostEmitter, where as _where
 from .dma_transform import element_loops, write_loops, write_shared_loops
+from .elements import ElementWriter
 from .opencl_check import CHECK_FLAGS, DEFAULT_CHECKER, checker_command, locate, run_check, statement_line
 from .fill import fill_literal
 from .kernel_ir import (KernelEmitterBase, dev_expr, kernel_free_names, linear as _linear, matching as _matching,
@@ -172,6 +173,39 @@ static inline uchar croktile_mf_from_float(float f, int E, int M, int special) {
 #define croktile_f32_to_f4_e2m1(f) croktile_mf_from_float((f), 2, 1, 0)
 static inline long croktile_min(long a, long b) { return a < b ? a : b; }
 static inline long croktile_max(long a, long b) { return a > b ? a : b; }
+// f16/bf16 elements (ushort bits) <-> float, rounding to nearest even as runtime/croktile.h does.
+static inline float croktile_f16_to_float(ushort h) {
+  uint sign = (uint)(h & 0x8000u) << 16, e = (h >> 10) & 0x1fu, m = h & 0x3ffu;
+  if (e == 0x1fu) return as_float(sign | 0x7f800000u | (m << 13));
+  if (e == 0) {
+    if (m == 0) return as_float(sign);
+    uint fe = 113;
+    while ((m & 0x400u) == 0) { m <<= 1; --fe; }
+    return as_float(sign | (fe << 23) | ((m & 0x3ffu) << 13));
+  }
+  return as_float(sign | ((e + 112u) << 23) | (m << 13));
+}
+static inline ushort croktile_float_to_f16(float f) {
+  uint x = as_uint(f), sign = (x >> 16) & 0x8000u, a = x & 0x7fffffffu;
+  if (a >= 0x7f800000u) return (ushort)(a > 0x7f800000u ? (sign | 0x7e00u | ((a >> 13) & 0x3ffu)) : (sign | 0x7c00u));
+  if (a >= 0x477ff000u) return (ushort)(sign | 0x7c00u);
+  if (a < 0x38800000u) {
+    if (a <= 0x33000000u) return (ushort)sign;
+    uint e = a >> 23, m = (a & 0x7fffffu) | 0x800000u, shift = 126u - e;
+    uint h = m >> shift, rem = m & ((1u << shift) - 1u), mid = 1u << (shift - 1u);
+    if (rem > mid || (rem == mid && (h & 1u))) ++h;
+    return (ushort)(sign | h);
+  }
+  uint h = (a - 0x38000000u) >> 13, rem = a & 0x1fffu;
+  if (rem > 0x1000u || (rem == 0x1000u && (h & 1u))) ++h;
+  return (ushort)(sign | h);
+}
+static inline float croktile_bf16_to_float(ushort b) { return as_float((uint)b << 16); }
+static inline ushort croktile_float_to_bf16(float f) {
+  uint x = as_uint(f);
+  if ((x & 0x7fffffffu) > 0x7f800000u) return (ushort)((x >> 16) | 0x40u);
+  return (ushort)((x + 0x7fffu + ((x >> 16) & 1u)) >> 16);
+}
 // A failed runtime check: the first one in a launch records its id and values.
 static void croktile_check_fail(__global int* err, int id, long v0, long v1, long v2, long v3) {
   if (atomic_cmpxchg(err, 0, id + 1) == 0) {
@@ -971,6 +1005,17 @@ class KernelEmitter(KernelEmitterBase):
         name = self.gen.callee(s, spaces)
         text = f"{name}({', '.join(args)});"
         if self.outer(level):
+            state = self.before(level, state, 1, depth)
+            self.w(depth, f"if (croktile_lid == 0) {text}")
+        else:
+            self.w(depth, text)
+        return state
+
+    def s_Store(self, s: ir.Store, depth: int, level: int, state: int) -> int:
+        text = ElementWriter("opencl", self.ptr, dev_expr, lambda e: DEVICE_CTYPES[e],
+                             lambda e: self.diag.error(s.loc, f"computing with '{e}' elements is not supported on "
+                                                              "target 'opencl' yet (copying them is)")).store(s)
+        if self.outer(level):   # outer-level code runs as if on work-item 0 (spec 4)
             state = self.before(level, state, 1, depth)
             self.w(depth, f"if (croktile_lid == 0) {text}")
         else:

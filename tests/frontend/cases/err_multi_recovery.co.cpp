@@ -23,7 +23,7 @@ __co__ void many_semantic_errors(s32 [6, 17] a, float pad) {
         g = dma.copy a.chunkat(p, i) => local; // expect-error: (17) is not divisible by the bound of 'i' (4)
       }
     }
-    int y = pad * 2;                   // expect-error: floating-point arithmetic is not allowed
+    int y = pad * 2;                   // expect-error: cannot initialise 'int y' with floating-point value
     helper();                          // expect-error: cannot call another __co__ function ('helper')
     return;                            // expect-error: 'return' inside 'parallel'
   }

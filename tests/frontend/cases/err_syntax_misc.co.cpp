@@ -16,7 +16,8 @@ __co__ void syntax_misc(s32 [8] a) {
   }
   int w = 4 x;                 // expect-error: expected ';' before 'x'
   s32 [4, 4 buf;               // expect-error: expected ',' or ']' before 'buf'
-  foreach {}                   // expect-error: expected identifier before '{'
+  foreach {}                   // expect-error: expected identifier before '}'
+  int skipped = 0;             // (recovery resumes after the next ';': `foreach {x, y} in` is legal)
   parallel [q] by 4 {}         // expect-error: expected '{' before '['
   parallel q by 4 : 7 {}       // expect-error: expected identifier before '7'
   call ;                       // expect-error: expected identifier before ';'

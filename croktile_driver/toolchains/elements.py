@@ -1,0 +1,129 @@
+"""Element statements (`x.at(i) = ...`, ir.Store) as C, C++ or OpenCL C text.
+
+One writer for every target; a dialect says how element types are spelled and how the
+storage types (f16, bf16, the 8/6/4-bit floats and the narrow integers, structs of the
+runtime) are read and written:
+
+* ``cxx`` (cpu, cuda): the runtime's structs convert to and from float (the narrow
+  integers to and from int) themselves (runtime/croktile.h, also in device code);
+* ``opencl``: they are bits (``unsigned short``, ``unsigned char``), converted by the
+  prelude's ``croktile_<type>_to_float`` / ``croktile_float_to_<type>``;
+* ``factor``: the device module declares the structs without defining them: f16 and
+  bf16 elements are read and written as ``uint16_t`` bits through the same functions
+  (runtime/croktile_factor.h).
+
+A store of an element of the same type is a copy of its bits (every type, every target).
+Where a dialect has no conversion (the narrow integers on opencl and factor, the 8/6/4-bit
+floats on factor) computing with such elements is an error at the statement. Every
+conversion rounds to nearest even, the same bits on every target. Arithmetic follows C:
+integers of 32 bits and less are computed as ``int`` (u32 as ``unsigned``), 64-bit ones
+as ``long long``, floating point as ``float`` (f64 as ``double``); integer overflow and
+division by zero are undefined, as in C.
+"""
+from __future__ import annotations
+
+from typing import Callable, Optional
+
+from ..frontend import ir
+from ..frontend.symbolic import Sym
+
+CTYPE = {"cxx": {"bool": "bool", "int": "int", "uint": "unsigned int", "long": "long long",
+                 "ulong": "unsigned long long", "float": "float", "double": "double"},
+         "opencl": {"bool": "bool", "int": "int", "uint": "uint", "long": "long", "ulong": "ulong",
+                    "float": "float", "double": "double"}}
+CTYPE["factor"] = CTYPE["cxx"]
+BITS16 = ("f16", "bf16")      # storage types held as 16 bits
+
+
+def _is_struct(elem: str) -> bool:
+    return elem in ir.STRUCT_ELEMS
+
+
+def linear(index, shape) -> Sym:
+    """Row-major element offset of `index` in an array of `shape`."""
+    total, stride = Sym.const(0), Sym.const(1)
+    for i, d in zip(reversed(index), reversed(shape)):
+        total = total + i * stride
+        stride = stride * d
+    return total
+
+
+class ElementWriter:
+    """Writes element expressions for one emitter: ``ptr(buffer)`` names a buffer's
+    pointer, ``expr(sym)`` writes a symbolic integer, ``elem_ctype(elem)`` a C type;
+    ``unsupported(elem)`` is told of an element type the dialect cannot compute with."""
+
+    def __init__(self, dialect: str, ptr: Callable[[ir.Buffer], str], expr: Callable[[Sym], str],
+                 elem_ctype: Callable[[str], str], unsupported: Optional[Callable[[str], None]] = None):
+        self.dialect = dialect
+        self.ptr = ptr
+        self.expr = expr
+        self.elem_ctype = elem_ctype
+        self.unsupported = unsupported or (lambda elem: None)
+
+    def slot(self, buf: ir.Buffer, index, shape) -> str:
+        """The element's lvalue, in its storage type (16-bit types as their bits on factor)."""
+        at = self.expr(linear(index, shape))
+        if self.dialect == "factor" and buf.elem in BITS16:
+            return f"((uint16_t*){self.ptr(buf)})[{at}]"
+        return f"{self.ptr(buf)}[{at}]"
+
+    def convertible(self, elem: str) -> bool:
+        if not _is_struct(elem) or self.dialect == "cxx" or elem in BITS16:
+            return True
+        if self.dialect == "opencl" and ir.elem_compute(elem) == "float":
+            return True
+        self.unsupported(elem)
+        return False
+
+    def read(self, e: ir.ERead) -> str:
+        raw = self.slot(e.buffer, e.index, e.shape)
+        elem = e.buffer.elem
+        if not _is_struct(elem) or not self.convertible(elem):
+            return raw
+        if self.dialect == "cxx":
+            return f"(({CTYPE['cxx'][e.ctype]}){raw})"
+        return f"croktile_{elem}_to_float({raw})"
+
+    def value(self, e: ir.EExpr) -> str:
+        if isinstance(e, ir.ERead):
+            return self.read(e)
+        if isinstance(e, ir.EInt):
+            return str(e.value.value) if e.value.is_const else f"((int)({self.expr(e.value)}))"
+        if isinstance(e, ir.ENum):
+            return f"{e.text}f"
+        if isinstance(e, ir.EVar):
+            return f"((float){e.name})"
+        if isinstance(e, ir.EUn):
+            return f"({e.op}{self.value(e.operand)})"
+        if isinstance(e, ir.EBin):
+            return f"({self.value(e.left)} {e.op} {self.value(e.right)})"
+        return f"({self.value(e.cond)} ? {self.value(e.then)} : {self.value(e.other)})"
+
+    def store(self, s: ir.Store) -> str:
+        buf = s.buffer
+        lhs = self.slot(buf, s.index, s.shape)
+        v = s.value
+        if isinstance(v, ir.ERead) and v.buffer.elem == buf.elem:   # a copy: the bits as they are
+            return f"{lhs} = {self.slot(v.buffer, v.index, v.shape)};"
+        text = self.value(v)
+        elem = buf.elem
+        if _is_struct(elem):
+            compute = CTYPE["cxx"][ir.elem_compute(elem)]
+            if not self.convertible(elem):
+                return f"{lhs} = {text};"
+            if self.dialect == "cxx":
+                return f"{lhs} = {self.elem_ctype(elem)}(({compute}){text});"
+            return f"{lhs} = croktile_float_to_{elem}((float){text});"
+        return f"{lhs} = ({self.elem_ctype(elem)}){text};"
+
+
+def float_names(stmts) -> list:
+    """Floating-point parameters that element statements read (kernels take them)."""
+    names = []
+    for s in stmts:
+        if isinstance(s, ir.Store):
+            for e in ir.e_walk(s.value):
+                if isinstance(e, ir.EVar) and e.name not in names:
+                    names.append(e.name)
+    return names
