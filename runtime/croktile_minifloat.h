@@ -206,12 +206,15 @@ static_assert(std::is_trivially_copyable<f8_e4m3>::value && std::is_trivially_de
 
 // The conversions under the names generated element code uses on every target (the OpenCL
 // prelude defines the same names over bytes): croktile_f8_e4m3_to_f32(bits) and
-// croktile_f32_to_f8_e4m3(value), and so on for each float type.
+// croktile_f32_to_f8_e4m3(value), and so on for each float type; also spelled as f16's
+// (croktile_f8_e4m3_to_float, croktile_float_to_f8_e4m3).
 #define CROKTILE_MF_CONVERSIONS(T)                                                          \
   CROKTILE_HOST_DEVICE inline float croktile_##T##_to_f32(std::uint8_t b) {                 \
     return float(croktile::T::from_bits(b));                                                \
   }                                                                                         \
-  CROKTILE_HOST_DEVICE inline std::uint8_t croktile_f32_to_##T(float f) { return croktile::T(f).bits; }
+  CROKTILE_HOST_DEVICE inline std::uint8_t croktile_f32_to_##T(float f) { return croktile::T(f).bits; } \
+  CROKTILE_HOST_DEVICE inline float croktile_##T##_to_float(std::uint8_t b) { return croktile_##T##_to_f32(b); } \
+  CROKTILE_HOST_DEVICE inline std::uint8_t croktile_float_to_##T(float f) { return croktile_f32_to_##T(f); }
 CROKTILE_MF_CONVERSIONS(f8_e4m3)
 CROKTILE_MF_CONVERSIONS(f8_e5m2)
 CROKTILE_MF_CONVERSIONS(f6_e2m3)

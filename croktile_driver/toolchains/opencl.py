@@ -161,6 +161,17 @@ static inline uchar croktile_mf_from_float(float f, int E, int M, int special) {
   if (mag > max_mag) mag = special == 2 ? inf_mag : max_mag;
   return (uchar)(sign | mag);
 }
+// the same under the names of f16's conversions (croktile_f16_to_float)
+#define croktile_f8_e4m3_to_float(b) croktile_mf_to_float((b), 4, 3, 1)
+#define croktile_f8_e5m2_to_float(b) croktile_mf_to_float((b), 5, 2, 2)
+#define croktile_f6_e2m3_to_float(b) croktile_mf_to_float((b), 2, 3, 0)
+#define croktile_f6_e3m2_to_float(b) croktile_mf_to_float((b), 3, 2, 0)
+#define croktile_f4_e2m1_to_float(b) croktile_mf_to_float((b), 2, 1, 0)
+#define croktile_float_to_f8_e4m3(f) croktile_mf_from_float((f), 4, 3, 1)
+#define croktile_float_to_f8_e5m2(f) croktile_mf_from_float((f), 5, 2, 2)
+#define croktile_float_to_f6_e2m3(f) croktile_mf_from_float((f), 2, 3, 0)
+#define croktile_float_to_f6_e3m2(f) croktile_mf_from_float((f), 3, 2, 0)
+#define croktile_float_to_f4_e2m1(f) croktile_mf_from_float((f), 2, 1, 0)
 #define croktile_f8_e4m3_to_f32(b) croktile_mf_to_float((b), 4, 3, 1)
 #define croktile_f8_e5m2_to_f32(b) croktile_mf_to_float((b), 5, 2, 2)
 #define croktile_f6_e2m3_to_f32(b) croktile_mf_to_float((b), 2, 3, 0)

@@ -8,11 +8,11 @@ extern "C" void convert(unsigned char* bits, float* v, unsigned char* back, int 
     v[n + i] = croktile_f8_e5m2_to_f32(bits[i]);
     v[2 * n + i] = croktile_f6_e2m3_to_f32(bits[i] & 63);
     v[3 * n + i] = croktile_f6_e3m2_to_f32(bits[i] & 63);
-    v[4 * n + i] = croktile_f4_e2m1_to_f32(bits[i] & 15);
+    v[4 * n + i] = croktile_f4_e2m1_to_float(bits[i] & 15);   // f16's spelling
     // rounding: halfway between i/16 steps, beyond the ranges, NaN and infinity
     float x = (float)(i - 128) * 0.40625f;
     back[i] = croktile_f32_to_f8_e4m3(x * 8.0f) ^ croktile_f32_to_f8_e5m2(x * 300.0f) ^
-              croktile_f32_to_f6_e2m3(x) ^ croktile_f32_to_f6_e3m2(x) ^ croktile_f32_to_f4_e2m1(x);
+              croktile_f32_to_f6_e2m3(x) ^ croktile_f32_to_f6_e3m2(x) ^ croktile_float_to_f4_e2m1(x);
   }
   back[0] = croktile_f32_to_f8_e4m3(1.0f / 0.0f) ^ croktile_f32_to_f8_e5m2(-1.0f / 0.0f);
   back[1] = croktile_f32_to_f8_e4m3(0.0f / 0.0f) & 127;   // the sign of 0/0 differs by compiler
