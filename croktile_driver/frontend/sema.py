@@ -1890,6 +1890,8 @@ class FunctionChecker(ControlFlow, DmaForms, SpannedData, EventForms, ElementChe
                 return self.builtin_cdiv(e)
             if sym is None and name == "select":
                 return self.select(e)
+            if sym is None and name in ("__alignup", "__aligndown"):
+                return self.builtin_align(e, name)
             if sym is None:
                 if name in self.co_functions:
                     return self.error(e.loc, f"a __co__ function cannot call another __co__ function ('{name}')")

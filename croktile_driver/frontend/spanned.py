@@ -112,6 +112,31 @@ class SpannedData:
             value = value.items[i]
         return value
 
+    def builtin_align(self, e: A.Call, name: str) -> Value:
+        """`__alignup(x, n)` / `__aligndown(x, n)`: x rounded up / down to a multiple of n > 0."""
+        if len(e.args) != 2:
+            return self.error(e.loc, f"'{name}' takes two integers, not {len(e.args)} argument"
+                                     f"{'s' if len(e.args) != 1 else ''}")
+        vals = []
+        for node in e.args:
+            v = self.expr(node)
+            if isinstance(v, VTuple) and len(v.items) == 1:
+                v = VInt(v.items[0])
+            if isinstance(v, VError):
+                return v
+            if not isinstance(v, VInt):
+                return self.error(node.loc, f"'{name}' takes integers, not {getattr(v, 'kind', 'this')}")
+            vals.append(v.sym)
+        x, n = vals
+        if n.is_const and n.value <= 0:
+            return self.error(e.args[1].loc, f"'{name}' needs a positive alignment, not {n.value}")
+        if not n.is_const:
+            self._pending_checks(self.runtime_check(e.args[1].loc, n.op(">", 0),
+                                                    f"'{name}' needs a positive alignment, not {{0}}", [n]))
+        if name == "__alignup":
+            x = x + n - Sym.const(1)
+        return self.int32(e.loc, f"{name}({vals[0].to_c()}, {n.to_c()})", VInt(x.op("/", n) * n))
+
     # -- spanned operations ----------------------------------------------------
     def span_method(self, e: A.Call, m: VMethod) -> Value:
         base, name = m.base, m.name
@@ -132,6 +157,12 @@ class SpannedData:
         out: List[Optional[Sym]] = []
         bounds = [] if bounds is None else bounds
         for a in args:
+            if isinstance(a, A.SpanLit):   # `.view([b, 3])`: the list's items, ituples included
+                inner = self._int_list(a.items, what, wild, bounds)
+                if inner is None:
+                    return None
+                out.extend(inner)
+                continue
             v = self.expr(a)
             if isinstance(v, VError):
                 return None

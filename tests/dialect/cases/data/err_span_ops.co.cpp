@@ -63,3 +63,11 @@ __co__ void shapes(s32 [?, 4] a) {
   mdspan m1 : {7, 8};                             // an ituple literal is an expression (README)
   m2 : [a.span(0), 0];  // expect-error: dimension 1 of mdspan 'm2' must be positive, not 0
 }
+
+__co__ void align(f32 [128, 512] a) {
+  int u = __alignup(a.span(0), 6) + __aligndown(a.span(0) / 3, 32);   // 132 + 32
+  b = {6, 8};
+  parallel p by 2 { dma.copy a.view([b]).from(p, 0) => local; }   // 'view([b])': the ituple's elements
+  int w = __alignup(5, 0);  // expect-error: '__alignup' needs a positive alignment, not 0
+  int z = __aligndown(5);  // expect-error: '__aligndown' takes two integers, not 1 argument
+}
