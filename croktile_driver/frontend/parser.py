@@ -518,7 +518,7 @@ class _Grammar:
 
     # The body of `parallel`, `inthreads`, `with` and `foreach`: a block, `;` (empty) or one
     # statement. An expression statement cannot be a body: `parallel by n -x;` would
-    # read as `by (n - x)`.
+    # read as `by (n - x)`; nor can `if` (`foreach x if (c) ...` is a masked foreach).
     def p_body(self, p):
         """body : block"""
         p[0] = p[1]
@@ -539,7 +539,12 @@ class _Grammar:
                 | parallel_stmt
                 | inthreads_stmt
                 | with_stmt
-                | foreach_stmt"""
+                | foreach_stmt
+                | while_stmt
+                | jump_stmt
+                | print_stmt
+                | event_decl
+                | trigger_stmt"""
         p[0] = A.Block(p[1].loc, [p[1]])
 
     def p_body_dma(self, p):

@@ -567,6 +567,9 @@ class FunctionChecker(ControlFlow, DmaForms, SpannedData, EventForms, ElementChe
         if mutable:
             self.mutable_vars[ir_name] = name.name
         value = VInt(sym) if kind == "int" else VBool(sym)
+        if kind == "int" and sym is init_sym and isinstance(init, VInt) and init.bound is not None:
+            # a name for a bounded value is bounded too (the reference's `pqx = p # q # x;`)
+            value = VInt(sym, init.bound, init.origin, init.derived)
         self.declare(name, Symbol(name.name, kind, value, name.loc, ir_name, mutable=mutable))
         return [ir.ScalarDef(name.loc, ir_name, kind, init_sym if init_sym is not None else Sym.const(0))]
 
@@ -1720,6 +1723,10 @@ class FunctionChecker(ControlFlow, DmaForms, SpannedData, EventForms, ElementChe
     def compose(self, e: A.BinOp, left: Value, right: Value) -> Value:
         """`p # q`: two bounded integers as one, p the major part (`m # g0` tiles m's
         chunks further by g0): p * #q + q, bounded by #p * #q."""
+        sign = e.right if isinstance(e.right, A.UnOp) and e.right.op in ("+", "-") else None
+        if sign is not None and (sign.loc.line, sign.loc.col) == (e.loc.line, e.loc.col + 1):
+            return self.error(e.loc, f"'#{sign.op}' (the reference's '+'/'-' that also moves the bound) "
+                                     "is not supported yet")
         for side, v in ((e.left, left), (e.right, right)):
             if not (isinstance(v, VInt) and v.bound is not None):
                 what = "an unbounded int" if isinstance(v, VInt) else _article(_kind_name(v))

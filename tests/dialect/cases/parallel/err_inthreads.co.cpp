@@ -38,6 +38,9 @@ __co__ void compose(s32 [8, 8] x, int n) {
       foreach k {
         dma.copy x.chunkat(p # q, k) => local;
         dma.copy x.chunkat(p # n, k) => local;   // expect-error: '#' composes bounded integers (from 'parallel ... by' or 'with ... in'), not an unbounded int
+        pq = p # q;
+        dma.copy x.chunkat(pq, k) => local;
+        q1 = q #- 1;                             // expect-error: '#-' (the reference's '+'/'-' that also moves the bound) is not supported yet
       }
     }
   }

@@ -54,7 +54,8 @@ __co__ s32 [3, 2, 32] warps(s32 [3, 2, 32] shape) {
     local s32 [1, 1, 32] v;
     local s32 [1, 1, 1] one;
     call put(one, b * 100 + w * 40 + ty * 8 + tx);
-    dma.copy one => out.chunkat(b, w, ty # tx);
+    lane = ty # tx;                      // a name for a bounded value is bounded: [0, 32)
+    dma.copy one => out.chunkat(b, w, lane);
   }
   return out;
 }
