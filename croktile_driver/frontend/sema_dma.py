@@ -349,5 +349,10 @@ class DmaForms:
                 self.error(value.loc, f"the padding value of 'dma.pad' is a number, not {v.kind}")
                 return None
         low, high, mid = parts
+        if not all(m.is_const and m.value == 0 for m in mid):
+            # the reference sizes the result n + low + high + mid without saying where the
+            # middle padding goes: no meaning to give it yet
+            self.error(cfg[2].loc, "'dma.pad' with a middle padding other than 0 is not supported yet")
+            return None
         out = [lo + hi + d + m * (d - 1) for lo, hi, m, d in zip(low, high, mid, ext)]
         return out, None, (low, high, mid, val)

@@ -43,7 +43,7 @@ __co__ s32 [2, 8, 6] tr(s32 [2, 6, 8] a) {
 __co__ s32 [8, 10] pd(s32 [4, 4] a, int v) {
   s32 [8, 10] out;
   parallel p by 2 {
-    f = dma.pad.async<{1, 2}, {1, 1}, {0, 1}, v> a.chunkat(p, _) => shared;
+    f = dma.pad.async<{1, 2}, {1, 4}, {0, 0}, v> a.chunkat(p, _) => shared;
     wait f;
     dma.copy f.data => out.chunkat(p, _);
   }
@@ -112,12 +112,12 @@ int main() {
 // expect-output: 0 745 7216 3078962
 // expect-output: 91 281720
 // expect-output: -7 -7 -7 -7 -7 -7 -7 -7 -7 -7
-// expect-output: -7 -7 1 -7 2 -7 3 -7 4 -7
-// expect-output: -7 -7 5 -7 6 -7 7 -7 8 -7
+// expect-output: -7 -7 1 2 3 4 -7 -7 -7 -7
+// expect-output: -7 -7 5 6 7 8 -7 -7 -7 -7
 // expect-output: -7 -7 -7 -7 -7 -7 -7 -7 -7 -7
 // expect-output: -7 -7 -7 -7 -7 -7 -7 -7 -7 -7
-// expect-output: -7 -7 9 -7 10 -7 11 -7 12 -7
-// expect-output: -7 -7 13 -7 14 -7 15 -7 16 -7
+// expect-output: -7 -7 9 10 11 12 -7 -7 -7 -7
+// expect-output: -7 -7 13 14 15 16 -7 -7 -7 -7
 // expect-output: -7 -7 -7 -7 -7 -7 -7 -7 -7 -7
 // expect-output: 142 1430528
 // expect-output: 35 0 324352

@@ -12,6 +12,7 @@ __co__ void transforms(s32 [2, 16] src, f16 [4, 4] h) {
     dma.transp<1, 0> src => d1;                     // expect-error: the copied chunk has shape [16, 2], but the destination has shape [4, 8]
     dma.pad<{1, 0}, {1, 0, 3}, {0, 0}, 4> src => local;   // expect-error: the high padding of 'dma.pad' has 3 elements, but the source has rank 2
     dma.pad<{1}, {1}, {0}, 4> src => local;         // expect-error: the low padding of 'dma.pad' has 1 element, but the source has rank 2
+    dma.pad<{1, 1}, {1, 1}, {1, 0}, 4> src => local; // expect-error: 'dma.pad' with a middle padding other than 0 is not supported yet
     dma.pad<{1, 1}, {1, 1}, {0, 0}, 0> h => local;  // expect-error: 'dma.pad' of 'f16' data is not supported yet
     dma.transp src => d0;                           // expect-error: 'dma.transp' needs its configuration
     dma.copy<1, 0> src => d0;                       // expect-error: 'dma.copy' takes no '<...>' configuration
