@@ -258,8 +258,17 @@ namespace croktile {
 // Host helpers of the reference compiler's programs (choreo::choreo_assert, fill_random)
 // ---------------------------------------------------------------------------
 
-// Prints `file:line: choreo assertion abort: msg` and aborts when `cond` is false.
-inline void choreo_assert(bool cond, const char* msg, const char* file = __FILE__, int line = __LINE__) {
+// Prints `file:line: choreo assertion abort: msg` and aborts when `cond` is false; the
+// place is the caller's where the compiler has __builtin_FILE (gcc, clang, nvcc).
+#if defined(__GNUC__) || defined(__clang__)
+#define CROKTILE_CALLER_FILE __builtin_FILE()
+#define CROKTILE_CALLER_LINE __builtin_LINE()
+#else
+#define CROKTILE_CALLER_FILE __FILE__
+#define CROKTILE_CALLER_LINE __LINE__
+#endif
+inline void choreo_assert(bool cond, const char* msg, const char* file = CROKTILE_CALLER_FILE,
+                          int line = CROKTILE_CALLER_LINE) {
   if (!cond) {
     std::fflush(stdout);
     std::fprintf(stderr, "%s:%d: choreo assertion abort: %s\n", file, line, msg);
