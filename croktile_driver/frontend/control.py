@@ -153,9 +153,6 @@ class ControlFlow:
                            else i.text if i.kind == "text" else i.value.to_c() for i in items)
             sys.stdout.write(text + ("\n" if s.newline else ""))
             return []
-        if self.level > 0:
-            self.error(s.loc, f"'{word}' inside 'parallel' is not supported yet; print at host level")
-            return []
         return [ir.Print(s.loc, items, s.newline)]
 
     # -- cdiv ----------------------------------------------------------------------

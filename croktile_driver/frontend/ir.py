@@ -161,7 +161,8 @@ class PrintItem:
 
 @dataclass(eq=False)
 class Print(Stmt):
-    """`print(...)` / `println(...)` at host level: written to stdout when it runs."""
+    """`print(...)` / `println(...)`: written to stdout when it runs (inside `parallel`, by
+    each instance of the innermost level; beside an inner level, by its thread 0)."""
     items: List[PrintItem]
     newline: bool
 

@@ -172,20 +172,34 @@ def check_stmt(check: ir.Check, indent: str) -> str:
             f"{where}, {c_string(check.message)}, {{{values}}});")
 
 
-def print_stmt(s: ir.Print, expr) -> str:
-    """`print`/`println` as one printf (strings as written, integers as long long) and an
-    fflush, so that its line comes out in order with the host program's own output."""
-    fmt, args = [], []
+def print_stmt(s: ir.Print, expr, printf: str = "std::printf", int_fmt: str = "%lld",
+               int_type: str = "long long", bool_as_text: bool = True, flush: str = "std::fflush(stdout);") -> str:
+    """`print`/`println` as printf calls: the strings go into the format (as written, '%'
+    doubled), integers as `int_fmt`. A boolean prints `true`/`false`: a `%s` of a ternary,
+    or (OpenCL C, whose `%s` takes only a literal) a printf of its own on each branch."""
+    calls, fmt, args = [], [], []
+
+    def flush_fmt():
+        if fmt:
+            calls.append(f"{printf}({', '.join([chr(34) + ''.join(fmt) + chr(34)] + args)});")
+            fmt.clear()
+            args.clear()
     for item in s.items:
         if item.kind == "text":
+            fmt.append(item.text[1:-1].replace("%", "%%"))
+        elif item.kind == "int":
+            fmt.append(int_fmt)
+            args.append(f"({int_type})({expr(item.value)})")
+        elif bool_as_text:
             fmt.append("%s")
-            args.append(item.text)
+            args.append(f"(({expr(item.value)}) ? \"true\" : \"false\")")
         else:
-            fmt.append("%lld" if item.kind == "int" else "%s")
-            args.append(f"(long long)({expr(item.value)})" if item.kind == "int"
-                        else f"(({expr(item.value)}) ? \"true\" : \"false\")")
-    fmt.append("\\n" if s.newline else "")
-    return f"std::printf({', '.join([chr(34) + ''.join(fmt) + chr(34)] + args)}); std::fflush(stdout);"
+            flush_fmt()
+            calls.append(f"if ({expr(item.value)}) {printf}(\"true\"); else {printf}(\"false\");")
+    if s.newline:
+        fmt.append("\\n")
+    flush_fmt()
+    return " ".join(calls + ([flush] if flush else []))
 
 
 def call_arguments(call: ir.Call, region_ptr, expr) -> List[str]:

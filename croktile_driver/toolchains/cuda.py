@@ -44,7 +44,7 @@ from ..frontend import ir
 from ..frontend.pipeline import TranslationUnit
 from ..frontend.symbolic import Sym
 from .dma_transform import element_loops, write_loops, write_shared_loops
-from .base import ToolChain, c_string, call_arguments, elem_ctype, host_translation_unit, line_directive
+from .base import ToolChain, c_string, call_arguments, elem_ctype, host_translation_unit, line_directive, print_stmt
 from .device_host import DeviceHostEmitter, where as _where
 from .fill import fill_literal
 from .kernel_ir import (KernelEmitterBase, dev_expr, kernel_free_names, linear, paren, product,
@@ -702,6 +702,15 @@ class KernelEmitter(KernelEmitterBase):
         ext = s.src.extents
         return len(dims), (f"{dev_expr(run)}, {arr([ext[d] for d in dims])}, {arr([sst[d] for d in dims])}, "
                            f"{arr([dst[d] for d in dims])}")
+
+    def s_Print(self, s: ir.Print, depth: int, level: int, state: State) -> State:
+        text = print_stmt(s, dev_expr, printf="printf", flush="")
+        if level == 1:
+            state = self.step(state, THREAD0, frozenset(), frozenset(), depth)
+            self.w(depth, f"if (croktile_tid == 0) {{ {text} }}")
+        else:
+            self.w(depth, text)
+        return state
 
     def s_Dma(self, s: ir.Dma, depth: int, level: int, state: State) -> State:
         if s.op != "copy":

@@ -125,6 +125,10 @@ def kernel_free_names(stmts_with_levels) -> List[str]:
                         used |= sym_vars(x)
             for t in s.template_args or []:
                 used |= sym_vars(t)
+        elif isinstance(s, ir.Print):
+            for item in s.items:
+                if item.value is not None:
+                    used |= sym_vars(item.value)
         elif isinstance(s, ir.Check):
             used |= sym_vars(s.cond)
             for v in s.values:

@@ -61,7 +61,7 @@ from ..frontend.pipeline import TranslationUnit
 from ..frontend.splitter import LineMap, _Scanner
 from ..frontend.symbolic import Sym
 from ..cstrings import escaped
-from .base import DeviceBuild, ToolChain, c_string, elem_ctype, host_translation_unit, line_directive
+from .base import DeviceBuild, ToolChain, c_string, elem_ctype, host_translation_unit, line_directive, print_stmt
 from .device_host import DeviceHostEmitter, where as _where
 from .dma_transform import element_loops, write_loops, write_shared_loops
 from .elements import ElementWriter
@@ -1029,6 +1029,16 @@ class KernelEmitter(KernelEmitterBase):
         if self.outer(level):   # outer-level code runs as if on work-item 0 (spec 4)
             state = self.before(level, state, 1, depth)
             self.w(depth, f"if (croktile_lid == 0) {text}")
+        else:
+            self.w(depth, text)
+        return state
+
+    def s_Print(self, s: ir.Print, depth: int, level: int, state: int) -> int:
+        text = print_stmt(s, dev_expr, printf="printf", int_fmt="%ld", int_type="long",
+                          bool_as_text=False, flush="")
+        if self.outer(level):
+            state = self.before(level, state, 1, depth)
+            self.w(depth, f"if (croktile_lid == 0) {{ {text} }}")
         else:
             self.w(depth, text)
         return state

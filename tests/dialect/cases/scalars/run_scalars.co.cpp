@@ -1,14 +1,15 @@
 // Scalars and control flow of the reference's language, run on every target: several
 // declarators in one statement, `{}` initialisers, hex literals, `mutable` scalars with
 // compound assignments, nested `if`/`else` (with and without braces), `break` and
-// `continue` in `foreach` (host level and inside `parallel`), `?:`, `cdiv`, `println` and
-// `assert`. Expected values worked out by hand (see the comments).
+// `continue` in `foreach` (host level and inside `parallel`), `?:`, `cdiv`, `println` (host
+// level and inside `parallel`) and `assert`. Expected values worked out by hand (see the comments).
 __cok__ { extern "C" void put(int* out, int v) { out[0] = v; } }
 
 __co__ s32 [8] scalars(s32 [8] a) {
   s32 [a.span] out;
   int WARP_M = 64, WARP_N = 0x10, K{3};
   parallel p by 1 {
+    println("in parallel: K=", K, " p=", p, " 100%");   // one instance: printed once
     with i in [8] {
       foreach i {
         mutable int v = i * 10;
@@ -66,6 +67,7 @@ int main() {
   int s0 = sums(0);
   std::cout << s7 << " " << s0 << std::endl;
 }
+// expect-output: in parallel: K=3 p=0 100%
 // expect-output: 9016 9031 9043 9031 9026 9031 9126 9146
 // expect-output: acc=12 seen=true cdiv=3
 // expect-output: snap=12 acc=112
