@@ -11,6 +11,7 @@ needs the reference's sources (`git clone https://github.com/LancerLab/choreo`).
 
     python scripts/ref_conformance.py /path/to/choreo            # summary
     python scripts/ref_conformance.py /path/to/choreo -v         # every disagreement
+    python scripts/ref_conformance.py /path/to/choreo --strict   # -e programs checked fully
     python scripts/ref_conformance.py /path/to/choreo --gpu      # tests/gpu: -t cuda -c
 """
 from __future__ import annotations
@@ -51,8 +52,13 @@ def run_lines(text: str) -> List[str]:
     return [m.group(1).strip() for m in RUN_LINE.finditer(text)]
 
 
+# the reference's closing count of errors, expected by a CHECK line (not a CHECK-NOT)
+ERROR_COUNT = re.compile(r"//\s*CHECK(-NEXT)?:\s*Totally\s+([1-9]\d*)\s+errors?\s+ha(ve|s)\s+been\s+detected")
+
+
 def is_illegal(text: str) -> bool:
-    return any(r.startswith("not ") for r in run_lines(text)) or bool(EXPECTED_ERROR.search(text))
+    return (any(r.startswith("not ") for r in run_lines(text)) or bool(EXPECTED_ERROR.search(text))
+            or bool(ERROR_COUNT.search(text)))
 
 
 def first_error(output: str) -> str:
@@ -70,7 +76,7 @@ def croktilec() -> List[str]:
     return [sys.executable, "-m", "croktile_driver"]
 
 
-def check_frontend(path: str, suite: str, timeout: float) -> Outcome:
+def check_frontend(path: str, suite: str, timeout: float, strict: bool = False) -> Outcome:
     with open(path, encoding="utf-8", errors="replace") as f:
         text = f.read()
     runs = run_lines(text)
@@ -78,7 +84,7 @@ def check_frontend(path: str, suite: str, timeout: float) -> Outcome:
     preprocess_only = bool(runs) and all(re.search(r"(^|\s)(-E|copp)\b", r) for r in runs)
     # `choreo -e` dumps the AST after parsing and stops ("Semantic check is ignored"): such a
     # test checks the parse only, which --dump-ast does here
-    parse_only = bool(runs) and all(re.search(r"(^|\s)(-e|--dump-ast)\b", r) for r in runs)
+    parse_only = not strict and bool(runs) and all(re.search(r"(^|\s)(-e|--dump-ast)\b", r) for r in runs)
     stage = (["-E", "-o", os.devnull] if preprocess_only else ["--dump-ast"] if parse_only
              else ["-fsyntax-only"])
     return _run(croktilec() + stage + [path], path, suite, illegal, timeout)
@@ -151,6 +157,8 @@ def main(argv: Optional[List[str]] = None) -> int:
     ap.add_argument("-k", default="", help="only files whose name matches this regular expression")
     ap.add_argument("-j", type=int, default=os.cpu_count() or 2, help="parallel runs")
     ap.add_argument("--timeout", type=float, default=60.0, help="seconds per program")
+    ap.add_argument("--strict", action="store_true",
+                    help="check the reference's parse-only (-e) programs with -fsyntax-only too")
     ap.add_argument("-v", "--verbose", action="store_true", help="list every disagreement")
     args = ap.parse_args(argv)
 
@@ -161,7 +169,7 @@ def main(argv: Optional[List[str]] = None) -> int:
             job = lambda f: check_gpu(f[0], os.path.basename(os.path.dirname(f[0])), args.timeout, workdir)
         else:
             files = collect(args.reference, FRONTEND_SUITES, args.k)
-            job = lambda f: check_frontend(f[0], f[1], args.timeout)
+            job = lambda f: check_frontend(f[0], f[1], args.timeout, args.strict)
         with concurrent.futures.ThreadPoolExecutor(max_workers=args.j) as pool:
             outcomes = list(pool.map(job, files))
     report(outcomes, args.verbose)
