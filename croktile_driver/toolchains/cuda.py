@@ -59,6 +59,7 @@ MAX_LANES = 1024         # threads of a block that annotated levels may use (CUD
 LANE_WIDTH = {"group-4": 128, "group": 32}   # threads of one warp group / warp
 STATIC_SHARED_MAX = 48 * 1024   # the most a kernel may declare statically
 MAX_COPY_DIMS = 4        # strided dimensions of one copy (besides the contiguous run)
+UNROLL_LIMIT = 256       # a per-thread copy of at most this many steps is written out (unrolled)
 BARRIER = "__syncthreads();"
 COOPERATIVE, THREAD0 = 2, 1            # who performs an outer-level step
 EVERYTHING = frozenset({("everything", 0, 0)})
@@ -549,7 +550,7 @@ class KernelEmitter(KernelEmitterBase):
             if s.count.is_const and s.count.value <= self.static_block():
                 # every instance has its own thread: a guard, not a loop
                 self.w(depth, f"if (croktile_tid < {s.count.value}) {{   // one instance per thread")
-                self.w(depth + 1, f"const long long {s.var} = croktile_tid;")
+                self.w(depth + 1, f"[[maybe_unused]] const long long {s.var} = croktile_tid;")
             else:   # thread t runs instances t, t + blockDim.x, ...
                 self.w(depth, f"for (long long {s.var} = croktile_tid; {s.var} < {dev_expr(s.count)}; "
                               f"{s.var} += croktile_nt) {{")
@@ -580,12 +581,12 @@ class KernelEmitter(KernelEmitterBase):
         total = s.count.value * per
         first = "" if thread is not None else f" && croktile_tid % {per} == 0"
         self.w(depth, f"if (croktile_tid < {total}{first}) {{   // '{s.kind}': {s.count.value} x {per} threads")
-        self.w(depth + 1, f"const long long {s.var} = croktile_tid / {per};")
+        self.w(depth + 1, f"[[maybe_unused]] const long long {s.var} = croktile_tid / {per};")
         runs = s
         if thread is not None:
             for d in s.body[:-1]:
                 self.s_ScalarDef(d, depth + 1, 2, EMPTY)
-            self.w(depth + 1, f"const long long {thread.var} = croktile_tid % {per};")
+            self.w(depth + 1, f"[[maybe_unused]] const long long {thread.var} = croktile_tid % {per};")
             runs = thread
         saved = self.end_label
         self.end_label = None
@@ -749,8 +750,11 @@ class KernelEmitter(KernelEmitterBase):
 
         def nest(d0: int, body: str, inner: Sym, var: str) -> None:
             loops = [(f"croktile_i{d}", ext[d]) for d in dims] + [(var, inner)]
+            trips = 1
+            for _, e in loops:
+                trips = trips * e.value if e.is_const else UNROLL_LIMIT + 1
             for n, (v, e) in enumerate(loops):
-                if e.is_const:
+                if trips <= UNROLL_LIMIT:   # beyond it nvcc spends minutes and the array spills anyway
                     self.w(d0 + n, "#pragma unroll")
                 self.w(d0 + n, f"for (long long {v} = 0; {v} < {dev_expr(e)}; ++{v})")
             self.w(d0 + len(loops), body)

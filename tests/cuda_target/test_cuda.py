@@ -160,7 +160,7 @@ def test_inner_parallel_is_threads_with_barriers(tmp_path):
     text = _source(tmp_path, REPO / "samples" / "masking.co.cpp")
     k = _kernel(text, "masked__launch0")
     assert "__launch_bounds__(32)" in text                     # 4 inner threads, rounded up to a warp
-    inner = k.index("if (croktile_tid < 4) {   // one instance per thread\n    const long long q = croktile_tid;")
+    inner = k.index("if (croktile_tid < 4) {   // one instance per thread\n    [[maybe_unused]] const long long q = croktile_tid;")
     before, after = k[:inner], k[inner:]
     assert before.rstrip().endswith("__syncthreads();")       # entering the inner level
     assert "if (croktile_tid == 0) init_row(" in before         # outer level: thread 0
@@ -177,8 +177,8 @@ def test_annotated_levels_are_warp_groups_warps_and_threads(tmp_path):
     text = _source(tmp_path, REPO / "tests" / "dialect" / "cases" / "parallel" / "levels.co.cpp")
     k = _kernel(text, "annotated__launch0")
     assert "__launch_bounds__(256)" in text.split(" annotated__launch0(")[0].rsplit("\n", 1)[-1]
-    assert ("if (croktile_tid < 256) {   // 'group-4': 2 x 128 threads\n    const long long g = croktile_tid / 128;\n"
-            "    const long long t = croktile_tid % 128;") in k
+    assert ("if (croktile_tid < 256) {   // 'group-4': 2 x 128 threads\n    [[maybe_unused]] const long long g = "
+            "croktile_tid / 128;\n    [[maybe_unused]] const long long t = croktile_tid % 128;") in k
     k = _kernel(text, "warps__launch0")
     assert "const long long w = croktile_tid / 32;" in k and "croktile_tid % 32;" in k
     k = _kernel(text, "lane0__launch0")
