@@ -12,6 +12,7 @@ from . import ast as A
 from . import ir
 from .symbolic import Sym
 from .values import VBool, VError, VFloat, VInt, VSpan, VTuple, Value
+from .values import kind_name as _kind_name, scalar as _scalar
 
 BUILTIN_STATEMENTS = {"print", "println", "assert"}
 
@@ -25,7 +26,6 @@ class ControlFlow:
 
     def condition(self, node: A.Node, what: str) -> Optional[Sym]:
         """An integer or boolean condition as a boolean Sym; None after an error."""
-        from .sema import _kind_name, _scalar
         value = _scalar(self.expr(node))
         if isinstance(value, VBool):
             return value.sym
@@ -66,7 +66,6 @@ class ControlFlow:
     def stmt_WhileStmt(self, s: A.WhileStmt) -> List[ir.Stmt]:
         """The reference compiler's `while` waits on an event predicate; over integers and
         booleans it is an error there, and `foreach` with `break` is the counted loop."""
-        from .sema import _kind_name, _scalar
         if self.is_event_predicate(s.cond):   # `while (e && f[0]);` (sema_events.py)
             self.event_predicate(s.cond)
             value = VError()
@@ -127,7 +126,6 @@ class ControlFlow:
         return self.print_stmt(s, word + "!")
 
     def print_stmt(self, s: A.PrintStmt, word: str) -> List[ir.Stmt]:
-        from .sema import _kind_name, _scalar
         items: List[ir.PrintItem] = []
         ok = True
         for arg in s.args:
@@ -159,7 +157,6 @@ class ControlFlow:
     def builtin_cdiv(self, e: A.Call) -> Value:
         """`cdiv(a, b)`: a / b rounded up, for positive b (the tile count of a dimension).
         Over an mdspan or i-tuple it works per element (`cdiv(x.span, {64, 32})`)."""
-        from .sema import _kind_name, _scalar
         if len(e.args) != 2:
             return self.error(e.loc, f"'cdiv' takes two integers, not {len(e.args)} argument"
                                      f"{'s' if len(e.args) != 1 else ''}")

@@ -21,6 +21,7 @@ from .sema_events import EventForms
 from ..diagnostics import Diagnostics, Loc
 from .symbolic import INT_MAX, INT_MIN, Sym, fits_int, prove_divisible, prove_equal
 from .elements import ElementChecks
+from .values import as_int as _as_int, is_single as _is_single, kind_name as _kind_name, scalar as _scalar
 from .values import (Future, Symbol, VArray, VBool, VData, VError, VExpr, VFloat, VFuture, VInt, VMethod,
                      VSpan, VTuple, Value, VWild)
 
@@ -36,22 +37,6 @@ def _shape_text(dims: List[Sym]) -> str:
     return "[" + ", ".join(d.to_c() for d in dims) + "]"
 
 
-def _as_int(t: VTuple) -> VInt:
-    """A one-element ituple used as an integer keeps its bound."""
-    return VInt(t.items[0], t.bounds[0] if t.bounds else None, t.origin)
-
-
-def _is_single(v: Value) -> bool:
-    return isinstance(v, VTuple) and len(v.items) == 1
-
-
-def _scalar(v: Value) -> Value:
-    """The language rule for one-element ituples (`with i in [4]` binds one): wherever an
-    integer is expected, a one-element ituple is its integer, keeping its bound. Every
-    place that expects an integer reads its operand through this."""
-    return _as_int(v) if _is_single(v) else v
-
-
 def _truth(v: Value) -> Optional[Sym]:
     """An integer or boolean as a condition; None for other values."""
     if isinstance(v, VBool):
@@ -63,12 +48,6 @@ def _article(word: str) -> str:
     return ("an " if word[:1] in "aeiou" else "a ") + word
 
 
-def _kind_name(v: Value) -> str:
-    """The kind of a value for messages; an ituple says how long it is (only a
-    one-element ituple is an integer, so the length is what the user must see)."""
-    if isinstance(v, VTuple):
-        return f"ituple of {len(v.items)} element{'s' if len(v.items) != 1 else ''}"
-    return v.kind
 
 
 def _start_loc(node: A.Node) -> Loc:

@@ -21,6 +21,7 @@ from . import ir
 from . import pending as P
 from .symbolic import Sym, prove_equal
 from .values import Future, Symbol, VData, VError, VFloat, VFuture, VInt, VTuple, Value
+from .values import scalar
 
 _ORDINAL = {1: "1st", 2: "2nd", 3: "3rd"}
 
@@ -29,12 +30,7 @@ def _ordinal(n: int) -> str:
     return _ORDINAL.get(n, f"{n}th")
 
 
-def _is_single(v: Value) -> bool:
-    return isinstance(v, VTuple) and len(v.items) == 1
-
-
-def _int(v: Value) -> Value:
-    return VInt(v.items[0], v.bounds[0] if v.bounds else None, v.origin) if _is_single(v) else v
+_int = scalar   # a one-element ituple is its integer
 
 
 def _describe(v: Value) -> str:

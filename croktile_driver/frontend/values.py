@@ -149,3 +149,27 @@ class Symbol:
     atoms: List[str] = field(default_factory=list)   # bounded: the index variables
     origin: str = ""                  # bounded: parallel / with
     mutable: bool = False             # int/bool: may be assigned (`mutable`, or declared without a value)
+
+
+# The language rule for one-element ituples (`with i in [4]` binds one): wherever an
+# integer is expected, a one-element ituple is its integer, keeping its bound. Every
+# check that expects an integer (sema and its mixins) reads its operand through `scalar`.
+def is_single(v: Value) -> bool:
+    return isinstance(v, VTuple) and len(v.items) == 1
+
+
+def as_int(t: VTuple) -> VInt:
+    """A one-element ituple used as an integer keeps its bound."""
+    return VInt(t.items[0], t.bounds[0] if t.bounds else None, t.origin)
+
+
+def scalar(v: Value) -> Value:
+    return as_int(v) if is_single(v) else v
+
+
+def kind_name(v: Value) -> str:
+    """The kind of a value for messages; an ituple says how long it is (only a
+    one-element ituple is an integer, so the length is what the user must see)."""
+    if isinstance(v, VTuple):
+        return f"ituple of {len(v.items)} element{'s' if len(v.items) != 1 else ''}"
+    return v.kind
