@@ -66,7 +66,10 @@ class _Grammar:
     tokens = tokens
     start = "co_function"
     # the dangling `else` belongs to the nearest `if` (as in C)
-    precedence = (("nonassoc", "LOWER_THAN_ELSE"), ("nonassoc", "ELSE"))
+    # `after f, g` takes every future of the list: a comma after it continues the list
+    # (AFTER_LIST below COMMA makes that shift explicit instead of a reported conflict)
+    precedence = (("nonassoc", "LOWER_THAN_ELSE"), ("nonassoc", "ELSE"),
+                  ("nonassoc", "AFTER_LIST"), ("left", "COMMA"))
 
     def __init__(self):
         self.lex: Optional[TileflowLexer] = None
@@ -381,7 +384,7 @@ class _Grammar:
 
     def p_dma_after(self, p):
         """dma_after :
-                     | AFTER expr_list"""
+                     | AFTER expr_list %prec AFTER_LIST"""
         p[0] = [] if len(p) == 1 else p[2]
 
     def p_dma_async(self, p):
