@@ -18,6 +18,7 @@ import sys
 import sysconfig
 from typing import Dict, Iterable, Mapping, Optional
 
+from croktile_driver.filelock import file_lock
 from croktile_driver.paths import cache_dir
 
 from ._errors import BuildError
@@ -41,7 +42,7 @@ def load(path: str, target: Optional[str] = None, profile: Optional[str] = None,
     module_file = _valid_build(entry)
     if module_file is None:
         os.makedirs(os.path.dirname(entry), exist_ok=True)
-        with _FileLock(entry + ".lock"):
+        with file_lock(entry + ".lock"):
             module_file = _valid_build(entry)   # another process may have built it meanwhile
             if module_file is None:
                 module_file = _build(source, flags, entry, target, profile)
@@ -193,23 +194,3 @@ def _import(module_file: str):
     loader.exec_module(module)
     _loaded[module_file] = module
     return module
-
-
-class _FileLock:
-    """An exclusive fcntl lock on a file, held for the ``with`` block."""
-
-    def __init__(self, path: str):
-        self.path = path
-        self.fd = -1
-
-    def __enter__(self):
-        import fcntl
-        self.fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
-        fcntl.flock(self.fd, fcntl.LOCK_EX)
-        return self
-
-    def __exit__(self, *exc):
-        import fcntl
-        fcntl.flock(self.fd, fcntl.LOCK_UN)
-        os.close(self.fd)
-        return False

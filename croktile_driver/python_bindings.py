@@ -21,6 +21,7 @@ import sysconfig
 from typing import List, Optional, Tuple
 
 from .cstrings import c_string
+from .filelock import file_lock
 from .frontend import ir
 from .toolchains.base import device_prototype, elem_ctype, has_device_form, signature
 
@@ -288,23 +289,3 @@ def build_library(argv: List[str], env=None) -> int:
         finally:
             if os.path.exists(tmp):
                 os.unlink(tmp)
-
-
-class file_lock:
-    """An exclusive fcntl lock on `path` (created), held for the ``with`` block."""
-
-    def __init__(self, path: str):
-        self.path = path
-        self.fd: Optional[int] = None
-
-    def __enter__(self):
-        import fcntl
-        self.fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
-        fcntl.flock(self.fd, fcntl.LOCK_EX)
-        return self
-
-    def __exit__(self, *exc):
-        import fcntl
-        fcntl.flock(self.fd, fcntl.LOCK_UN)
-        os.close(self.fd)
-        return False
