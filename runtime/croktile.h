@@ -38,6 +38,8 @@
 #define CROKTILE_HOST_DEVICE
 #endif
 
+#include "croktile_minifloat.h"   // the narrow element types; also float_bits/bits_float
+
 namespace croktile {
 
 // ---------------------------------------------------------------------------
@@ -70,28 +72,6 @@ static_assert(sizeof(float) == 4 && std::numeric_limits<float>::is_iec559,
               "croktile needs IEEE-754 binary32 float");
 
 namespace detail {
-
-// memcpy is the only portable bit cast before C++20; device code has an
-// intrinsic for it.
-CROKTILE_HOST_DEVICE inline std::uint32_t float_bits(float f) {
-#if defined(__CUDA_ARCH__)
-  return __float_as_uint(f);
-#else
-  std::uint32_t u;
-  std::memcpy(&u, &f, sizeof u);
-  return u;
-#endif
-}
-
-CROKTILE_HOST_DEVICE inline float bits_float(std::uint32_t u) {
-#if defined(__CUDA_ARCH__)
-  return __uint_as_float(u);
-#else
-  float f;
-  std::memcpy(&f, &u, sizeof f);
-  return f;
-#endif
-}
 
 // binary32 -> binary16, round to nearest, ties to even.
 CROKTILE_HOST_DEVICE inline std::uint16_t float_to_f16_bits(float f) {
@@ -249,8 +229,6 @@ static_assert(std::is_trivially_default_constructible<f16>::value &&
               "f16/bf16 must be trivially default constructible");
 
 }  // namespace croktile
-
-#include "croktile_minifloat.h"
 
 namespace croktile {
 

@@ -21,7 +21,9 @@
 namespace croktile {
 namespace detail {
 
-CROKTILE_HOST_DEVICE inline std::uint32_t mf_float_bits(float f) {
+// memcpy is the only portable bit cast before C++20; device code has an intrinsic for it.
+// croktile.h uses these too.
+CROKTILE_HOST_DEVICE inline std::uint32_t float_bits(float f) {
 #if defined(__CUDA_ARCH__)
   return __float_as_uint(f);
 #else
@@ -31,7 +33,7 @@ CROKTILE_HOST_DEVICE inline std::uint32_t mf_float_bits(float f) {
 #endif
 }
 
-CROKTILE_HOST_DEVICE inline float mf_bits_float(std::uint32_t u) {
+CROKTILE_HOST_DEVICE inline float bits_float(std::uint32_t u) {
 #if defined(__CUDA_ARCH__)
   return __uint_as_float(u);
 #else
@@ -69,7 +71,7 @@ struct mf_format {
 
 // Exact: every value of these formats is a float. 2^k for -126 <= k <= 127.
 CROKTILE_HOST_DEVICE inline float pow2f(int k) {
-  return mf_bits_float(static_cast<std::uint32_t>(127 + k) << 23);
+  return bits_float(static_cast<std::uint32_t>(127 + k) << 23);
 }
 
 template <int E, int M, mf_special S>
@@ -79,8 +81,8 @@ CROKTILE_HOST_DEVICE inline float mf_to_float(std::uint32_t bits) {
   const std::uint32_t e = (bits >> M) & F::exp_ones;
   const std::uint32_t m = bits & F::man_ones;
   if (S == mf_special::ieee && e == F::exp_ones)
-    return m ? mf_bits_float(0x7fc00000u) : sign * mf_bits_float(0x7f800000u);
-  if (S == mf_special::nan_only && e == F::exp_ones && m == F::man_ones) return mf_bits_float(0x7fc00000u);
+    return m ? bits_float(0x7fc00000u) : sign * bits_float(0x7f800000u);
+  if (S == mf_special::nan_only && e == F::exp_ones && m == F::man_ones) return bits_float(0x7fc00000u);
   if (e == 0) return sign * static_cast<float>(m) * pow2f(1 - F::bias - M);
   return sign * static_cast<float>((1u << M) | m) * pow2f(static_cast<int>(e) - F::bias - M);
 }
@@ -92,7 +94,7 @@ CROKTILE_HOST_DEVICE inline float mf_to_float(std::uint32_t bits) {
 template <int E, int M, mf_special S>
 CROKTILE_HOST_DEVICE inline std::uint8_t float_to_mf(float f) {
   using F = mf_format<E, M, S>;
-  const std::uint32_t x = mf_float_bits(f);
+  const std::uint32_t x = float_bits(f);
   const std::uint32_t sign = (x >> 31) ? F::sign_bit : 0u;
   const std::uint32_t a = x & 0x7fffffffu;
   if (a > 0x7f800000u)
