@@ -554,23 +554,14 @@ def _write_header(args: ParsedArgs, declarations: List[str], toolchain, staged) 
                       "#pragma once", '#include "croktile.h"', f'#include "{toolchain.runtime_header}"', ""] +
                      declarations) + "\n"
     path = args.emit_header
-    if is_special(path):
-        write_atomic(path, text)
-        return 0
-    try:
-        with open(path, encoding="utf-8", newline="") as fh:
-            if fh.read() == text:
-                return 0
-    except (OSError, UnicodeDecodeError):
-        pass
-    out_dir = os.path.dirname(os.path.abspath(path))
-    if not os.path.isdir(out_dir):
-        print(f"croktilec: error: cannot write '{path}': No such file or directory", file=sys.stderr)
-        return 1
-    tmp = os.path.join(out_dir, f".croktile-{os.getpid()}-{os.path.basename(path)}")
-    staged.append((tmp, path))
-    write_atomic(tmp, text)
-    return 0
+    if not is_special(path):
+        try:
+            with open(path, encoding="utf-8", newline="") as fh:
+                if fh.read() == text:
+                    return 0
+        except (OSError, UnicodeDecodeError):
+            pass
+    return _write_generated(path, text, staged)
 
 
 def _discard(staged) -> None:
