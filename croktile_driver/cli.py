@@ -96,21 +96,28 @@ def _main(argv: List[str]) -> int:
                 print(f"croktilec: fatal error: input file '{path}' is the same as output file", file=sys.stderr)
                 return 1
     if args.syntax_only or args.dump_ast or args.dump_ir or args.stage_preprocess:
+        toolchain = None
         if args.target is not None or args.profile is not None or args.toolchain_file is not None:
-            # a bad -t/--profile is an error at every stage, as it is for a full build
+            # a bad -t/--profile is an error at every stage, as it is for a full build,
+            # and a named target's own rules are checked too
             from .profiles import ProfileError, load_profiles, select_profile
+            from .toolchains import toolchain_for
             try:
-                select_profile(load_profiles([args.toolchain_file] if args.toolchain_file else []),
-                               args.target, args.profile)
+                profile = select_profile(load_profiles([args.toolchain_file] if args.toolchain_file else []),
+                                         args.target, args.profile)
             except ProfileError as exc:
                 print(f"croktilec: error: {exc}", file=sys.stderr)
                 return 1
-        return _frontend_only(args, diag)
+            try:
+                toolchain = toolchain_for(profile["target"])(profile, args)
+            except KeyError:
+                pass   # a target without a code generator: the frontend's rules only
+        return _frontend_only(args, diag, toolchain)
     from . import driver
     return driver.compile_command(args, diag)
 
 
-def _frontend_only(args: ParsedArgs, diag: Diagnostics) -> int:
+def _frontend_only(args: ParsedArgs, diag: Diagnostics, toolchain=None) -> int:
     from .frontend.pipeline import run_frontend
     from .inputs import frontend_options, read_source
     from .frontend import ir
@@ -124,6 +131,8 @@ def _frontend_only(args: ParsedArgs, diag: Diagnostics) -> int:
         if args.stage_preprocess:
             outputs.append(tu.preprocessed)
             continue
+        if toolchain is not None and tu.module is not None and not diag.errors:
+            toolchain.check(tu.module, diag)
         if args.dump_ast:
             outputs.extend(fn.dump() for fn in tu.functions)
         if args.dump_ir and tu.module is not None and not diag.errors:

@@ -580,6 +580,8 @@ def _transpile(job: Job, args: ParsedArgs, diag: Diagnostics, toolchain, workdir
     for fn in tu.module.functions if tu.module is not None and not diag.errors else []:
         for loc, message in fn.unsupported:   # checked by the frontend, but no code for it yet
             diag.error(loc, message)
+    if tu.module is not None and not diag.errors:
+        toolchain.check(tu.module, diag)
     if diag.errors:
         _discard(staged)
         return 1

@@ -2,12 +2,15 @@
 """Runs the reference compiler's (Choreo's) front-end test programs through croktilec and
 prints how often the two agree.
 
-The reference's tests are lit files: a `// RUN: not choreo ...` line, or a `// CHECK: error:`
-line, marks a program the reference rejects (illegal); any other file is one it accepts. Each file is one program.
-An accepted program must pass `croktilec -fsyntax-only` (`-E` where its RUN line only
-preprocesses, `--dump-ast` where it only parses: `choreo -e`); an illegal one must fail
-with a diagnostic (exit 1). Not part of CI: it
-needs the reference's sources (`git clone https://github.com/LancerLab/choreo`).
+The reference's tests are lit files: a `// RUN: not choreo ...` line, a `// CHECK: error:`
+line, an expected error count or the text of one of its internal aborts marks a program
+the reference rejects (illegal); any other file with a RUN line is one it accepts (a file
+without one is a disabled test and is left out). Each file is one program. An accepted
+program must pass `croktilec -fsyntax-only` (`-E` where its RUN line only preprocesses,
+`--dump-ast` where it only parses: `choreo -e`; `-t cuda` where it is built for the
+reference's cuda target, `-t cute`, through its GPU checks); an illegal one must fail
+with a diagnostic (exit 1). Not part of CI: it needs the reference's sources
+(`git clone https://github.com/LancerLab/choreo`).
 
     python scripts/ref_conformance.py /path/to/choreo            # summary
     python scripts/ref_conformance.py /path/to/choreo -v         # every disagreement
@@ -56,9 +59,14 @@ def run_lines(text: str) -> List[str]:
 ERROR_COUNT = re.compile(r"//\s*CHECK(-NEXT)?:\s*Totally\s+([1-9]\d*)\s+errors?\s+ha(ve|s)\s+been\s+detected")
 
 
+# the reference's internal aborts (`choreo_unreachable`), whose text a test expects: the
+# reference rejects the program, though the CHECK line has no "error:"
+ABORT_MESSAGES = re.compile(r"//\s*CHECK:\s*unexpect floating-point types in promote")
+
+
 def is_illegal(text: str) -> bool:
     return (any(r.startswith("not ") for r in run_lines(text)) or bool(EXPECTED_ERROR.search(text))
-            or bool(ERROR_COUNT.search(text)))
+            or bool(ERROR_COUNT.search(text)) or bool(ABORT_MESSAGES.search(text)))
 
 
 def first_error(output: str) -> str:
@@ -87,6 +95,11 @@ def check_frontend(path: str, suite: str, timeout: float, strict: bool = False) 
     parse_only = not strict and bool(runs) and all(re.search(r"(^|\s)(-e|--dump-ast)\b", r) for r in runs)
     stage = (["-E", "-o", os.devnull] if preprocess_only else ["--dump-ast"] if parse_only
              else ["-fsyntax-only"])
+    # a test built for the reference's cuda target (`-t cute`) is checked with our cuda
+    # target's rules, unless it stops before the reference's GPU checks (`-sa=pbfill`)
+    if stage == ["-fsyntax-only"] and any(re.search(r"-t\s*(cute|cuda)\b", r) and not
+                                          re.search(r"-sa=(pbfill)\b", r) for r in runs):
+        stage += ["-t", "cuda", "--profile", "cuda-sm90a"]
     return _run(croktilec() + stage + [path], path, suite, illegal, timeout)
 
 
@@ -113,9 +126,16 @@ def collect(root: str, suites: List[str], pattern: str) -> List[tuple]:
         base = os.path.join(root, "tests", suite)
         for dirpath, _, names in os.walk(base):
             for name in sorted(names):
-                if name.endswith(".co") and re.search(pattern, name):
-                    files.append((os.path.join(dirpath, name), suite))
+                path = os.path.join(dirpath, name)
+                if name.endswith(".co") and re.search(pattern, name) and _has_run_line(path):
+                    files.append((path, suite))
     return sorted(files)
+
+
+def _has_run_line(path: str) -> bool:
+    """A file without a RUN line (one disabled as `// 1RUN:`) is not a test of the reference."""
+    with open(path, encoding="utf-8", errors="replace") as f:
+        return bool(run_lines(f.read()))
 
 
 def report(outcomes: List[Outcome], verbose: bool) -> None:

@@ -6,8 +6,13 @@ warp group (128 threads), a warp (32 threads) or threads. The rules are language
 checked on every target (cpu runs the same program as loops), so a program that builds
 for cpu also builds for cuda:
 
-- inner levels are finer than outer ones (block, group-4, group, thread in that order);
-  a `group` directly inside a `group-4` is not supported;
+- inner levels are finer than outer ones (block, group-4, group, thread in that order).
+
+The other rules are about the threads of a cuda block, so they hold for the cuda target
+only (`check_cuda_levels`; the reference checks them in its GPU back end too); on the
+other targets the levels are loops and any count works:
+
+- a `group` directly inside a `group-4` is not supported;
 - the threads under a `group` level number a multiple of 32, under a `group-4` a multiple
   of 128 (a level without inner thread levels has one warp / one warp group);
 - the annotated levels directly inside one level use the same number of threads.
@@ -46,3 +51,38 @@ def threads_of(par: ir.Parallel) -> Optional[Sym]:
     inner = [p for p in thread_levels(par) if p.kind in (None, "thread")]
     per = inner[0].count if inner and par.kind != "thread" else Sym.const(WIDTH[par.kind])
     return par.count * per
+
+
+def check_cuda_levels(module: ir.Module, diag) -> None:
+    """What level annotations need of a cuda block: nesting and thread counts."""
+    for fn in module.functions:
+        for par in ir.walk(fn.body):
+            if isinstance(par, ir.Parallel):
+                _check_level(par, diag)
+
+
+def _check_level(node: ir.Parallel, diag) -> None:
+    if node.kind == "group-4":
+        for inner in thread_levels(node):
+            if inner.kind == "group":
+                diag.error(inner.loc, "a 'group' level directly inside a 'group-4' level is not supported on "
+                                      "target 'cuda'")
+    if node.kind in ("group", "group-4"):
+        need = WIDTH[node.kind]
+        for inner in thread_levels(node):
+            if inner.kind not in (None, "thread"):
+                continue
+            if inner.count.is_const and inner.count.value % need:
+                diag.error(inner.loc, f"the threads of a '{node.kind}' level must number a multiple of "
+                                      f"{need} on target 'cuda', not {inner.count.value}")
+    seen: Optional[tuple] = None
+    for inner in thread_levels(node):
+        width = threads_of(inner)
+        if width is None or not width.is_const:
+            continue
+        if seen is not None and seen[0] != width.value:
+            diag.error(inner.loc, f"the inner 'parallel' levels of one block must use the same number of "
+                                  f"threads on target 'cuda': this one uses {width.value}, an earlier one {seen[0]}")
+            diag.note(seen[1], f"this level uses {seen[0]} threads")
+            break
+        seen = seen or (width.value, inner.loc)

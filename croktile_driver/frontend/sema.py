@@ -1037,7 +1037,6 @@ class FunctionChecker(ControlFlow, DmaForms, SpannedData, EventForms, ElementChe
             self.pop()
             self.parallel_stack.pop()
             self.level -= 1
-        self.check_level_threads(node, s)
         return checks + [node]
 
     def level_kind(self, s: A.ParallelStmt) -> Optional[str]:
@@ -1053,9 +1052,7 @@ class FunctionChecker(ControlFlow, DmaForms, SpannedData, EventForms, ElementChe
                                      "levels are inferred)")
         if kind is None or outer is None:
             return kind
-        if outer.kind == "group-4" and kind == "group":
-            self.error(s.anno.loc, "a 'group' level directly inside a 'group-4' level is not supported")
-        elif levels.ORDER[kind] <= levels.ORDER[outer.kind]:
+        if levels.ORDER[kind] <= levels.ORDER[outer.kind]:
             self.error(s.anno.loc, f"cannot infer the parallel levels between '{outer.kind}' and '{kind}': "
                                    f"a '{kind}' level cannot be inside a '{outer.kind}' level (the levels "
                                    "are block, group-4, group, thread, outermost first)")
@@ -1148,28 +1145,6 @@ class FunctionChecker(ControlFlow, DmaForms, SpannedData, EventForms, ElementChe
             self.declare(s.var, Symbol(s.var.name, "bounded", VTuple([Sym.var(a) for a in atoms], list(bounds),
                                                                       "parallel"), s.var.loc, var, atoms, "parallel"))
         return prologue
-
-    def check_level_threads(self, node: ir.Parallel, s: A.ParallelStmt) -> None:
-        """The thread counts the level annotations need (levels.py)."""
-        if node.kind in ("group", "group-4"):
-            need = levels.WIDTH[node.kind]
-            for inner in levels.thread_levels(node):
-                if inner.kind not in (None, "thread"):
-                    continue
-                if inner.count.is_const and inner.count.value % need:
-                    self.error(inner.loc, f"the threads of a '{node.kind}' level must number a multiple of "
-                                          f"{need}, not {inner.count.value}")
-        seen: Optional[tuple] = None
-        for inner in levels.thread_levels(node):
-            width = levels.threads_of(inner)
-            if width is None or not width.is_const:
-                continue
-            if seen is not None and seen[0] != width.value:
-                self.error(inner.loc, f"the inner 'parallel' levels of one block must use the same number of "
-                                      f"threads: this one uses {width.value}, an earlier one {seen[0]}")
-                self.diag.note(seen[1], f"this level uses {seen[0]} threads")
-                break
-            seen = seen or (width.value, inner.loc)
 
     def stmt_InThreadsStmt(self, s: A.InThreadsStmt) -> List[ir.Stmt]:
         """`inthreads (pred)`: a mask over the instances of the enclosing levels."""

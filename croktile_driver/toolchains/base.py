@@ -293,6 +293,10 @@ class ToolChain:
         self.profile = profile
         self.options = options
 
+    def check(self, module, diag) -> None:
+        """The target's own rules on a checked program (e.g. cuda's threads per block);
+        run by every build and by `-fsyntax-only` when a target is named."""
+
     def generate(self, tu: TranslationUnit, diag) -> Dict[str, str]:
         """Returns generated files: suffix -> text (the host source under source_suffix)."""
         raise NotImplementedError

@@ -41,6 +41,7 @@ import sys
 from typing import Dict, List, Optional, Tuple
 
 from ..frontend import ir
+from ..frontend.levels import check_cuda_levels
 from ..frontend.pipeline import TranslationUnit
 from ..frontend.symbolic import Sym
 from .dma_transform import element_loops, write_loops, write_shared_loops
@@ -91,6 +92,9 @@ class CudaToolChain(ToolChain):
     source_suffix = ".cu"
     runtime_header = "croktile_cuda.h"
     device_api = "croktile::cuda"
+
+    def check(self, module, diag) -> None:
+        check_cuda_levels(module, diag)
 
     def generate(self, tu: TranslationUnit, diag) -> Dict[str, str]:
         return {self.source_suffix: Generator(tu, diag, self).run()}

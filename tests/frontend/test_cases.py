@@ -18,6 +18,7 @@ from .conftest import Diag, parse_diags
 CASES_DIR = Path(__file__).parent / "cases"
 CASE_FILES = sorted(CASES_DIR.glob("*.co.cpp"))
 
+FLAGS_RE = re.compile(r"//\s*compile-flags:\s*(?P<flags>.*?)\s*$")
 EXPECT_RE = re.compile(r"//\s*expect-(?P<kind>error|warning)(?:@(?P<rel>[+-]\d+))?\s*:\s*(?P<text>.*?)\s*$")
 
 
@@ -61,7 +62,8 @@ def verify_case(path: Path, croktilec) -> None:
     if path.name.startswith("err_"):
         assert expect_errors, "an err_* case must mark at least one '// expect-error:'"
 
-    result = croktilec("-fsyntax-only", str(path))
+    flags = [f for line in source for m in [FLAGS_RE.search(line)] if m for f in m["flags"].split()]
+    result = croktilec("-fsyntax-only", *flags, str(path))
     err_lines = result.err.splitlines()
     assert "Traceback" not in result.err, result.err
     assert "internal compiler error" not in result.err, result.err

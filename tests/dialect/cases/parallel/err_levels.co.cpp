@@ -37,27 +37,3 @@ __co__ void annotations() {
     parallel by 4 : thread {}          // expect-warning: annotate all levels of nested 'parallel' blocks or none
   }
 }
-
-__co__ void groups() {
-  parallel by 1 : block {
-    parallel p by 4 : group-4 {
-      parallel r by 32 : thread;       // expect-error: the threads of a 'group-4' level must number a multiple of 128, not 32
-    }
-  }
-  parallel by 1 : block {
-    parallel p by 2 : group-4 {
-      parallel q by 4 : group;         // expect-error: a 'group' level directly inside a 'group-4' level is not supported
-    }
-  }
-  parallel by 1 : block, by 1 : group, {x, y} by [8, 3] : thread {}
-  // expect-error@-1: the threads of a 'group' level must number a multiple of 32, not 24
-  parallel by 1 : block, by 1 : group, {x, y} by [8, 4] : thread {}
-  parallel by 4 : block {
-    parallel by 1 : group-4;
-    parallel by 4 : group;
-  }
-  parallel by 4 : block {
-    parallel by 3 : group-4;
-    parallel by 3 : group;             // expect-error: the inner 'parallel' levels of one block must use the same number of threads: this one uses 96, an earlier one 384
-  }
-}
