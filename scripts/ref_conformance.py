@@ -15,7 +15,7 @@ with a diagnostic (exit 1). Not part of CI: it needs the reference's sources
     python scripts/ref_conformance.py /path/to/choreo            # summary
     python scripts/ref_conformance.py /path/to/choreo -v         # every disagreement
     python scripts/ref_conformance.py /path/to/choreo --strict   # -e programs checked fully
-    python scripts/ref_conformance.py /path/to/choreo --gpu      # tests/gpu: -t cuda -c
+    python scripts/ref_conformance.py /path/to/choreo --gpu      # tests/gpu: -t cuda -c (-S for -es)
 """
 from __future__ import annotations
 
@@ -104,11 +104,15 @@ def check_frontend(path: str, suite: str, timeout: float, strict: bool = False) 
 
 
 def check_gpu(path: str, suite: str, timeout: float, workdir: str) -> Outcome:
-    out = os.path.join(workdir, re.sub(r"\W", "_", path) + ".o")
-    cmd = croktilec() + ["-t", "cuda", "--profile", "cuda-sm90a", "-c", path, "-o", out]
     with open(path, encoding="utf-8", errors="replace") as f:
-        illegal = is_illegal(f.read())
-    return _run(cmd, path, suite, illegal, timeout)
+        text = f.read()
+    # `choreo -es` stops at the generated source (its programs call kernels they do not
+    # define): `-S` here; otherwise compile with nvcc
+    runs = run_lines(text)
+    emit_only = bool(runs) and all(re.search(r"(^|\s)-es\b", r) for r in runs)
+    out = os.path.join(workdir, re.sub(r"\W", "_", path) + (".cu" if emit_only else ".o"))
+    cmd = croktilec() + ["-t", "cuda", "--profile", "cuda-sm90a", "-S" if emit_only else "-c", path, "-o", out]
+    return _run(cmd, path, suite, is_illegal(text), timeout)
 
 
 def _run(cmd: List[str], path: str, suite: str, illegal: bool, timeout: float) -> Outcome:
