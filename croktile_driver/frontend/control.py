@@ -11,7 +11,7 @@ from typing import List, Optional
 from . import ast as A
 from . import ir
 from .symbolic import Sym
-from .values import VBool, VError, VFloat, VInt, VSpan, VTuple, Value
+from .values import VBool, VError, VExpr, VFloat, VInt, VSpan, VTuple, Value
 from .values import kind_name as _kind_name, scalar as _scalar
 
 BUILTIN_STATEMENTS = {"print", "println", "assert"}
@@ -26,14 +26,12 @@ class ControlFlow:
 
     def condition(self, node: A.Node, what: str) -> Optional[Sym]:
         """An integer or boolean condition as a boolean Sym; None after an error."""
-        value = _scalar(self.expr(node))
+        value = self.as_integer(_scalar(self.expr(node)), node.loc, "bool")   # (`if (x > 0.5)`)
         if isinstance(value, VBool):
             return value.sym
         if isinstance(value, VInt):
             return value.sym.op("!=", 0)
-        if isinstance(value, VFloat):
-            self.error(node.loc, "floating-point values may only be passed to calls")
-        elif not isinstance(value, VError):
+        if not isinstance(value, VError):
             self.error(node.loc, f"the {what} condition must be an integer or a boolean, not {_kind_name(value)}")
         return None
 
@@ -139,11 +137,18 @@ class ControlFlow:
                 ok = False
             elif isinstance(value, (VInt, VBool)):
                 items.append(ir.PrintItem("int" if isinstance(value, VInt) else "bool", value=value.sym))
-            elif s.static and isinstance(value, (VSpan, VTuple, VFloat)):
+            elif s.static and isinstance(value, (VSpan, VTuple, VFloat, VExpr)):
                 items.append(ir.PrintItem("text", _static_text(value)))
+            elif isinstance(value, (VFloat, VExpr)):   # printed as C's "%f"
+                x = self.float_operand(value, arg.loc, f"'{word}'")
+                if x is None:
+                    ok = False
+                else:
+                    items.append(ir.PrintItem("float", expr=x))
             else:
                 ok = False
-                self.error(arg.loc, f"'{word}' prints strings, integers and booleans, not {_kind_name(value)}")
+                self.error(arg.loc, f"'{word}' prints strings, integers, booleans and floating-point values, "
+                                    f"not {_kind_name(value)}")
         if not ok:
             return []
         if s.static:   # at compile time: what the checker knows of each value
@@ -207,5 +212,7 @@ def _static_text(value: Value) -> str:
         return "[" + ", ".join(d.to_c() for d in value.dims) + "]"
     if isinstance(value, VTuple):
         return "{" + ", ".join(d.to_c() for d in value.items) + "}"
+    if isinstance(value, VExpr) or not value.text[:1].isdigit():
+        return "unknown"   # (a run-time value, as the reference prints it)
     return value.text
 

@@ -40,6 +40,30 @@ def _float_text(text: str) -> str:
     return text.rstrip("fFlL")
 
 
+def literal(text: str) -> ir.ENum:
+    """A floating literal: `1.5f` is float, `1.5` double (as in C); see `adopt`."""
+    return ir.ENum("float" if text[-1:] in "fF" else "double", _float_text(text))
+
+
+def adopt(a: ir.EExpr, b: ir.EExpr) -> tuple:
+    """An unsuffixed literal beside a float is float (`x * 0.5` stays in float, as the
+    reference computes it); elsewhere it is the double C makes it."""
+    if isinstance(a, ir.ENum) and a.ctype == "double" and b.ctype == "float":
+        a = ir.ENum("float", a.text)
+    if isinstance(b, ir.ENum) and b.ctype == "double" and a.ctype == "float":
+        b = ir.ENum("float", b.text)
+    return a, b
+
+
+def storage(e: ir.EExpr) -> Optional[str]:
+    """The storage type of an operand read as it is: a data element's or a variable's."""
+    if isinstance(e, ir.ERead):
+        return e.buffer.elem
+    if isinstance(e, ir.EVar):
+        return e.decl
+    return None
+
+
 class ElementChecks:
     """The element rules of FunctionChecker (a mixin: it uses the checker's helpers)."""
 
@@ -119,9 +143,9 @@ class ElementChecks:
             return ir.EInt("bool", v.sym)
         if isinstance(v, VFloat):
             if v.text[:1].isdigit() or v.text[:1] == ".":
-                return ir.ENum("float", _float_text(v.text))
-            param = getattr(self, "float_params", {}).get(v.text, "float")
-            return ir.EVar("float", v.text, param)
+                return literal(v.text)
+            elem = getattr(self, "float_params", {}).get(v.text, "f32")
+            return ir.EVar("double" if elem == "f64" else "float", v.text, elem)
         return None
 
     def is_element_operand(self, *values: Value) -> bool:
@@ -134,6 +158,10 @@ class ElementChecks:
                 return self.error(e.loc, f"invalid operands to binary '{e.op}' (have {left.kind} and {right.kind})")
         if e.op == "#":
             return self.error(e.loc, "'#' composes two bounded variables, not element values")
+        a, b = adopt(a, b)
+        if {storage(a), storage(b)} == {"f16", "bf16"}:
+            return self.error(e.loc, f"invalid operands to binary '{e.op}': '{storage(a)}' and '{storage(b)}' have "
+                                     "no common type; convert one of them first (e.g. 'f32 t = x;')")
         if e.op in _INT_ONLY and {"float", "double"} & {a.ctype, b.ctype}:
             return self.error(e.loc, f"invalid operands to binary '{e.op}' (have floating-point values)")
         if e.op in _COMPARE or e.op in ("&&", "||"):
@@ -156,6 +184,7 @@ class ElementChecks:
         xs = [self.to_eexpr(v) for v in (c, a, b)]
         if any(x is None for x in xs):
             return self.error(e.loc, "'?:' on element values needs element values, numbers or integers")
+        xs[1], xs[2] = adopt(xs[1], xs[2])
         return VExpr(ir.ECond(_arith(xs[1].ctype, xs[2].ctype), *xs))
 
     # -- stores -------------------------------------------------------------------
@@ -188,6 +217,7 @@ class ElementChecks:
             if op in _INT_ONLY and {"float", "double"} & {read.ctype, x.ctype}:
                 self.error(s.loc, f"invalid operands to '{s.op}' (have floating-point values)")
                 return []
+            read, x = adopt(read, x)
             x = ir.EBin(_arith(read.ctype, x.ctype), op, read, x)
         return [ir.Store(s.loc, read.buffer, read.index, x, read.view)]
 

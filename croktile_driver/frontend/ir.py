@@ -154,9 +154,10 @@ class Continue(Stmt):
 
 @dataclass(eq=False)
 class PrintItem:
-    kind: str                  # text (a C string literal as written), int, bool
+    kind: str                  # text (a C string literal as written), int, bool, float
     text: str = ""
     value: Optional[Sym] = None
+    expr: Optional["EExpr"] = None   # float: the floating-point value (printed as C's "%f")
 
 
 @dataclass(eq=False)
@@ -169,15 +170,26 @@ class Print(Stmt):
 
 @dataclass(eq=False)
 class ScalarDef(Stmt):
+    """A scalar variable. `ctype` is what it is computed in: int and bool (held as the
+    target's 64-bit integer and bool), float or double. A run-time floating-point value
+    (`expr`, an element expression) replaces `value`; `elem` is the declared storage type
+    when it is narrower than `ctype` (f16, bf16, s8, u16, ...): the value is rounded or
+    wrapped to it (scalars.py)."""
     name: str
-    ctype: str               # int, bool
+    ctype: str               # int, bool, float, double
     value: Optional[Sym]
+    expr: Optional["EExpr"] = None
+    elem: Optional[str] = None
 
 
 @dataclass(eq=False)
 class Assign(Stmt):
+    """`name = value` (or `expr`, converted to `ctype` through `elem` as ScalarDef's)."""
     name: str
-    value: Sym
+    value: Optional[Sym]
+    expr: Optional["EExpr"] = None
+    ctype: str = "int"
+    elem: Optional[str] = None
 
 
 @dataclass(eq=False)
@@ -222,6 +234,7 @@ class CallArg:
     region: Optional[Region] = None        # data: pointer to the region's first element
     value: Optional[Sym] = None            # int / bool
     text: Optional[str] = None             # float: a literal or a parameter name
+    expr: Optional["EExpr"] = None         # float: a value computed in tileflow code (instead of text)
 
 
 @dataclass(eq=False)
@@ -229,6 +242,8 @@ class Call(Stmt):
     func: str
     template_args: Optional[List[Sym]]
     args: List[CallArg]
+    result: Optional[str] = None           # `mutable int a = call f(...);`: the scalar that takes its value
+    result_ctype: str = "int"              # ... and what it is computed in (int, bool, float, double)
 
 
 # -- element values: what `x.at(i)` reads and computes (issue #13) -----------------------
@@ -350,6 +365,24 @@ class Store(Stmt):
         return out
 
 
+def stmt_eexprs(s: Stmt) -> List[EExpr]:
+    """The element expressions a statement computes (reads of data, floating-point values)."""
+    if isinstance(s, Store):
+        return [s.value]
+    if isinstance(s, (ScalarDef, Assign)):
+        return [s.expr] if s.expr is not None else []
+    if isinstance(s, Print):
+        return [i.expr for i in s.items if i.expr is not None]
+    if isinstance(s, Call):
+        return [a.expr for a in s.args if a.expr is not None]
+    return []
+
+
+def stmt_reads(s: Stmt) -> List[ERead]:
+    """The data elements a statement's element expressions read."""
+    return [e for x in stmt_eexprs(s) for e in e_walk(x) if isinstance(e, ERead)]
+
+
 def e_text(e: EExpr) -> str:
     """An element expression for --dump-ir."""
     if isinstance(e, ERead):
@@ -389,7 +422,8 @@ class Param:
     elem: Optional[str] = None
     rank: int = 0
     buffer: Optional[Buffer] = None
-    ctype: Optional[str] = None            # float parameters: float, double, half, ...
+    ctype: Optional[str] = None            # float parameters: the host's C++ type (float, croktile::f16, ...)
+    compute: Optional[str] = None          # ... and what kernels take it as (float, double)
     device: bool = False                   # declared 'global': the host form's view is device memory
 
 
@@ -459,10 +493,10 @@ def number_and_live_ranges(fn: Function) -> None:
                 touch(s.b, s.sid)
             elif isinstance(s, Store):
                 touch(s.buffer, s.sid)
-                for r in s.reads():
-                    touch(r.buffer, s.sid)
             elif isinstance(s, Return) and s.buffer is not None:
                 touch(s.buffer, s.sid)
+            for r in stmt_reads(s):
+                touch(r.buffer, s.sid)
             body = getattr(s, "body", None)
             if body:
                 start = counter[0]
@@ -508,10 +542,13 @@ def dump(fn: Function) -> str:
                 out.append(f"{tag}{pad}if ({s.cond.to_c()})")
                 stmt_lines(s.body, ind + 1)
             elif isinstance(s, ScalarDef):
-                init = f" = {s.value.to_c()}" if s.value is not None else ""
-                out.append(f"{tag}{pad}{s.ctype} {s.name}{init}")
+                init = f" = {e_text(s.expr)}" if s.expr is not None else \
+                    f" = {s.value.to_c()}" if s.value is not None else ""
+                as_elem = f" (as {s.elem})" if s.elem else ""
+                out.append(f"{tag}{pad}{s.ctype} {s.name}{init}{as_elem}")
             elif isinstance(s, Assign):
-                out.append(f"{tag}{pad}{s.name} = {s.value.to_c()}")
+                value = e_text(s.expr) if s.expr is not None else s.value.to_c()
+                out.append(f"{tag}{pad}{s.name} = {value}")
             elif isinstance(s, Alloc):
                 out.append(f"{tag}{pad}alloc {s.buffer.describe()}")
             elif isinstance(s, Fill):
@@ -533,10 +570,11 @@ def dump(fn: Function) -> str:
                     if a.kind == "data":
                         args.append(f"&{a.region.describe()}")
                     elif a.kind == "float":
-                        args.append(a.text)
+                        args.append(a.text if a.expr is None else e_text(a.expr))
                     else:
                         args.append(a.value.to_c())
-                out.append(f"{tag}{pad}call {s.func}{targs}({', '.join(args)})")
+                res = f"{s.result} = " if s.result else ""
+                out.append(f"{tag}{pad}{res}call {s.func}{targs}({', '.join(args)})")
             elif isinstance(s, Return):
                 what = s.buffer.name if s.buffer else (s.value.to_c() if s.value is not None else "")
                 out.append(f"{tag}{pad}return {what}")
@@ -545,7 +583,8 @@ def dump(fn: Function) -> str:
             elif isinstance(s, (Break, Continue)):
                 out.append(f"{tag}{pad}{type(s).__name__.lower()}")
             elif isinstance(s, Print):
-                items = ", ".join(i.text if i.kind == "text" else i.value.to_c() for i in s.items)
+                items = ", ".join(i.text if i.kind == "text" else e_text(i.expr) if i.expr is not None
+                                  else i.value.to_c() for i in s.items)
                 out.append(f"{tag}{pad}{'println' if s.newline else 'print'}({items})")
     stmt_lines(fn.body, 1)
     return "\n".join(out)

@@ -351,6 +351,11 @@ class _Grammar:
                 | dma_expr"""
         p[0] = p[1]
 
+    def p_init_call(self, p):
+        """init : CALL ID template_args_opt LPAREN arg_list_opt RPAREN"""
+        # `mutable int a = call f(x);`: the device function's return value (scalars.py)
+        p[0] = A.CallStmt(self._loc(p, 1), A.Name(self._loc(p, 2), p[2]), p[3], p[5])
+
     def p_init_tuple_derive(self, p):
         """init : ID LBRACE expr_list RBRACE"""
         p[0] = A.TupleDerive(self._loc(p, 2), A.Name(self._loc(p, 1), p[1]), p[3])

@@ -21,6 +21,7 @@ from .sema_events import EventForms
 from ..diagnostics import Diagnostics, Loc
 from .symbolic import INT_MAX, INT_MIN, Sym, fits_int, prove_divisible, prove_equal
 from .elements import ElementChecks
+from .scalars import PARAM_CTYPES, ScalarForms, scalar_type, why_not_scalar
 from .values import as_int as _as_int, is_single as _is_single, kind_name as _kind_name, scalar as _scalar
 from .values import (Future, Symbol, VArray, VBool, VData, VError, VExpr, VFloat, VFuture, VInt, VMethod,
                      VSpan, VTuple, Value, VWild)
@@ -80,7 +81,7 @@ class _Scope:
         return None
 
 
-class FunctionChecker(ControlFlow, DmaForms, SpannedData, EventForms, ElementChecks):
+class FunctionChecker(ControlFlow, DmaForms, SpannedData, EventForms, ElementChecks, ScalarForms):
     """Checks one ``__co__`` function and lowers it to an ``ir.Function``."""
 
     def __init__(self, fn: A.CoFunction, diag: Diagnostics, co_functions: Set[str]):
@@ -116,7 +117,8 @@ class FunctionChecker(ControlFlow, DmaForms, SpannedData, EventForms, ElementChe
         self.ir_waits: List[ir.Wait] = []
         self.unsupported: List[tuple] = []     # (loc, message): checked, but no target has code for it
         self.stream_params: List[ir.Param] = []
-        self.float_params: Dict[str, str] = {}   # name -> C type
+        self.float_params: Dict[str, str] = {}   # name -> storage type (f32, f64, f16, bf16)
+        self.scalar_elems: Dict[str, Optional[str]] = {}   # IR name -> narrower storage type of a scalar
         self.wide_atoms: Set[str] = set()   # loop variables whose range may leave their bound
 
     # -- helpers -------------------------------------------------------------
@@ -258,21 +260,27 @@ class FunctionChecker(ControlFlow, DmaForms, SpannedData, EventForms, ElementChe
             what = f"a '{p.storage}' parameter" if p.storage != "global" else "'global' on a scalar parameter"
             self.error(p.loc, f"{what} is not allowed: only a spanned parameter may be 'global' "
                               "(its data is in device memory)")
-        if ty.kind == "elem":
-            self.error(ty.loc, f"'{ty.name}' is not a scalar type; use 'int', or give the "
-                               f"parameter a shape, e.g. '{ty.name} [N] {name.name}'")
-            self.declare(name, Symbol(name.name, "error", VError(), name.loc, name.name))
-            return ir.Param(name.name, "int", p.loc)
+        if ty.kind in ("elem", "float"):
+            spec = scalar_type(ty.name)
+            if spec is None or spec[1] in ("s8", "s16", "u8", "u16"):
+                why = why_not_scalar(ty.name) if spec is None else \
+                    f"'{ty.name}' parameters are not supported yet (a scalar parameter is 'int', 's32' or floating-point)"
+                self.error(ty.loc, f"{why}; or give the parameter a shape, e.g. '{ty.name} [N] {name.name}'")
+                self.declare(name, Symbol(name.name, "error", VError(), name.loc, name.name))
+                return ir.Param(name.name, "int", p.loc)
+            if spec[0] == "int":
+                ty = A.TypeSpec(ty.loc, "int", "int")
         if ty.kind in ("int", "bool"):
             sym = Sym.var(name.name)
             value = VInt(sym) if ty.kind == "int" else VBool(sym)
             self.declare(name, Symbol(name.name, ty.kind, value, name.loc, name.name))
             self.host_vars.add(name.name)
             return ir.Param(name.name, ty.kind, p.loc)
-        if ty.kind == "float":
-            self.float_params[name.name] = ty.name
+        if ty.kind in ("elem", "float"):
+            compute, elem = scalar_type(ty.name)
+            self.float_params[name.name] = elem
             self.declare(name, Symbol(name.name, "float", VFloat(name.name), name.loc, name.name))
-            return ir.Param(name.name, "float", p.loc, ctype=ty.name)
+            return ir.Param(name.name, "float", p.loc, ctype=PARAM_CTYPES[elem], compute=compute)
         if ty.kind == "stream":
             return self.stream_param(p, name)
         # spanned parameter
@@ -495,19 +503,20 @@ class FunctionChecker(ControlFlow, DmaForms, SpannedData, EventForms, ElementChe
         ty = s.type
         if ty is None:   # `mutable a = 3;`: the initialiser's type
             return self.untyped_mutable(s)
-        if ty.kind == "elem":
-            self.error(ty.loc, f"'{ty.name}' is not a scalar type; use 'int' for integers, "
-                               f"or give data a shape, e.g. '{ty.name} [4] {s.name.name}'")
-            self.declare(s.name, Symbol(s.name.name, "error", VError(), s.name.loc))
-            return []
-        if ty.kind == "float":
-            self.error(ty.loc, "floating-point variables are not allowed in tileflow code; "
-                               "floating-point values may only be passed to calls")
-            self.declare(s.name, Symbol(s.name.name, "error", VError(), s.name.loc))
-            return []
+        if ty.kind in ("elem", "float") or isinstance(s.init, A.CallStmt):
+            spec = scalar_type(ty.name)
+            if spec is None:
+                self.error(ty.loc, f"{why_not_scalar(ty.name)}; or give data a shape, e.g. "
+                                   f"'{ty.name} [4] {s.name.name}'")
+                self.declare(s.name, Symbol(s.name.name, "error", VError(), s.name.loc))
+                return []
+            return self.typed_scalar_decl(s, *spec)
         init_value: Optional[Value] = None
         if s.init is not None:
             init_value = _scalar(self.init_value(s.init, s.name))
+            if isinstance(init_value, (VExpr, VFloat)) and init_value.kind != "element value":
+                # `mutable int a = 1.5;`: converted at run time
+                return self.typed_scalar_decl(s, ty.kind, None, init_value)
             if isinstance(init_value, VError):
                 init_value = None
             elif ty.kind == "int" and not isinstance(init_value, (VInt, VBool)):
@@ -525,9 +534,16 @@ class FunctionChecker(ControlFlow, DmaForms, SpannedData, EventForms, ElementChe
                                    f"type needs a value, e.g. 'mutable {s.name.name} = 0;'")
             self.declare(s.name, Symbol(s.name.name, "error", VError(), s.name.loc))
             return []
+        if isinstance(s.init, A.CallStmt):
+            self.error(s.name.loc, f"cannot deduce the type of '{s.name.name}' from a call; name it, e.g. "
+                                   f"'mutable int {s.name.name} = call ...;'")
+            self.declare(s.name, Symbol(s.name.name, "error", VError(), s.name.loc))
+            return []
         value = self.init_value(s.init, s.name)
         if isinstance(value, (VInt, VBool)):
             return self.define_scalar(s.name, "int" if isinstance(value, VInt) else "bool", value, True)
+        if isinstance(value, (VExpr, VFloat)):
+            return self.untyped_float(s.name, value)
         if not isinstance(value, VError):
             self.error(s.name.loc, f"'{s.name.name}' of {_kind_name(value)} cannot be 'mutable'; only "
                                    "integers and booleans can")
@@ -655,6 +671,8 @@ class FunctionChecker(ControlFlow, DmaForms, SpannedData, EventForms, ElementChe
                 self.diag.note(existing.loc, "previous definition is here")
                 return []
             return self.dma(s.value, name)
+        if isinstance(s.value, A.CallStmt):
+            return self.assign_call(s, existing)
         if existing is None:
             value = self.expr(s.value)
             if isinstance(value, (VTuple, VSpan)):
@@ -671,10 +689,8 @@ class FunctionChecker(ControlFlow, DmaForms, SpannedData, EventForms, ElementChe
                 self.mdspans_defined[name.name] = name.loc
                 self.declare(name, Symbol(name.name, "mdspan", value, name.loc))
                 return []
-            if isinstance(value, VFloat):
-                self.error(s.value.loc, "floating-point variables are not allowed in tileflow code; "
-                                        "floating-point values may only be passed to calls")
-                return []
+            if isinstance(value, (VFloat, VExpr)):   # `H = 50.0f;`
+                return self.untyped_float(name, value)
             if self.selected(value):   # `x = select(k, a, b);`
                 kind = "future" if isinstance(value, VFuture) else "data"
                 self.declare(name, Symbol(name.name, kind, value, name.loc))
@@ -686,7 +702,15 @@ class FunctionChecker(ControlFlow, DmaForms, SpannedData, EventForms, ElementChe
                 return []
             self.error(s.value.loc, f"cannot define '{name.name}' from {_kind_name(value)}")
             return []
-        value = _scalar(self.expr(s.value)) if existing.kind in ("int", "bool") else self.expr(s.value)
+        value = _scalar(self.expr(s.value)) if existing.kind in ("int", "bool", "float") else self.expr(s.value)
+        if existing.kind == "float" or (existing.kind in ("int", "bool") and isinstance(value, (VExpr, VFloat))
+                                        and value.kind != "element value"):
+            if isinstance(value, VError):
+                return []
+            if not existing.ir_name or existing.ir_name not in self.used_names:
+                self.error(name.loc, f"cannot assign to '{name.name}'")
+                return []
+            return self.assign_scalar(s, existing, value)
         if existing.kind == "mdspan":
             self.error(name.loc, f"mdspan '{name.name}' cannot be assigned; an mdspan is defined only once")
             return []
@@ -710,7 +734,7 @@ class FunctionChecker(ControlFlow, DmaForms, SpannedData, EventForms, ElementChe
             if self.level > 0 and existing.ir_name in self.host_vars:
                 self.error(name.loc, f"'{name.name}' is host-level data; it cannot be assigned inside 'parallel'")
                 return []
-            return [ir.Assign(s.loc, existing.ir_name, value.sym)]
+            return [ir.Assign(s.loc, existing.ir_name, value.sym, elem=self.scalar_elems.get(existing.ir_name))]
         if existing.kind == "error":
             return []
         if existing.kind == "ituple":
@@ -851,10 +875,13 @@ class FunctionChecker(ControlFlow, DmaForms, SpannedData, EventForms, ElementChe
             return ir.CallArg("int", value=value.sym)
         if isinstance(value, VBool):
             return ir.CallArg("bool", value=value.sym)
-        if isinstance(value, VExpr):
-            self.error(_start_loc(node), f"{_article(value.kind)} computed in tileflow code cannot be passed to a "
-                                         "device function (not supported yet); pass a parameter or a literal")
-            return None
+        if isinstance(value, VExpr):   # a floating-point value, computed where the call runs
+            x = self.float_operand(value, _start_loc(node), f"pass to '{fname}'")
+            if x is None:
+                return None
+            if x.ctype not in ("float", "double"):   # (a data element of an integer type)
+                return ir.CallArg("int", expr=x)
+            return ir.CallArg("float", expr=x)
         if isinstance(value, VFuture):
             value = self.future_data(value.future, node.loc)
         at = _start_loc(node)
@@ -937,6 +964,8 @@ class FunctionChecker(ControlFlow, DmaForms, SpannedData, EventForms, ElementChe
         value = self.expr(s.value)
         if kind in ("int", "bool", "auto"):
             value = _scalar(value)
+        if kind in ("int", "bool"):   # (`return x * 1.5;` from an int function: converted)
+            value = self.as_integer(value, s.value.loc, kind)
         if isinstance(value, VError) or kind == "error":
             return []
         if kind == "void":

@@ -173,10 +173,12 @@ def check_stmt(check: ir.Check, indent: str) -> str:
 
 
 def print_stmt(s: ir.Print, expr, printf: str = "std::printf", int_fmt: str = "%lld",
-               int_type: str = "long long", bool_as_text: bool = True, flush: str = "std::fflush(stdout);") -> str:
+               int_type: str = "long long", bool_as_text: bool = True, flush: str = "std::fflush(stdout);",
+               value=None, float_type: str = "double") -> str:
     """`print`/`println` as printf calls: the strings go into the format (as written, '%'
-    doubled), integers as `int_fmt`. A boolean prints `true`/`false`: a `%s` of a ternary,
-    or (OpenCL C, whose `%s` takes only a literal) a printf of its own on each branch."""
+    doubled), integers as `int_fmt`, floating-point values (`value` renders them) as "%f".
+    A boolean prints `true`/`false`: a `%s` of a ternary, or (OpenCL C, whose `%s` takes
+    only a literal) a printf of its own on each branch."""
     calls, fmt, args = [], [], []
 
     def flush_fmt():
@@ -190,6 +192,9 @@ def print_stmt(s: ir.Print, expr, printf: str = "std::printf", int_fmt: str = "%
         elif item.kind == "int":
             fmt.append(int_fmt)
             args.append(f"({int_type})({expr(item.value)})")
+        elif item.kind == "float":
+            fmt.append("%f")
+            args.append(f"({float_type})({value(item.expr)})")
         elif bool_as_text:
             fmt.append("%s")
             args.append(f"(({expr(item.value)}) ? \"true\" : \"false\")")
@@ -202,13 +207,15 @@ def print_stmt(s: ir.Print, expr, printf: str = "std::printf", int_fmt: str = "%
     return " ".join(calls + ([flush] if flush else []))
 
 
-def call_arguments(call: ir.Call, region_ptr, expr) -> List[str]:
+def call_arguments(call: ir.Call, region_ptr, expr, value=None) -> List[str]:
     """The C++ arguments of a `call`: data as a pointer to the region's first element
     (`region_ptr` renders it), integers and booleans converted (`expr` renders a Sym),
-    floats as written."""
+    floats as written, computed values as `value` renders an element expression."""
     out = []
     for a in call.args:
-        if a.kind == "data":
+        if a.expr is not None:
+            out.append(f"(int)({value(a.expr)})" if a.kind == "int" else value(a.expr))
+        elif a.kind == "data":
             out.append(region_ptr(a.region))
         elif a.kind == "int":
             out.append(f"(int)({expr(a.value)})")
@@ -217,6 +224,24 @@ def call_arguments(call: ir.Call, region_ptr, expr) -> List[str]:
         else:
             out.append(a.text)
     return out
+
+
+def call_statement(call: ir.Call, callee: str, args: List[str], int_type: str = "long long") -> str:
+    """`f(args);`, or for `mutable int a = call f(...)` the assignment of its value."""
+    text = f"{callee}({', '.join(args)})"
+    if call.result is None:
+        return text + ";"
+    ctype = {"int": int_type, "bool": "bool"}.get(call.result_ctype, call.result_ctype)
+    return f"{call.result} = ({ctype})({text});"
+
+
+def scalar_ctype(ctype: str, int_type: str = "long long") -> str:
+    """The C type of a scalar variable computed in `ctype` (integers: the 64-bit index type)."""
+    return {"int": int_type, "bool": "bool"}.get(ctype, ctype)
+
+
+def _no_data(buf):
+    raise AssertionError("an element of data read at host level")   # (sema rejects it)
 
 
 @dataclass
@@ -264,12 +289,23 @@ class StatementWriter:
         self.stmts(s.body, depth + 1)
         self.w(depth, "}")
 
+    element_dialect = "cxx"    # how element expressions are written (toolchains/elements.py)
+
+    def elements(self):
+        from .elements import ElementWriter
+        return ElementWriter(self.element_dialect, getattr(self, "ptr", _no_data), self.expr, elem_ctype)
+
+    def scalar_value(self, ctype: str, elem, e, sym) -> str:
+        if e is None and elem is None:
+            return self.expr(sym)
+        return self.elements().scalar(ctype, elem, e, sym)
+
     def s_ScalarDef(self, s: ir.ScalarDef, depth: int) -> None:
-        ctype = "bool" if s.ctype == "bool" else "long long"
-        self.w(depth, f"[[maybe_unused]] {ctype} {s.name} = {self.expr(s.value)};")
+        value = self.scalar_value(s.ctype, s.elem, s.expr, s.value)
+        self.w(depth, f"[[maybe_unused]] {scalar_ctype(s.ctype)} {s.name} = {value};")
 
     def s_Assign(self, s: ir.Assign, depth: int) -> None:
-        self.w(depth, f"{s.name} = {self.expr(s.value)};")
+        self.w(depth, f"{s.name} = {self.scalar_value(s.ctype, s.elem, s.expr, s.value)};")
 
     def s_Break(self, s: ir.Break, depth: int) -> None:
         self.w(depth, "break;")
@@ -278,7 +314,7 @@ class StatementWriter:
         self.w(depth, "continue;")
 
     def s_Print(self, s: ir.Print, depth: int) -> None:
-        self.w(depth, print_stmt(s, self.expr))
+        self.w(depth, print_stmt(s, self.expr, value=self.elements().value))
 
 
 class ToolChain:

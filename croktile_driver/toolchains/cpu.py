@@ -15,7 +15,7 @@ from ..frontend.pipeline import TranslationUnit
 from .dma_transform import element_loops, write_loops
 from .fill import fill_literal
 from .elements import ElementWriter
-from .base import (box_declarations, with_device_form, call_arguments, host_translation_unit, StatementWriter, ToolChain, check_stmt, elem_ctype,
+from .base import (box_declarations, with_device_form, call_arguments, call_statement, host_translation_unit, StatementWriter, ToolChain, check_stmt, elem_ctype,
                    line_directive, signature, sym_c)
 
 STACK_LIMIT_BYTES = 64 * 1024
@@ -131,9 +131,9 @@ class FunctionEmitter(StatementWriter):
         self.w(depth, f"// wait {', '.join(s.futures)}: cpu copies complete when issued")
 
     def s_Call(self, s: ir.Call, depth: int) -> None:
-        args = call_arguments(s, self.region_ptr, sym_c)
+        args = call_arguments(s, self.region_ptr, sym_c, self.elements().value)
         targs = "" if s.template_args is None else "<" + ", ".join(sym_c(t) for t in s.template_args) + ">"
-        self.w(depth, f"{s.func}{targs}({', '.join(args)});")
+        self.w(depth, call_statement(s, f"{s.func}{targs}", args))
 
     def s_Return(self, s: ir.Return, depth: int) -> None:
         if s.buffer is not None and s.buffer.origin == "param":

@@ -45,7 +45,7 @@ from ..frontend.levels import check_cuda_levels
 from ..frontend.pipeline import TranslationUnit
 from ..frontend.symbolic import Sym
 from .dma_transform import element_loops, write_loops, write_shared_loops
-from .base import ToolChain, c_string, call_arguments, elem_ctype, host_translation_unit, line_directive, print_stmt
+from .base import ToolChain, c_string, call_arguments, call_statement, elem_ctype, host_translation_unit, line_directive, print_stmt
 from .device_host import DeviceHostEmitter, where as _where
 from .fill import fill_literal
 from .kernel_ir import (KernelEmitterBase, dev_expr, kernel_free_names, linear, paren, product,
@@ -477,9 +477,9 @@ class KernelEmitter(KernelEmitterBase):
             self.params.append(f"long long {v}")
             self.host_args.append(f"(long long)({v})")
         for name in self.float_args():
-            p = self.host.float_params[name]
-            self.params.append(f"{p.ctype} {name}")
-            self.host_args.append(name)
+            ctype = self.host.float_params[name]
+            self.params.append(f"{ctype} {name}")
+            self.host_args.append(f"({ctype})({name})")
 
         self.lines.append(line_directive(par.loc))
         params = ",\n    ".join(self.params)
@@ -653,7 +653,7 @@ class KernelEmitter(KernelEmitterBase):
         return self.ptr(r.buffer) + ("" if off.is_const and off.value == 0 else f" + {paren(dev_expr(off))}")
 
     def s_Call(self, s: ir.Call, depth: int, level: int, state: State) -> State:
-        args = call_arguments(s, self.region_ptr, dev_expr)
+        args = call_arguments(s, self.region_ptr, dev_expr, self.elements().value)
         targs = ""
         if s.template_args is not None:
             vals = []
@@ -664,14 +664,28 @@ class KernelEmitter(KernelEmitterBase):
                     return state
                 vals.append(str(t.value))
             targs = f"<{', '.join(vals)}>"
-        text = f"{s.func}{targs}({', '.join(args)});"
+        text = call_statement(s, f"{s.func}{targs}", args)
         if level == 1:
             touched = frozenset().union(*(self.keys(a.region.buffer) for a in s.args if a.region is not None))
-            state = self.step(state, THREAD0, touched, touched, depth)
-            self.w(depth, f"if (croktile_tid == 0) {text}")
+            state = self.step(state, COOPERATIVE if s.result else THREAD0, touched | self.read_keys(s), touched, depth)
+            # a value every thread of the block needs: each calls (README "Scalars")
+            self.w(depth, text if s.result else f"if (croktile_tid == 0) {text}")
         else:
             self.w(depth, text)
         return state
+
+    def read_keys(self, s: ir.Stmt) -> frozenset:
+        return frozenset().union(*(self.keys(r.buffer) for r in ir.stmt_reads(s)))
+
+    def s_ScalarDef(self, s: ir.ScalarDef, depth: int, level: int, state: State) -> State:
+        if level == 1 and ir.stmt_reads(s):   # every thread computes the scalar: all read
+            state = self.step(state, COOPERATIVE, self.read_keys(s), frozenset(), depth)
+        return super().s_ScalarDef(s, depth, level, state)
+
+    def s_Assign(self, s: ir.Assign, depth: int, level: int, state: State) -> State:
+        if level == 1 and ir.stmt_reads(s):
+            state = self.step(state, COOPERATIVE, self.read_keys(s), frozenset(), depth)
+        return super().s_Assign(s, depth, level, state)
 
     def s_Store(self, s: ir.Store, depth: int, level: int, state: State) -> State:
         text = ElementWriter("cxx", self.ptr, dev_expr, elem_ctype).store(s)
@@ -709,9 +723,9 @@ class KernelEmitter(KernelEmitterBase):
                            f"{arr([dst[d] for d in dims])}")
 
     def s_Print(self, s: ir.Print, depth: int, level: int, state: State) -> State:
-        text = print_stmt(s, dev_expr, printf="printf", flush="")
+        text = print_stmt(s, dev_expr, printf="printf", flush="", value=self.elements().value)
         if level == 1:
-            state = self.step(state, THREAD0, frozenset(), frozenset(), depth)
+            state = self.step(state, THREAD0, self.read_keys(s), frozenset(), depth)
             self.w(depth, f"if (croktile_tid == 0) {{ {text} }}")
         else:
             self.w(depth, text)

@@ -16,6 +16,7 @@ from ..frontend import ir
 from ..frontend.symbolic import Sym
 from .base import (StatementWriter, stream_param, box_declarations, c_string, check_stmt, device_signature, elem_ctype,
                    has_device_form, line_directive, signature)
+from .elements import float_values
 from .kernel_ir import MAX_CHECK_VALUES
 
 
@@ -32,7 +33,7 @@ class DeviceHostEmitter(StatementWriter):
         self.lines: List[str] = []
         self.checks: List[ir.Check] = []      # device-side checks, by id
         self.check_ids: Dict[int, int] = {}
-        self.float_params = {p.name: p for p in fn.params if p.kind == "float"}
+        self.float_params = float_values(fn)   # name -> the C type kernels take it as
         self.narrow = {p.name for p in fn.params if p.kind in ("int", "bool")}
         self.entry_names = {b.symbol for b in fn.bindings} | {p.name for p in fn.params}
         self.written_params = self._written_params()

@@ -91,14 +91,30 @@ class ElementWriter:
         if isinstance(e, ir.EInt):
             return str(e.value.value) if e.value.is_const else f"((int)({self.expr(e.value)}))"
         if isinstance(e, ir.ENum):
-            return f"{e.text}f"
+            return f"{number(e.text)}f" if e.ctype == "float" else number(e.text)
         if isinstance(e, ir.EVar):
-            return f"((float){e.name})"
+            return f"(({CTYPE[self.dialect][e.ctype]}){e.name})"
         if isinstance(e, ir.EUn):
             return f"({e.op}{self.value(e.operand)})"
         if isinstance(e, ir.EBin):
             return f"({self.value(e.left)} {e.op} {self.value(e.right)})"
         return f"({self.value(e.cond)} ? {self.value(e.then)} : {self.value(e.other)})"
+
+    def scalar(self, ctype: str, elem: Optional[str], e: Optional[ir.EExpr], sym: Optional[Sym] = None) -> str:
+        """The value of a scalar variable computed in `ctype` (int and bool: the target's
+        integer), given as an element expression `e` or a symbolic integer `sym`, converted
+        through its narrower storage type `elem`: f16/bf16 round to nearest even, s8 s16 u8
+        u16 wrap."""
+        text = self.value(e) if e is not None else f"({self.expr(sym)})"
+        if elem in BITS16:
+            if self.dialect == "cxx":
+                return f"((float)croktile::{elem}((float){text}))"
+            return f"croktile_{elem}_to_float(croktile_float_to_{elem}((float){text}))"
+        if elem in NARROW_INT_CTYPES[self.dialect]:
+            return f"((int)({NARROW_INT_CTYPES[self.dialect][elem]}){text})"
+        if e is None:
+            return text
+        return f"(({CTYPE[self.dialect][ctype]}){text})"
 
     def store(self, s: ir.Store) -> str:
         buf = s.buffer
@@ -118,12 +134,40 @@ class ElementWriter:
         return f"{lhs} = ({self.elem_ctype(elem)}){text};"
 
 
+NARROW_INT_CTYPES = {"cxx": {"s8": "int8_t", "s16": "int16_t", "u8": "uint8_t", "u16": "uint16_t"},
+                     "opencl": {"s8": "char", "s16": "short", "u8": "uchar", "u16": "ushort"}}
+NARROW_INT_CTYPES["factor"] = NARROW_INT_CTYPES["cxx"]
+
+
+def number(text: str) -> str:
+    """A double literal as C reads it (`1.` and `1e3` are; `1` alone would be an int)."""
+    return text if any(c in text for c in ".eE") else text + ".0"
+
+
 def float_names(stmts) -> list:
-    """Floating-point parameters that element statements read (kernels take them)."""
+    """Floating-point values (parameters, scalars) that statements read: a kernel takes
+    those defined outside it."""
     names = []
     for s in stmts:
-        if isinstance(s, ir.Store):
-            for e in ir.e_walk(s.value):
+        if isinstance(s, ir.Call):
+            names += [a.text for a in s.args if a.kind == "float" and a.text and a.text not in names]
+        for x in ir.stmt_eexprs(s):
+            for e in ir.e_walk(x):
                 if isinstance(e, ir.EVar) and e.name not in names:
                     names.append(e.name)
     return names
+
+
+def float_values(fn: ir.Function) -> dict:
+    """Floating-point values a kernel may take from the host, name -> the C type it is
+    computed in: the float parameters and the host-level floating-point scalars."""
+    out = {p.name: p.compute or "float" for p in fn.params if p.kind == "float"}
+
+    def visit(stmts):
+        for s in stmts:
+            if isinstance(s, ir.ScalarDef) and s.ctype in ("float", "double"):
+                out[s.name] = s.ctype
+            if not isinstance(s, ir.Parallel) and getattr(s, "body", None):
+                visit(s.body)
+    visit(fn.body)
+    return out

@@ -43,12 +43,13 @@ from ..frontend.pipeline import TranslationUnit
 from ..frontend.splitter import _Scanner
 from ..frontend.symbolic import Sym
 from .dma_transform import element_loops, write_loops
-from .base import (DeviceBuild, with_device_form, StatementWriter, ToolChain, box_declarations, c_string, call_arguments, host_translation_unit,
+from .base import (DeviceBuild, with_device_form, StatementWriter, ToolChain, box_declarations, c_string, call_arguments,
+                   call_statement, host_translation_unit,
                    print_stmt,
                    line_directive)
 from .cpu import FunctionEmitter
 from .fill import fill_literal
-from .elements import ElementWriter, float_names
+from .elements import ElementWriter, float_names, float_values
 from .kernel_ir import (dev_expr, host_level_names, kernel_free_names, linear, matching, product, shape_vars,
                         walk_levels)
 from .opencl import _masked, host_device_functions, parse_cok, report_non_cok_call, segment_loc
@@ -448,6 +449,9 @@ class HostEmitter(FunctionEmitter):
                 args.append(f"&croktile_s{k}")
             elif arg.kind == "layout":
                 args.append("croktile_layout")
+            elif arg.kind == "float":   # in the type the entry reads (a parameter may be f16)
+                self.w(d, f"{arg.ctype} croktile_s{k} = ({arg.ctype})({arg.name});")
+                args.append(f"&croktile_s{k}")
             else:
                 args.append(f"&{arg.name}")
         ends = entry.ends
@@ -476,10 +480,12 @@ class EntryArg:
     kind: str        # global (a buffer's pointer), scalar (a host value), float, layout
     name: str        # host expression / device name
     decl: str = ""   # how the entry point reads it from croktile_args[i]
+    ctype: str = ""  # float: the C type the entry reads
 
 
 class EntryEmitter(StatementWriter):
     expr = staticmethod(dev_expr)     # device code: croktile_min / croktile_max
+    element_dialect = "factor"
     def __init__(self, gen: Generator, fn: ir.Function, par: ir.Parallel, name: str):
         self.gen = gen
         self.fn = fn
@@ -514,7 +520,7 @@ class EntryEmitter(StatementWriter):
         return f"{buf.name}__ptr"
 
     def s_Print(self, s: ir.Print, depth: int) -> None:
-        self.w(depth, print_stmt(s, self.expr, printf="printf", flush="fflush(stdout);"))
+        self.w(depth, print_stmt(s, self.expr, printf="printf", flush="fflush(stdout);", value=self.elements().value))
 
     # -- arguments ---------------------------------------------------------------------
     def collect_args(self) -> None:
@@ -528,10 +534,11 @@ class EntryEmitter(StatementWriter):
                 regions = [s.src, s.dst]
             elif isinstance(s, ir.Call):
                 regions = [a.region for a in s.args if a.region is not None]
-                floats += [a.text for a in s.args if a.kind == "float" and a.text not in floats]
             elif isinstance(s, ir.Store):
                 regions = [ir.Region(b, [], []) for b in [s.buffer] + [r.buffer for r in s.reads()]]
-                floats += [f for f in float_names([s]) if f not in floats]
+            floats += [f for f in float_names([s]) if f not in floats]
+            regions += [ir.Region(r.buffer, [], []) for x in ir.stmt_eexprs(s) if not isinstance(s, ir.Store)
+                        for r in ir.e_walk(x) if isinstance(r, ir.ERead)]
             for r in regions:
                 if id(r.buffer) not in own and r.buffer not in used:
                     used.append(r.buffer)
@@ -540,10 +547,10 @@ class EntryEmitter(StatementWriter):
             self.args.append(EntryArg("global", self.ptr(b), f"{ctype}* {self.ptr(b)} = *({ctype}* const*)"))
         for v in kernel_free_names(list(walk_levels([self.par], 0))):
             self.args.append(EntryArg("scalar", v, f"[[maybe_unused]] const long long {v} = *(const long long*)"))
-        params = {p.name: p for p in self.fn.params if p.kind == "float"}
+        params = float_values(self.fn)   # name -> the C type the entry takes it as
         for f in floats:
             if f in params:
-                self.args.append(EntryArg("float", f, f"const {params[f].ctype} {f} = *(const {params[f].ctype}*)"))
+                self.args.append(EntryArg("float", f, f"const {params[f]} {f} = *(const {params[f]}*)", params[f]))
         if any(s.index >= 0 for s in self.slots):
             self.args.append(EntryArg("layout", "croktile_layout",
                                       "[[maybe_unused]] const long long* const croktile_layout = "
@@ -641,8 +648,8 @@ class EntryEmitter(StatementWriter):
         return f"{self.ptr(r.buffer)} + ({dev_expr(off)})"
 
     def s_Call(self, s: ir.Call, depth: int) -> None:
-        args = call_arguments(s, self.region_ptr, dev_expr)
-        self.w(depth, f"{self.gen.callees.get(id(s), s.func)}({', '.join(args)});")
+        args = call_arguments(s, self.region_ptr, dev_expr, self.elements().value)
+        self.w(depth, call_statement(s, self.gen.callees.get(id(s), s.func), args))
 
     def s_Store(self, s: ir.Store, depth: int) -> None:
         self.w(depth, ElementWriter("factor", self.ptr, dev_expr, lambda e: ir.ELEM_CTYPES[e],

@@ -10,8 +10,8 @@ from typing import Dict, List, Optional, Set, Tuple
 
 from ..frontend import ir
 from ..frontend.symbolic import Sym
-from .base import condition, loop_header, sym_c
-from .elements import float_names
+from .base import condition, loop_header, scalar_ctype, sym_c
+from .elements import ElementWriter, float_names
 
 MAX_CHECK_VALUES = 4     # values a device-side runtime check can report
 
@@ -133,6 +133,15 @@ def kernel_free_names(stmts_with_levels) -> List[str]:
             used |= sym_vars(s.cond)
             for v in s.values:
                 used |= sym_vars(v)
+        if not isinstance(s, ir.Store):   # (a Store's are among its syms)
+            for x in ir.stmt_eexprs(s):
+                for e in ir.e_walk(x):
+                    if isinstance(e, ir.EInt):
+                        used |= sym_vars(e.value)
+                    elif isinstance(e, ir.ERead):
+                        bufs.append(e.buffer)
+                        for i in e.index:
+                            used |= sym_vars(i)
     for b in bufs:
         for d in b.shape:
             used |= sym_vars(d)
@@ -221,7 +230,9 @@ class KernelEmitterBase:
                 return True
             if isinstance(s, ir.Swap) and buf in (s.a, s.b):
                 return True
-            if isinstance(s, ir.Store) and (s.buffer is buf or any(r.buffer is buf for r in s.reads())):
+            if isinstance(s, ir.Store) and s.buffer is buf:
+                return True
+            if any(r.buffer is buf for r in ir.stmt_reads(s)):
                 return True
         return False
 
@@ -237,6 +248,19 @@ class KernelEmitterBase:
             if name in self.host.float_params and name not in names:
                 names.append(name)
         return names
+
+    element_dialect = "cxx"
+
+    def elements(self):
+        return ElementWriter(self.element_dialect, self.ptr, dev_expr, self.element_ctype)
+
+    def element_ctype(self, elem: str) -> str:
+        return ir.ELEM_CTYPES[elem]
+
+    def scalar_value(self, ctype: str, elem, e, sym) -> str:
+        if e is None and elem is None:
+            return dev_expr(sym)
+        return self.elements().scalar(ctype, elem, e, sym)
 
     def s_Loop(self, s: ir.Loop, depth: int, level: int, state):
         mark = len(self.lines)
@@ -258,12 +282,12 @@ class KernelEmitterBase:
         return self.join(state, end)
 
     def s_ScalarDef(self, s: ir.ScalarDef, depth: int, level: int, state):
-        ctype = "bool" if s.ctype == "bool" else self.index_type
-        self.w(depth, f"{ctype} {s.name} = {dev_expr(s.value)};")
+        ctype = scalar_ctype(s.ctype, self.index_type)
+        self.w(depth, f"{ctype} {s.name} = {self.scalar_value(s.ctype, s.elem, s.expr, s.value)};")
         return state
 
     def s_Assign(self, s: ir.Assign, depth: int, level: int, state):
-        self.w(depth, f"{s.name} = {dev_expr(s.value)};")
+        self.w(depth, f"{s.name} = {self.scalar_value(s.ctype, s.elem, s.expr, s.value)};")
         return state
 
     def s_Break(self, s: ir.Break, depth: int, level: int, state):

@@ -61,7 +61,7 @@ from ..frontend.pipeline import TranslationUnit
 from ..frontend.splitter import LineMap, _Scanner
 from ..frontend.symbolic import Sym
 from ..cstrings import escaped
-from .base import DeviceBuild, ToolChain, c_string, elem_ctype, host_translation_unit, line_directive, print_stmt
+from .base import DeviceBuild, ToolChain, c_string, call_statement, elem_ctype, host_translation_unit, line_directive, print_stmt
 from .device_host import DeviceHostEmitter, where as _where
 from .dma_transform import element_loops, write_loops, write_shared_loops
 from .elements import ElementWriter
@@ -749,6 +749,10 @@ class KernelArg:
 class KernelEmitter(KernelEmitterBase):
     index_type = "long"
     check_fail = "croktile_check_fail"
+    element_dialect = "opencl"
+
+    def element_ctype(self, elem: str) -> str:
+        return DEVICE_CTYPES[elem]
     join = staticmethod(max)      # the barrier state is a number: more is more to synchronise
 
     def __init__(self, host: HostEmitter, par: ir.Parallel, name: str):
@@ -863,8 +867,8 @@ class KernelEmitter(KernelEmitterBase):
         for v in self.free_scalars():
             self.args.append(KernelArg(f"long {v}", ("cl_long", v)))
         for name in self.float_args():
-            p = self.host.float_params[name]
-            self.args.append(KernelArg(f"{p.ctype} {name}", (p.ctype, name)))
+            ctype = self.host.float_params[name]
+            self.args.append(KernelArg(f"{ctype} {name}", (ctype, name)))
         if self.uses_checks:
             self.args.append(KernelArg("__global int* croktile_err", ("mem", f"croktile_checks.get(croktile_rt, {_where(self.par.loc)})")))
 
@@ -1001,7 +1005,11 @@ class KernelEmitter(KernelEmitterBase):
     def s_Call(self, s: ir.Call, depth: int, level: int, state: int) -> int:
         args, spaces = [], []
         for a in s.args:
-            if a.kind == "data":
+            if a.expr is not None:
+                text = self.elements().value(a.expr)
+                args.append(f"(int)({text})" if a.kind == "int" else text)
+                spaces.append(None)
+            elif a.kind == "data":
                 args.append(self.region_ptr(a.region))
                 spaces.append(self.space[a.region.buffer.name])
             elif a.kind == "int":
@@ -1014,13 +1022,24 @@ class KernelEmitter(KernelEmitterBase):
                 args.append(a.text)
                 spaces.append(None)
         name = self.gen.callee(s, spaces)
-        text = f"{name}({', '.join(args)});"
+        text = call_statement(s, name, args, "long")
         if self.outer(level):
-            state = self.before(level, state, 1, depth)
-            self.w(depth, f"if (croktile_lid == 0) {text}")
+            state = self.before(level, state, 2 if s.result else 1, depth)
+            # a value every work-item of the group needs: each calls (README "Scalars")
+            self.w(depth, text if s.result else f"if (croktile_lid == 0) {text}")
         else:
             self.w(depth, text)
         return state
+
+    def s_ScalarDef(self, s: ir.ScalarDef, depth: int, level: int, state: int) -> int:
+        if ir.stmt_reads(s):   # every work-item computes the scalar: all read
+            state = self.before(level, state, 2, depth)
+        return super().s_ScalarDef(s, depth, level, state)
+
+    def s_Assign(self, s: ir.Assign, depth: int, level: int, state: int) -> int:
+        if ir.stmt_reads(s):
+            state = self.before(level, state, 2, depth)
+        return super().s_Assign(s, depth, level, state)
 
     def s_Store(self, s: ir.Store, depth: int, level: int, state: int) -> int:
         text = ElementWriter("opencl", self.ptr, dev_expr, lambda e: DEVICE_CTYPES[e],
@@ -1035,7 +1054,7 @@ class KernelEmitter(KernelEmitterBase):
 
     def s_Print(self, s: ir.Print, depth: int, level: int, state: int) -> int:
         text = print_stmt(s, dev_expr, printf="printf", int_fmt="%ld", int_type="long",
-                          bool_as_text=False, flush="")
+                          bool_as_text=False, flush="", value=self.elements().value, float_type="float")
         if self.outer(level):
             state = self.before(level, state, 1, depth)
             self.w(depth, f"if (croktile_lid == 0) {{ {text} }}")

@@ -1,20 +1,22 @@
-// Spec 3 says "operations on floating-point are not supported by Croktile"; the reference's
-// current language computes with them in element statements (`x.at(i) = a * y.at(i)`,
-// tests/dialect/cases/loops), but a floating-point value is no tileflow integer, and only
-// parameters and literals are passed to calls.
-__device__ void use(float x) {}
+// Floating-point scalars compute as C does (README "Scalars, declarations and control
+// flow"); what C rejects on floating-point values is rejected, and f16 and bf16 have no
+// common type (as in the reference: tests/check/illegal_arith_decl.co).
+__device__ int use(float x) { return 0; }
 
-__co__ void float_ops(float padding, int n) {
-  int a = padding + 1;         // expect-error: cannot initialise 'int a' with floating-point value
-  bool b = padding < 1.0;      // expect-error: cannot initialise 'bool b' with floating-point value
-  float local_f = 2.0;         // expect-error: floating-point variables are not allowed
-  double d;                    // expect-error: floating-point variables are not allowed
-  x = 2.5;                     // expect-error: floating-point variables are not allowed
-  n = padding;                 // expect-error: floating-point values may only be passed to calls
+__co__ void float_ops(float padding, int n, bf16 b, f16 h, f32 [4] a) {
+  int s = padding << 1;        // expect-error: invalid operands to binary '<<' (have floating-point values)
+  float r = padding % 2;       // expect-error: invalid operands to binary '%' (have floating-point values)
+  int t = ~padding;            // expect-error: invalid operand to unary '~'
+  float m = b + h;             // expect-error: 'bf16' and 'f16' have no common type
+  padding = 2.0;               // expect-error: cannot assign to floating-point parameter 'padding'
+  float e = a.at(0);           // expect-error: an element of data is read into a scalar only inside 'parallel'
+  int c = 1.5;
+  c = 2;                       // expect-error: only mutables can be re-assigned
   parallel p by 1 {
-    call use(padding);         // fine
-    call use(1.5);             // fine
-    call use(padding * 2);     // expect-error: a floating-point value computed in tileflow code cannot be passed
-    call use(-padding);        // expect-error: a floating-point value computed in tileflow code cannot be passed
+    int v = call use(padding); // expect-error: 'v' takes the value of a call and must be 'mutable'
+    mutable w = call use(1.5); // expect-error: cannot deduce the type of 'w' from a call
+    mutable float ok = call use(padding * 2);
+    call use(-padding);        // fine: a value computed where the call runs
+    padding2 = call use(ok);   // expect-error: 'call' gives its value to a declared mutable scalar
   }
 }

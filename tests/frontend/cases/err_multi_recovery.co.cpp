@@ -13,7 +13,7 @@ __co__ void broken_syntax(s32 [4] a) {
 }
 
 __co__ void many_semantic_errors(s32 [6, 17] a, float pad) {
-  s32 x;                               // expect-error: 's32' is not a scalar type
+  s64 x;                               // expect-error: 's64' is not a scalar type
   call kernel(a, 1);                   // expect-error: can only be called inside 'parallel'
   parallel p by 6 {
     f = dma.copy a.chunkat(p, 3) => local;  // expect-error: chunkat index is not bounded
@@ -23,7 +23,7 @@ __co__ void many_semantic_errors(s32 [6, 17] a, float pad) {
         g = dma.copy a.chunkat(p, i) => local; // expect-error: (17) is not divisible by the bound of 'i' (4)
       }
     }
-    int y = pad * 2;                   // expect-error: cannot initialise 'int y' with floating-point value
+    int y = pad << 2;                  // expect-error: invalid operands to binary '<<' (have floating-point values)
     helper();                          // expect-error: cannot call another __co__ function ('helper')
     return;                            // expect-error: 'return' inside 'parallel'
   }
