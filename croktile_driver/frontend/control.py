@@ -133,6 +133,8 @@ class ControlFlow:
             value = self.expr(arg)
             if not s.static:
                 value = _scalar(value)
+                if isinstance(value, VExpr) and value.expr.ctype not in ("float", "double"):   # `f > g`: true
+                    value = self.as_integer(value, arg.loc, "bool" if value.expr.ctype == "bool" else "int")
             if isinstance(value, VError):
                 ok = False
             elif isinstance(value, (VInt, VBool)):
