@@ -36,6 +36,26 @@
 # -g, -std= and -pthread, which CMake's build type, C++17 and Threads decide. For cuda the
 # profile's arch (sm_90a) becomes the library's CUDA_ARCHITECTURES (90a).
 
+# The croktilec options that select a profile: -t/--profile as given (into <select_var>)
+# and --toolchain-file for CROKTILE_TOOLCHAIN_FILE (into <file_var>), shared by the
+# kernel library's and the Python bindings' commands so that both pick the same profile.
+function(_croktile_selection select_var file_var target profile)
+  set(_select)
+  set(_file_arg)
+  if(target)
+    list(APPEND _select -t "${target}")
+  endif()
+  if(profile)
+    list(APPEND _select --profile "${profile}")
+  endif()
+  if(CROKTILE_TOOLCHAIN_FILE)
+    get_filename_component(_file "${CROKTILE_TOOLCHAIN_FILE}" ABSOLUTE)
+    set(_file_arg --toolchain-file "${_file}")
+  endif()
+  set(${select_var} "${_select}" PARENT_SCOPE)
+  set(${file_var} "${_file_arg}" PARENT_SCOPE)
+endfunction()
+
 function(croktile_add_kernel name)
   cmake_parse_arguments(PARSE_ARGV 1 ARG "KERNEL_TEMPLATES" "TARGET;PROFILE"
                         "OPTIONS;INCLUDE_DIRECTORIES;COMPILE_DEFINITIONS")
@@ -49,18 +69,7 @@ function(croktile_add_kernel name)
   endif()
 
   # -- which profile: croktilec knows the profiles, their targets and code generators
-  set(_select)
-  set(_select_file)
-  if(ARG_TARGET)
-    list(APPEND _select -t "${ARG_TARGET}")
-  endif()
-  if(ARG_PROFILE)
-    list(APPEND _select --profile "${ARG_PROFILE}")
-  endif()
-  if(CROKTILE_TOOLCHAIN_FILE)
-    get_filename_component(_file "${CROKTILE_TOOLCHAIN_FILE}" ABSOLUTE)
-    set(_select_file --toolchain-file "${_file}")
-  endif()
+  _croktile_selection(_select _select_file "${ARG_TARGET}" "${ARG_PROFILE}")
   _croktile_profile(_json "${_where}" ${_select} ${_select_file})
   string(JSON _profile GET "${_json}" selected)
   if(_profile STREQUAL "" OR _profile STREQUAL "null")
