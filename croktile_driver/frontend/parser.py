@@ -216,8 +216,21 @@ class _Grammar:
                 | while_stmt
                 | jump_stmt
                 | print_stmt
-                | elem_assign"""
+                | elem_assign
+                | swap_stmt"""
         p[0] = p[1]
+
+    # `swap f, g;` and `rotate f, g, h;` without parentheses (the reference's forms): the
+    # same call as `swap(f, g);`. `swap`/`rotate` stay names, not keywords.
+    def p_swap_stmt(self, p):
+        """swap_stmt : ID ID COMMA id_list SEMI"""
+        if p[1] not in ("swap", "rotate"):
+            self.diag.error(self._loc(p, 2), f"expected ';' before '{p[2]}'")
+            p[0] = None
+            return
+        names = [A.Name(self._loc(p, 2), p[2])] + p[4]
+        call = A.Call(self._loc(p, 1), A.Name(self._loc(p, 1), p[1]), names)
+        p[0] = A.ExprStmt(self._loc(p, 1), call)
 
     def p_stmt_empty(self, p):
         """stmt : SEMI"""

@@ -114,6 +114,8 @@ class FunctionChecker(ControlFlow, DmaForms, SpannedData, EventForms, ElementChe
         self.jump_scopes: List[str] = []  # enclosing loops and parallels, for `break`/`continue`
         self.mutable_vars: Dict[str, str] = {}  # IR name -> user name of scalars that may change
         self.placeholders: List[Future] = []   # futures defined by `dma.any` (sema_dma.py)
+        self.any_classes: Dict[int, List[Future]] = {}   # futures of one type (sema_dma.infer_any)
+        self.any_reported: Set[int] = set()   # `dma.any` futures already in an error
         self.ir_waits: List[ir.Wait] = []
         self.unsupported: List[tuple] = []     # (loc, message): checked, but no target has code for it
         self.stream_params: List[ir.Param] = []
@@ -235,7 +237,7 @@ class FunctionChecker(ControlFlow, DmaForms, SpannedData, EventForms, ElementChe
         self.prefix = []
         self.ret = (ret_kind, ret_elem, ret_shape, fn.ret)
         body = self.launch_host_elements(self.block_stmts(fn.body.stmts))
-        self.finish_placeholders(self.ir_waits)
+        self.finish_placeholders(self.ir_waits, body)
         if ret_kind not in ("void", "error", "auto") and not self.returned:
             self.error(fn.body.loc if not fn.body.stmts else fn.name.loc,
                        f"no 'return' statement in __co__ function '{fn.name.name}' returning a value")
@@ -760,7 +762,7 @@ class FunctionChecker(ControlFlow, DmaForms, SpannedData, EventForms, ElementChe
             if fname in self.co_functions:
                 self.error(e.loc, f"a __co__ function cannot call another __co__ function ('{fname}')")
                 return []
-            if fname == "swap" and self.scope.lookup(fname) is None:
+            if fname in ("swap", "rotate") and self.scope.lookup(fname) is None:
                 return self.swap(e)
             if fname in BUILTIN_STATEMENTS and self.scope.lookup(fname) is None:
                 return self.builtin_statement(e)
@@ -775,9 +777,13 @@ class FunctionChecker(ControlFlow, DmaForms, SpannedData, EventForms, ElementChe
         return []
 
     def swap(self, e: A.Call) -> List[ir.Stmt]:
-        """`swap(f, g)`: the two futures exchange their buffers (double buffering)."""
-        if len(e.args) != 2 or not all(isinstance(a, A.Name) for a in e.args):
-            self.error(e.loc, "'swap' takes two futures: 'swap(f, g);'")
+        """`swap(f, g)`: the two futures exchange their buffers (double buffering);
+        `rotate(f, g, h)` is `swap(f, g); swap(g, h);` (f takes g's, g takes h's, h takes f's)."""
+        fname = e.func.name
+        n = len(e.args)
+        if not all(isinstance(a, A.Name) for a in e.args) or (n != 2 if fname == "swap" else n < 2):
+            self.error(e.loc, "'swap' takes two futures: 'swap(f, g);'" if fname == "swap"
+                       else "'rotate' takes two or more futures: 'rotate(f, g, h);'")
             return []
         futures = []
         for a in e.args:
@@ -788,39 +794,64 @@ class FunctionChecker(ControlFlow, DmaForms, SpannedData, EventForms, ElementChe
             if sym.kind == "error":
                 return []
             if sym.kind != "future":
-                self.error(a.loc, f"'swap' takes futures, but '{a.name}' is {_article(sym.kind)}")
+                self.error(a.loc, f"'{fname}' takes futures, but '{a.name}' is {_article(sym.kind)}")
                 return []
             fut = sym.value.future
-            if not self.require_bound(fut, a.loc, "buffer to swap"):
-                return []
             fut.used = True
+            futures.append(fut)
+        out: List[ir.Stmt] = []
+        for i in range(n - 1):
+            pair = self.swap_pair(e, e.args[i], e.args[i + 1], futures[i], futures[i + 1])
+            if pair is None:
+                return []
+            out += pair
+        return out
+
+    def swap_pair(self, e: A.Call, a: A.Name, b: A.Name, f: Future, g: Future) -> Optional[List[ir.Stmt]]:
+        if f is g:
+            return []
+        if not self.swap_scopes_agree(e.loc, a, b, f, g):
+            return None
+        for name, fut in ((a, f), (b, g)):
+            if fut.region is None or fut.candidates is not None:
+                continue
             buf = fut.region.buffer
             if buf.origin != "dma" or not fut.region.is_whole:
-                self.error(a.loc, f"'swap' needs futures of copies into 'local' or 'shared' "
-                                  f"('{a.name} = dma.copy ... => local;')")
-                return []
+                self.error(name.loc, f"'swap' needs futures of copies into 'local' or 'shared' ('{name.name} = "
+                                     f"dma.copy ... => local;'); swapping a future whose copy fills named data "
+                                     f"('{buf.source_name or buf.name}') is not supported yet")
+                return None
             if not all(v in self.host_vars for d in buf.shape for v in d.variables()):
-                self.error(a.loc, f"the shape of '{a.name}' must be known when its 'parallel' block starts "
-                                  "to swap it")
-                return []
-            futures.append(fut)
-        f, g = futures
-        if not self.swap_scopes_agree(e, f, g):
-            return []
+                self.error(name.loc, f"the shape of '{name.name}' must be known when its 'parallel' block starts "
+                                     "to swap it")
+                return None
+        for name, fut in ((a, f), (b, g)):
+            if fut.candidates is not None:
+                self.error(name.loc, f"'swap' of a 'select' of futures ('{name.name}') is not supported yet")
+                return None
+        if f.region is None or g.region is None:
+            if not self.infer_any([f, g], e.loc, e.func.name):
+                return None
+            if f.region is None or g.region is None:   # both typeless yet: their buffers get a type later
+                self.flow.append(P.Swap(f, g))
+                return [ir.Swap(e.loc, f.shell, g.shell)]
         fb, gb = f.region.buffer, g.region.buffer
         if fb is gb:
             return []
-        if fb.storage != gb.storage or f.elem != g.elem or fb.level != gb.level:
-            self.error(e.loc, f"'swap' needs two futures of the same storage, element type and parallel "
-                              f"level ('{fb.storage} {f.elem}' and '{gb.storage} {g.elem}')")
-            return []
+        if fb.storage != gb.storage or f.elem != g.elem or fb.level != gb.level or f.is_async != g.is_async:
+            self.error(e.loc, f"'swap' needs two futures of the same storage, element type, parallel level and "
+                              f"kind (async or not) ('{'async ' if f.is_async else ''}{fb.storage} {f.elem}' and "
+                              f"'{'async ' if g.is_async else ''}{gb.storage} {g.elem}')")
+            return None
         before = self.diag.errors
         checks = self.shape_match(e.loc, list(fb.shape), list(gb.shape), f"'{f.user_name}'", f"'{g.user_name}'")
         if self.diag.errors != before:
-            return []
+            return None
         if checks:
             self.error(e.loc, "'swap' needs futures whose shapes are provably equal")
-            return []
+            return None
+        if f.placeholder or g.placeholder:
+            self.infer_any([f, g], e.loc, e.func.name)
         self.flow.append(P.Swap(f, g))
         return [ir.Swap(e.loc, fb, gb)]
 
@@ -1496,12 +1527,20 @@ class FunctionChecker(ControlFlow, DmaForms, SpannedData, EventForms, ElementChe
                 self.error(node.dst.loc, "a copy into new 'global' data must be outside 'parallel'")
                 return self._declare_failed_future(future_name)
             self.dma_counter += 1
-            base = f"{future_name.name}_buf" if future_name else f"dma{self.dma_counter}_buf"
-            buf = self.new_buffer(base, src.elem, storage, extents, node.dst.loc, "dma",
-                                  future_name.name if future_name else "")
+            own = None if placeholder is None else \
+                self.assign_to_any(placeholder, storage, src.elem, extents, is_async, node.dst.loc)
+            if own is False:
+                return []
+            if own is not None:   # a `dma.any` that has its buffer already
+                buf = own
+            else:
+                base = f"{future_name.name}_buf" if future_name else f"dma{self.dma_counter}_buf"
+                buf = self.new_buffer(base, src.elem, storage, extents, node.dst.loc, "dma",
+                                      future_name.name if future_name else "")
             dst = VData(ir.Region(buf, [Sym.const(0)] * len(extents), extents), src.elem)
             self.check_readable(dst, node.dst.loc, "written")  # the previous iteration's copy
-            out.append(ir.Alloc(node.dst.loc, buf))
+            if own is None:
+                out.append(ir.Alloc(node.dst.loc, buf))
         else:
             dst = self.expr(node.dst)
             if isinstance(dst, VFuture):
@@ -1526,7 +1565,13 @@ class FunctionChecker(ControlFlow, DmaForms, SpannedData, EventForms, ElementChe
         fut_ir_name = None
         if placeholder is not None:   # the first copy assigned to a `dma.any`
             fut = placeholder
+            if len(self.any_class(fut)) > 1 and dst.region.buffer is not fut.shell:
+                self.error(_start_loc(node.dst), f"'{fut.user_name}' was swapped or selected before this copy, "
+                                                 "which must therefore go to its own buffer ('=> local' or "
+                                                 "'=> shared')")
+                return []
             fut.region, fut.elem, fut.is_async, fut.used = dst.region, src.elem, is_async, True
+            fut.assigned = True
             fut.loc = future_name.loc
             fut_ir_name = fut.name
             if is_async:

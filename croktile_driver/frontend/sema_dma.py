@@ -103,29 +103,134 @@ class DmaForms:
     # -- dma.any ---------------------------------------------------------------------------
     def dma_any(self, name: A.Name) -> List[ir.Stmt]:
         """`f = dma.any;`: a future with no copy yet; the first copy assigned to `f` (also in
-        a nested block, as in a loop's body) is the one it names from then on."""
+        a nested block, as in a loop's body) is the one it names from then on. Its type may
+        also come from a future it is swapped or selected with (`infer_any`); then it gets a
+        buffer of its own here, where it is defined (the reference hoists it so too)."""
         existing = self.scope.names.get(name.name)
         if existing is not None:
             self.error(name.loc, f"future '{name.name}' is already defined")
             self.diag.note(existing.loc, "previous definition is here")
             return []
-        fut = Future(self.unique(name.name), name.name, None, None, True, name.loc, placeholder=True)
+        fut = Future(self.unique(name.name), name.name, None, None, True, name.loc, placeholder=True,
+                     assigned=False, any_level=self.level,
+                     any_parallel=self.parallel_stack[-1] if self.parallel_stack else None)
+        # its buffer, typed once inferred; dropped by finish_placeholders if never needed
+        fut.shell = ir.Buffer(self.unique(f"{name.name}_buf"), None, None, [], self.level, name.loc, "dma",
+                              name.name)
         self.placeholders.append(fut)
         self.declare(name, Symbol(name.name, "future", VFuture(fut), name.loc, fut.name))
-        return []
+        return [ir.Alloc(name.loc, fut.shell)]
 
     def unbound_placeholder(self, sym: Optional[Symbol]) -> Optional[Future]:
-        if sym is not None and sym.kind == "future" and sym.value.future.region is None:
+        """The `dma.any` that a copy assigned to this name binds (none assigned yet)."""
+        if sym is not None and sym.kind == "future" and not sym.value.future.assigned:
             return sym.value.future
         return None
 
     def require_bound(self, fut: Future, loc, what: str) -> bool:
         fut.used = True
         if fut.region is None:
-            self.error(loc, f"'{fut.user_name}' is 'dma.any' here: no copy has been assigned to it, so it has "
-                            f"no {what}")
+            self.any_reported.add(id(fut))
+            self.error(loc, f"'{fut.user_name}' is 'dma.any' here: no copy has been assigned to it, nor to a "
+                            f"future it is swapped or selected with, so it has no {what}")
             return False
         return True
+
+    # Type inference of `dma.any` futures: `swap` and `select` say that their futures have
+    # one type (the reference's "establish constraint and propagate"), so they form classes
+    # (union-find over futures); a class takes the type of its first member with a copy,
+    # and every `dma.any` in it then gets a buffer of that type (`Future.shell`).
+    def any_class(self, fut: Future) -> List[Future]:
+        cls = self.any_classes.get(id(fut))
+        if cls is None:
+            cls = self.any_classes[id(fut)] = [fut]
+        return cls
+
+    def infer_any(self, futs: List[Future], loc, what: str) -> bool:
+        """Puts `futs` in one class; types its `dma.any` futures when a member has a type.
+        False after an error."""
+        cls: List[Future] = []
+        for f in futs:
+            for m in self.any_class(f):
+                if all(m is not c for c in cls):
+                    cls.append(m)
+        for m in cls:
+            self.any_classes[id(m)] = cls
+        typed = [m for m in cls if m.region is not None]
+        if not typed:
+            return True
+        t = typed[0]
+        for m in typed[1:]:
+            if not self.same_future_type(loc, t, m, what):
+                return False
+        return all(self.give_type(m, t, loc) for m in cls if m.region is None)
+
+    def same_future_type(self, loc, f: Future, g: Future, what: str) -> bool:
+        fb, gb = f.region.buffer, g.region.buffer
+        same = (fb.storage == gb.storage and f.elem == g.elem and f.is_async == g.is_async
+                and len(f.region.extents) == len(g.region.extents)
+                and all(prove_equal(x, y) for x, y in zip(f.region.extents, g.region.extents)))
+        if not same:
+            self.error(loc, f"'{what}' needs futures of one type: '{f.user_name}' is {_describe(VFuture(f))}, "
+                            f"'{g.user_name}' is {_describe(VFuture(g))}")
+        return same
+
+    def give_type(self, m: Future, t: Future, loc) -> bool:
+        """`dma.any` m takes t's type, and its own buffer of that type."""
+        buf, ext = t.region.buffer, list(t.region.extents)
+        if buf.storage not in ("local", "shared") or m.any_level != buf.level:
+            self.error(loc, f"'{m.user_name} = dma.any' would take the type of '{t.user_name}' "
+                            f"({_describe(VFuture(t))}), but a 'dma.any' gets a buffer only of 'local' or "
+                            "'shared' memory of the 'parallel' level where it is defined")
+            self.diag.note(m.loc, f"'{m.user_name}' is defined here")
+            self.any_reported.add(id(m))
+            return False
+        if not all(v in self.host_vars for d in ext for v in d.variables()):
+            self.error(loc, f"the shape of '{t.user_name}' must be known when its 'parallel' block starts to "
+                            f"give it to '{m.user_name} = dma.any'")
+            return False
+        shell = m.shell
+        shell.elem, shell.storage, shell.shape = t.elem, buf.storage, ext
+        self.buffers.append(shell)
+        if m.any_parallel is not None:
+            m.any_parallel.buffers.append(shell)
+        m.region = ir.Region(shell, [Sym.const(0)] * len(ext), list(ext))
+        m.elem, m.is_async, m.used = t.elem, t.is_async, True
+        return True
+
+    def assign_to_any(self, fut: Future, storage: str, elem: str, extents: List[Sym], is_async: bool,
+                      loc) -> Optional[object]:
+        """The destination buffer of the first copy assigned to `dma.any` `fut` when the copy
+        goes to `local`/`shared`: its own buffer if its type is known or constrained already
+        (it was swapped or selected), else None (a new buffer, as for any copy); False after
+        an error."""
+        if fut.region is None and len(self.any_class(fut)) == 1:
+            return None
+        if fut.region is None:   # constrained, untyped: this copy types the class
+            if fut.any_level != self.level:
+                self.error(loc, f"the copy assigned to '{fut.user_name}' is at another 'parallel' level than "
+                                f"its 'dma.any', which was swapped or selected before")
+                return False
+            shell = fut.shell
+            shell.elem, shell.storage, shell.shape = elem, storage, list(extents)
+            self.buffers.append(shell)
+            if fut.any_parallel is not None:
+                fut.any_parallel.buffers.append(shell)
+            fut.region = ir.Region(shell, [Sym.const(0)] * len(extents), list(extents))
+            fut.elem, fut.is_async = elem, is_async
+            if not self.infer_any([fut], loc, "swap"):
+                return False
+            return shell
+        buf = fut.region.buffer
+        same = (buf.storage == storage and fut.elem == elem and fut.is_async == is_async
+                and len(extents) == len(fut.region.extents)
+                and all(prove_equal(x, y) for x, y in zip(extents, fut.region.extents)))
+        if not same:
+            self.error(loc, f"the copy assigned to '{fut.user_name}' is {'async' if is_async else 'sync'} "
+                            f"{storage} {elem} [{', '.join(d.to_c() for d in extents)}], but '{fut.user_name}' is "
+                            f"{_describe(VFuture(fut))} (from the futures it is swapped or selected with)")
+            return False
+        return buf
 
     def defining_scope(self, name: str):
         scope = self.scope
@@ -133,27 +238,40 @@ class DmaForms:
             scope = scope.parent
         return scope
 
-    def swap_scopes_agree(self, e: A.Call, f: Future, g: Future) -> bool:
+    def swap_scopes_agree(self, loc, a: A.Name, b: A.Name, f: Future, g: Future) -> bool:
         """The reference's rule for `dma.any` rotations: the futures swapped are defined in
         one scope (a `dma.any` where it is written, not where a copy is assigned to it)."""
         if not (f.placeholder or g.placeholder):
             return True   # our pipelining extension swaps a loop's future with an outer one
-        a, b = e.args
         if self.defining_scope(a.name) is self.defining_scope(b.name):
             return True
-        self.error(e.loc, f"'swap' of futures defined in different scopes ('{a.name}' and '{b.name}'): a "
-                          "'dma.any' is swapped only with futures of its own scope")
+        self.error(loc, f"'swap' of futures defined in different scopes ('{a.name}' and '{b.name}'): a "
+                        "'dma.any' is swapped only with futures of its own scope")
         return False
 
-    def finish_placeholders(self, waits: List[ir.Wait]) -> None:
-        """A `dma.any` never used is an error (as in the reference); waits of one that no copy
-        was ever assigned to wait for nothing and are dropped."""
+    def finish_placeholders(self, waits: List[ir.Wait], body: List[ir.Stmt]) -> None:
+        """A `dma.any` never used is an error (as in the reference), as is one whose type
+        nothing gives. Waits of one that no copy was ever assigned to wait for nothing and
+        are dropped (a copy swapped into it is complete when issued: kernel_ir.swap_tainted);
+        buffers that no `dma.any` needed are dropped."""
         for fut in self.placeholders:
             if fut.region is None and not fut.used:
                 self.error(fut.loc, f"'{fut.user_name} = dma.any' is defined but never used")
-        unbound = {f.name for f in self.placeholders if f.region is None}
+            elif fut.region is None and len(self.any_class(fut)) > 1 and \
+                    not any(id(m) in self.any_reported for m in self.any_class(fut)):
+                self.error(fut.loc, f"the type of '{fut.user_name} = dma.any' cannot be inferred: no copy is "
+                                    "assigned to it or to a future it is swapped or selected with")
+        unassigned = {f.name for f in self.placeholders if not f.assigned}
         for w in waits:
-            w.futures[:] = [f for f in w.futures if f not in unbound]
+            w.futures[:] = [f for f in w.futures if f not in unassigned]
+        dead = {id(f.shell) for f in self.placeholders if f.region is None or f.region.buffer is not f.shell}
+
+        def prune(stmts: List[ir.Stmt]) -> None:
+            stmts[:] = [s for s in stmts if not (isinstance(s, ir.Alloc) and id(s.buffer) in dead)]
+            for s in stmts:
+                if getattr(s, "body", None):
+                    prune(s.body)
+        prune(body)
 
     # -- after -----------------------------------------------------------------------------
     def after_waits(self, node: A.DmaCopy) -> List[ir.Stmt]:
@@ -201,6 +319,13 @@ class DmaForms:
             if not isinstance(v, (VData, VFuture)):
                 return self.error(a.loc, f"'select' chooses among spanned data or futures, not {v.kind}")
             values.append(v)
+        futs = [v.future for v in values if isinstance(v, VFuture)]
+        if futs and len(futs) == len(values):
+            if not self.infer_any(futs, e.loc, "select"):
+                return VError()
+            for a, f in zip(e.args[1:], futs):
+                if not self.require_bound(f, a.loc, "type to select"):
+                    return VError()
         first = values[0]
         for a, v in zip(e.args[2:], values[1:]):
             if type(v) is not type(first):
@@ -252,10 +377,8 @@ class DmaForms:
             return self.expr(a)
         sym = self.scope.lookup(a.name)
         if sym is not None and sym.kind == "future":
-            fut = sym.value.future
-            if not self.require_bound(fut, a.loc, "copy to select"):
-                return VError()
-            return sym.value
+            sym.value.future.used = True
+            return sym.value   # a `dma.any` may take its type from the others (select)
         return self.expr(a)
 
     def same_select_type(self, a: A.Node, v: Value, first: Value, first_node: A.Node) -> bool:

@@ -81,6 +81,12 @@ class Future:
     placeholder: bool = False         # defined by `dma.any`
     candidates: Optional[List["Future"]] = None   # `select(k, f, g)`: the futures it may be
     used: bool = False                # a `dma.any` that is waited, swapped or selected
+    # `dma.any` only (sema_dma.py): whether a copy has been assigned to it; the buffer it
+    # gets once its type is inferred from a `swap`/`select` partner, and where it is defined
+    assigned: bool = True
+    shell: Optional[object] = None
+    any_level: int = 0
+    any_parallel: Optional[object] = None
 
 
 @dataclass

@@ -50,7 +50,7 @@ from .base import (DeviceBuild, with_device_form, StatementWriter, ToolChain, bo
 from .cpu import FunctionEmitter
 from .fill import fill_literal
 from .elements import ElementWriter, float_names, float_values
-from .kernel_ir import (dev_expr, host_level_names, kernel_free_names, linear, matching, product, shape_vars,
+from .kernel_ir import (swap_tainted, dev_expr, host_level_names, kernel_free_names, linear, matching, product, shape_vars,
                         walk_levels)
 from .opencl import _masked, host_device_functions, parse_cok, report_non_cok_call, segment_loc
 
@@ -499,6 +499,7 @@ class EntryEmitter(StatementWriter):
         self.check_sizes_known_at_launch()
         self.ends = place_static(self.slots, self.gen.limits, self.gen.profile, self.diag)
         self.future_of_buffer: Dict[str, str] = {}
+        self.sync_futures = swap_tainted([self.par])   # swapped into a `dma.any`: no ticket follows
         for s in ir.walk([self.par]):
             if isinstance(s, ir.Dma) and s.future:
                 self.future_of_buffer.setdefault(s.dst.buffer.name, s.future)
@@ -627,7 +628,8 @@ class EntryEmitter(StatementWriter):
         self.w(depth + 1, f"const croktile_factor_copy croktile_copy = {{{self.ptr(s.src.buffer)}, "
                           f"{self.ptr(s.dst.buffer)}, {s.src.buffer.elem_bytes}, {len(s.src.extents)}, "
                           "src_shape, src_off, dst_shape, dst_off, ext};")
-        issue = f"croktile_rt->dma(croktile_core, &croktile_copy, {1 if s.is_async else 0});"
+        is_async = s.is_async and s.future not in self.sync_futures
+        issue = f"croktile_rt->dma(croktile_core, &croktile_copy, {1 if is_async else 0});"
         if s.is_async and s.future:
             self.w(depth + 1, f"{s.future}__ticket = {issue}")
         else:

@@ -159,11 +159,12 @@ def host_level_names(fn: ir.Function, entry_names: Set[str]) -> Set[str]:
     return names
 
 
-def waited_async_futures(stmts_with_levels, eligible) -> Tuple[Set[str], Dict[str, str]]:
-    """The async copies a kernel may leave in flight until their `wait`: those whose
-    every wait is at the outer level and for which ``eligible(dma, level)`` holds. Futures
-    whose buffers `swap` exchanges are judged together (a wait of one is a wait of the
-    other's copy). Returns them and the map destination buffer -> future."""
+def _swap_groups(stmts_with_levels):
+    """Async futures (name -> (dma, level)), their waits' levels, the groups of futures whose
+    buffers `swap` exchanges, the map destination buffer -> future, and the futures whose
+    copies must complete when issued: those swapped (also through other swaps) with a
+    buffer that no async copy fills (a `dma.any` that only took its type from a partner),
+    whose waits wait for nothing."""
     futures: Dict[str, Tuple[ir.Dma, int]] = {}
     waits: Dict[str, List[int]] = {}
     swaps: List[Tuple[ir.Buffer, ir.Buffer]] = []
@@ -183,9 +184,30 @@ def waited_async_futures(stmts_with_levels, eligible) -> Tuple[Set[str], Dict[st
             merged = group[fa] | group[fb]
             for f in merged:
                 group[f] = merged
+    tainted: Set[str] = set()
+    for a, b in swaps:
+        fa, fb = by_buffer.get(a.name), by_buffer.get(b.name)
+        if (fa is None) != (fb is None):
+            tainted |= group[fa or fb]
+    return futures, waits, group, by_buffer, tainted
+
+
+def swap_tainted(stmts: List[ir.Stmt]) -> Set[str]:
+    """Async futures whose copies must complete when issued (see _swap_groups)."""
+    return _swap_groups((s, 1) for s in ir.walk(stmts))[4]
+
+
+def waited_async_futures(stmts_with_levels, eligible) -> Tuple[Set[str], Dict[str, str]]:
+    """The async copies a kernel may leave in flight until their `wait`: those whose
+    every wait is at the outer level and for which ``eligible(dma, level)`` holds. Futures
+    whose buffers `swap` exchanges are judged together (a wait of one is a wait of the
+    other's copy). Returns them and the map destination buffer -> future."""
+    futures, waits, group, by_buffer, tainted = _swap_groups(stmts_with_levels)
     out = set()
     for f in futures:
         members = group[f]
+        if f in tainted:
+            continue
         levels = [lv for m in members for lv in waits.get(m, [])]
         if levels and all(lv == 1 for lv in levels) and all(eligible(*futures[m]) for m in members):
             out.add(f)

@@ -24,15 +24,11 @@ __co__ void placeholders(s32 [4, 8] src) {
   parallel p by 1 {
     unused = dma.any;                               // expect-error: 'unused = dma.any' is defined but never used
     early = dma.any;
-    call k(early.data, 1);                          // expect-error: 'early' is 'dma.any' here: no copy has been assigned to it, so it has no data
+    call k(early.data, 1);                          // expect-error: 'early' is 'dma.any' here: no copy has been assigned to it, nor to a future it is swapped or selected with, so it has no data
     early = dma.copy.async src => local;
     early = dma.copy.async src => local;            // expect-error: future 'early' is already defined
     // expect-note@-2: previous definition is here
     wait early;
-    g = dma.any;
-    h = dma.copy.async src => local;
-    swap(g, h);                                     // expect-error: 'g' is 'dma.any' here: no copy has been assigned to it, so it has no buffer to swap
-    wait h;
     q = dma.any;
     {
       q = dma.copy.async src => local;
