@@ -34,6 +34,7 @@
 // the header is compiled by nvcc; elsewhere the annotation must vanish.
 #if defined(__CUDACC__)
 #define CROKTILE_HOST_DEVICE __host__ __device__
+#include <cuda_fp16.h>   // __half: the reference's host code mixes it with f16 (see f16)
 #else
 #define CROKTILE_HOST_DEVICE
 #endif
@@ -195,6 +196,13 @@ struct f16 {
     return f16(detail::from_bits_t{}, b);
   }
   CROKTILE_HOST_DEVICE operator float() const { return detail::f16_bits_to_float(bits); }
+#if defined(__CUDACC__)
+  // CUDA's half type converts in, and explicitly out: the reference's host code assigns
+  // `__float2half(x)` to f16 elements. An implicit conversion to __half would make
+  // `a * b` of two f16 ambiguous (float's or __half's operator).
+  CROKTILE_HOST_DEVICE f16(__half h) : bits(__half_as_ushort(h)) {}
+  CROKTILE_HOST_DEVICE explicit operator __half() const { return __ushort_as_half(bits); }
+#endif
 
   CROKTILE_HOST_DEVICE f16& operator+=(float v) { return *this = f16(float(*this) + v); }
   CROKTILE_HOST_DEVICE f16& operator-=(float v) { return *this = f16(float(*this) - v); }
@@ -229,6 +237,20 @@ static_assert(std::is_trivially_default_constructible<f16>::value &&
               "f16/bf16 must be trivially default constructible");
 
 }  // namespace croktile
+
+// The reference compiler's host code uses CUDA's half type beside choreo::f16
+// (`__half ref = 0.0f; ... __half2float(res[i][j])`). With nvcc, __half2float also takes
+// an f16 (a template, so that a float argument still means CUDA's own overload); on the
+// other targets, where CUDA's header is absent, __half is f16 and the two conversion
+// functions are defined here (CROKTILE_NO_HALF_ALIAS leaves them out).
+#if defined(__CUDACC__)
+template <typename T, typename std::enable_if<std::is_same<T, croktile::f16>::value, int>::type = 0>
+CROKTILE_HOST_DEVICE inline float __half2float(T h) { return static_cast<float>(h); }
+#elif !defined(__CUDA_FP16_H__) && !defined(CROKTILE_NO_HALF_ALIAS)
+using __half = croktile::f16;
+inline float __half2float(croktile::f16 h) { return static_cast<float>(h); }
+inline croktile::f16 __float2half(float f) { return croktile::f16(f); }
+#endif
 
 namespace croktile {
 

@@ -501,8 +501,9 @@ def number_and_live_ranges(fn: Function) -> None:
             if body:
                 start = counter[0]
                 visit(body)
-                if isinstance(s, Loop):
-                    # a buffer used in a loop body lives across all its iterations
+                if isinstance(s, Loop) or (isinstance(s, Parallel) and s.level >= 2):
+                    # a buffer used in a loop body lives across all its iterations; one used
+                    # by an inner level across all its instances (they run at once)
                     for b in fn.buffers:
                         if start <= b.first_use < counter[0] or start <= b.last_use < counter[0]:
                             b.first_use = min(b.first_use, s.sid)

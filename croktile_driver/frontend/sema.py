@@ -12,6 +12,7 @@ from typing import Dict, Iterator, List, Optional, Set
 
 from . import ast as A
 from . import ir
+from .block_shared import place_block_shared
 from . import levels
 from . import pending as P
 from .control import BUILTIN_STATEMENTS, ControlFlow
@@ -249,6 +250,7 @@ class FunctionChecker(ControlFlow, DmaForms, SpannedData, EventForms, ElementChe
         irfn = ir.Function(fn.name.name, fn.loc, params, ret_kind, ret_elem, ret_shape, bindings,
                            entry + body, self.buffers, self.max_level)
         irfn.unsupported = self.unsupported[:1]
+        place_block_shared(irfn, self.diag)
         ir.number_and_live_ranges(irfn)
         return irfn
 

@@ -189,7 +189,7 @@ class SpannedData:
                 "view": "view dimensions"}[name]
         if e.strides is not None:
             return self.strided_view(e, base)
-        vals = self._int_list(e.args, what, wild=name in ("subspan", "modspan"))
+        vals = self._int_list(e.args, what, wild=name in ("subspan", "modspan", "view"))
         if vals is None:
             return VError()
         if len(vals) != rank:
