@@ -115,7 +115,7 @@ class _Grammar:
         p[0] = (A.SpanLit(self._loc(p, 1), p[2]), None)
 
     def p_span_spec_mdspan_list(self, p):
-        """span_spec : MDSPAN LBRACKET expr_list RBRACKET"""
+        """span_spec : MDSPAN LBRACKET dim_list RBRACKET"""
         p[0] = (A.SpanLit(self._loc(p, 2), p[3]), None)
 
     def p_dim_list(self, p):
@@ -764,7 +764,8 @@ class _Grammar:
                       | PLUS unary_expr
                       | LNOT unary_expr
                       | NOT unary_expr
-                      | HASH unary_expr"""
+                      | HASH unary_expr
+                      | AND unary_expr"""
         if len(p) == 2:
             p[0] = p[1]
         elif p[1] == "#":

@@ -46,6 +46,11 @@ def _truth(v: Value) -> Optional[Sym]:
     return v.sym.op("!=", 0) if isinstance(v, VInt) else None
 
 
+def _shape_kind(v: Value) -> str:
+    """`an mdspan of rank 3`, `an ituple of 2 elements` (for messages on their lengths)."""
+    return f"an mdspan of rank {len(v.dims)}" if isinstance(v, VSpan) else "an " + _kind_name(v)
+
+
 def _article(word: str) -> str:
     return ("an " if word[:1] in "aeiou" else "a ") + word
 
@@ -103,7 +108,6 @@ class FunctionChecker(ControlFlow, DmaForms, SpannedData, EventForms, ElementChe
         self.check_sink: Optional[List[ir.Stmt]] = None
         self.host_vars: Set[str] = set()
         self.shape_vars: Dict[str, tuple] = {}  # bound by an argument's shape (never negative): (param, dim)
-        self.mdspans_defined: Dict[str, Loc] = {}
         self.warned_outside: Set[tuple] = set()
         self.derive_base: Optional[VSpan] = None
         self.reassigned = self._reassigned_names(fn)
@@ -591,14 +595,13 @@ class FunctionChecker(ControlFlow, DmaForms, SpannedData, EventForms, ElementChe
                                "and a mutable may change")
 
     def stmt_SpanDef(self, s: A.SpanDef) -> List[ir.Stmt]:
-        prev = self.mdspans_defined.get(s.name.name)
-        if prev is not None:
+        # defined once per scope: an inner scope (a parallel, with or foreach body) may define
+        # its own mdspan of an outer one's name (the reference's `infer/multi_scope.co`)
+        prev = self.scope.names.get(s.name.name)
+        if prev is not None and prev.kind == "mdspan":
             self.error(s.name.loc, f"mdspan '{s.name.name}' is already defined; an mdspan can be defined only once")
-            self.diag.note(prev, "previous definition is here")
+            self.diag.note(prev.loc, "previous definition is here")
             return []
-        existing = self.scope.lookup(s.name.name)
-        if existing is not None and not s.annotated and existing.kind != "mdspan":
-            pass  # shadowing an outer name with a new mdspan is fine
         value = self.reject_mutable(self.expr(s.value), s.value.loc, "an mdspan")
         if isinstance(value, VSpan):
             for i, d in enumerate(value.dims):
@@ -615,7 +618,6 @@ class FunctionChecker(ControlFlow, DmaForms, SpannedData, EventForms, ElementChe
             value = VError()
         elif s.rank is not None and s.rank.value != len(value.dims):
             self.error(s.rank.loc, f"mdspan<{s.rank.value}> '{s.name.name}' is given {len(value.dims)} dimensions")
-        self.mdspans_defined[s.name.name] = s.name.loc
         self.declare(s.name, Symbol(s.name.name, "mdspan", value, s.name.loc))
         return []
 
@@ -675,6 +677,8 @@ class FunctionChecker(ControlFlow, DmaForms, SpannedData, EventForms, ElementChe
                 self.diag.note(existing.loc, "previous definition is here")
                 return []
             return self.dma(s.value, name)
+        if existing is not None and name.name not in self.scope.names and self._shadowable(existing):
+            existing = None   # `f = 5;` in an inner scope defines its own f (as the reference does)
         if isinstance(s.value, A.CallStmt):
             return self.assign_call(s, existing)
         if existing is None:
@@ -690,7 +694,6 @@ class FunctionChecker(ControlFlow, DmaForms, SpannedData, EventForms, ElementChe
                 self.declare(name, Symbol(name.name, "ituple", VTuple(value.items), name.loc))
                 return []
             if isinstance(value, VSpan):
-                self.mdspans_defined[name.name] = name.loc
                 self.declare(name, Symbol(name.name, "mdspan", value, name.loc))
                 return []
             if isinstance(value, (VFloat, VExpr)):   # `H = 50.0f;`
@@ -751,6 +754,12 @@ class FunctionChecker(ControlFlow, DmaForms, SpannedData, EventForms, ElementChe
                 "float": "floating-point parameter"}.get(existing.kind, existing.kind)
         self.error(name.loc, f"cannot assign to {what} '{name.name}'")
         return []
+
+    @staticmethod
+    def _shadowable(outer: Symbol) -> bool:
+        """A name of an outer scope that `x = v;` defines anew instead of assigning: a
+        value that cannot be assigned (a mutable is assigned, wherever it is)."""
+        return outer.kind in ("mdspan", "ituple") or (outer.kind in ("int", "bool") and not outer.mutable)
 
     def stmt_ExprStmt(self, s: A.ExprStmt) -> List[ir.Stmt]:
         e = s.expr
@@ -1694,6 +1703,9 @@ class FunctionChecker(ControlFlow, DmaForms, SpannedData, EventForms, ElementChe
         return VTuple([it.substitute(zero) for it in v.items], v.bounds, v.origin)
 
     def expr_UnOp(self, e: A.UnOp) -> Value:
+        if e.op == "&":   # the reference parses `&a.at(i)`; an address has no use in tileflow code
+            return self.error(e.loc, "the address of a value ('&') is not supported in tileflow code; "
+                                     "use the element itself ('a.at(i)')")
         v = self.expr(e.operand)
         if isinstance(v, VError):
             return v
@@ -1725,11 +1737,9 @@ class FunctionChecker(ControlFlow, DmaForms, SpannedData, EventForms, ElementChe
             left = _scalar(left)
         if isinstance(left, (VInt, VBool)):
             right = _scalar(right)
-        if isinstance(left, VSpan) and e.op in _SPAN_OPS:
-            return self.span_op(e, left, right)
-        if isinstance(left, VTuple) and isinstance(right, (VInt, VTuple)) and e.op in _SPAN_OPS:
-            result = self.span_op(e, VSpan(left.items), right)
-            return VTuple(result.dims) if isinstance(result, VSpan) else result
+        if e.op in _SPAN_OPS and any(isinstance(v, (VSpan, VTuple)) for v in (left, right)) \
+                and all(isinstance(v, (VSpan, VTuple, VInt)) for v in (left, right)):
+            return self.shape_arith(e, left, right)
         if not isinstance(left, (VInt, VBool)) or not isinstance(right, (VInt, VBool)):
             return self.error(e.loc, f"invalid operands to binary '{e.op}' (have {_kind_name(left)} "
                                      f"and {_kind_name(right)})")
@@ -1794,6 +1804,28 @@ class FunctionChecker(ControlFlow, DmaForms, SpannedData, EventForms, ElementChe
         if op == "%" and lb and not rb:
             return (left.bound, left.origin, True)
         return ()
+
+    def shape_arith(self, e: A.BinOp, left: Value, right: Value) -> Value:
+        """Element-wise arithmetic on mdspans, i-tuples and integers (an integer stands for
+        every element), typed as the reference types it: an mdspan with an integer or an
+        i-tuple is an mdspan (`5 + d.span`, `sp / {2, 2}`); `sp / sp2` and `sp % sp2` are
+        i-tuples (tile counts, remainders); `+`, `-`, `*` of two mdspans are errors; i-tuples
+        with i-tuples or integers are i-tuples."""
+        if isinstance(left, VSpan) and isinstance(right, VSpan) and e.op in ("+", "-", "*"):
+            return self.error(e.loc, f"'{e.op}' of two mdspans is not defined (an mdspan takes '{e.op}' with an "
+                                     "integer or an ituple; 'sp / sp2' and 'sp % sp2' give ituples)")
+        seqs = [v.dims if isinstance(v, VSpan) else v.items if isinstance(v, VTuple) else None
+                for v in (left, right)]
+        n = len(seqs[0] if seqs[0] is not None else seqs[1])
+        if seqs[0] is not None and seqs[1] is not None and len(seqs[1]) != n:
+            return self.error(e.loc, f"'{e.op}' between {_shape_kind(left)} and {_shape_kind(right)}: their "
+                                     "lengths must be equal")
+        lhs = VSpan(list(seqs[0]) if seqs[0] is not None else [left.sym] * n)
+        result = self.span_op(e, lhs, VSpan(list(seqs[1])) if seqs[1] is not None else right)
+        if isinstance(result, VError):
+            return result
+        spans = [isinstance(v, VSpan) for v in (left, right)]
+        return result if any(spans) and not all(spans) else VTuple(result.dims)
 
     def span_op(self, e: A.BinOp, left: VSpan, right: Value) -> Value:
         if isinstance(right, (VInt, VBool)):

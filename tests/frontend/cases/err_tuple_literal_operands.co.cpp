@@ -4,9 +4,9 @@
 __device__ void kernel(int *a, int n) {}
 
 __co__ void literals(s32 [8, 16] input) {
-  a : input.span / {2, 4, 1};     // expect-error: '/' between an mdspan of rank 2 and ituple of 3 elements
+  a : input.span / {2, 4, 1};     // expect-error: '/' between an mdspan of rank 2 and an ituple of 3 elements: their lengths must be equal
   b : input.span / {2, 0};        // expect-error: division by zero
-  c = {2, 4} * input.span;        // expect-error: invalid operands to binary '*' (have ituple of 2 elements and mdspan)
+  c = {2, 4, 1} * input.span;     // expect-error: '*' between an ituple of 3 elements and an mdspan of rank 2
   d = {1, 2.5};                   // expect-error: an ituple holds integers, not float
   e = {1, 2} == {1, 2};           // expect-error: invalid operands to binary '==' (have ituple of 2 elements and ituple of 2 elements)
   f = {1, input.span};            // expect-error: an ituple holds integers, not mdspan
