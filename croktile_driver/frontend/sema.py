@@ -24,7 +24,7 @@ from .symbolic import INT_MAX, INT_MIN, Sym, fits_int, prove_divisible, prove_eq
 from .elements import ElementChecks
 from .scalars import PARAM_CTYPES, ScalarForms, scalar_type, why_not_scalar
 from .values import as_int as _as_int, is_single as _is_single, kind_name as _kind_name, scalar as _scalar
-from .values import (Future, Symbol, VArray, VBool, VData, VError, VExpr, VFloat, VFuture, VInt, VMethod,
+from .values import (Future, Symbol, VArray, VBool, VData, VPacked, VError, VExpr, VFloat, VFuture, VInt, VMethod,
                      VSpan, VTuple, Value, VWild)
 
 _ARITH = {"+", "-", "*", "/", "%"}
@@ -110,6 +110,7 @@ class FunctionChecker(ControlFlow, DmaForms, SpannedData, EventForms, ElementChe
         self.shape_vars: Dict[str, tuple] = {}  # bound by an argument's shape (never negative): (param, dim)
         self.warned_outside: Set[tuple] = set()
         self.derive_base: Optional[VSpan] = None
+        self.span_def_value = False      # checking `name : x [...]`, where data x stands for its shape
         self.reassigned = self._reassigned_names(fn)
         self.dma_counter = 0
         self.returned = False
@@ -602,7 +603,11 @@ class FunctionChecker(ControlFlow, DmaForms, SpannedData, EventForms, ElementChe
             self.error(s.name.loc, f"mdspan '{s.name.name}' is already defined; an mdspan can be defined only once")
             self.diag.note(prev.loc, "previous definition is here")
             return []
-        value = self.reject_mutable(self.expr(s.value), s.value.loc, "an mdspan")
+        self.span_def_value = isinstance(s.value, A.SpanDerive)
+        try:
+            value = self.reject_mutable(self.expr(s.value), s.value.loc, "an mdspan")
+        finally:
+            self.span_def_value = False
         if isinstance(value, VSpan):
             for i, d in enumerate(value.dims):
                 if d.is_const and d.value <= 0:
@@ -1513,6 +1518,13 @@ class FunctionChecker(ControlFlow, DmaForms, SpannedData, EventForms, ElementChe
             src = self.future_data(src.future, node.src.loc)
         if isinstance(src, VError):
             return self._declare_failed_future(future_name)
+        packed = None   # `x.chunkat(..).span_as(s)` of non-contiguous x: copied into shape s
+        if isinstance(src, VPacked):
+            if node.op != "copy":
+                self.error(node.src.loc, f"'dma.{node.op}' of non-contiguous data reshaped by 'span_as' is not "
+                                         "supported yet; 'dma.copy' packs it")
+                return self._declare_failed_future(future_name)
+            packed, src = src.dims, src.data
         if not isinstance(src, VData):
             if isinstance(src, VExpr):   # `a.at(i)` on data is one element, not a tile
                 self.error(node.src.loc, "the source of 'dma.copy' must be spanned data, not an element: in a "
@@ -1522,7 +1534,7 @@ class FunctionChecker(ControlFlow, DmaForms, SpannedData, EventForms, ElementChe
             return self._declare_failed_future(future_name)
         self.check_readable(src, _start_loc(node.src))
         out: List[ir.Stmt] = list(after)
-        extents = list(src.region.extents)
+        extents = list(src.region.extents) if packed is None else list(packed)
         perm = pad = None
         if node.op != "copy":
             shaped = self.transform_shape(node, src)
@@ -1596,9 +1608,20 @@ class FunctionChecker(ControlFlow, DmaForms, SpannedData, EventForms, ElementChe
         elif is_async:
             self.diag.warning(node.loc, "the future of this 'dma.copy.async' is discarded, so it can never be "
                                         "waited; assign it, e.g. 'f = dma.copy.async ...;'")
-        if src.region.strides is not None or dst.region.strides is not None:
-            return out + self.strided_copy(node, src.region, dst.region, is_async)
-        out.append(ir.Dma(node.loc, src.region, dst.region, is_async, fut_ir_name, node.op, perm, pad))
+        dst_region = dst.region
+        if packed is not None:   # the destination seen with the source chunk's shape
+            chunk = list(src.region.extents)
+            whole = dst.region.is_whole and dst.region.view is None and dst.region.strides is None
+            dst_region = (ir.Region(dst.region.buffer, [Sym.const(0)] * len(chunk), chunk, list(chunk)) if whole
+                          else self.contiguous_view(dst.region, chunk))
+            if dst_region is None:
+                self.error(_start_loc(node.dst), "a copy that packs non-contiguous data needs a contiguous "
+                                                 f"destination, not {_shape_text(dst.region.extents)} of "
+                                                 f"{_shape_text(dst.region.shape)}")
+                return out
+        if src.region.strides is not None or dst_region.strides is not None:
+            return out + self.strided_copy(node, src.region, dst_region, is_async)
+        out.append(ir.Dma(node.loc, src.region, dst_region, is_async, fut_ir_name, node.op, perm, pad))
         return out
 
     def _declare_failed_future(self, name: Optional[A.Name]) -> List[ir.Stmt]:
@@ -1765,8 +1788,7 @@ class FunctionChecker(ControlFlow, DmaForms, SpannedData, EventForms, ElementChe
         chunks further by g0): p * #q + q, bounded by #p * #q."""
         sign = e.right if isinstance(e.right, A.UnOp) and e.right.op in ("+", "-") else None
         if sign is not None and (sign.loc.line, sign.loc.col) == (e.loc.line, e.loc.col + 1):
-            return self.error(e.loc, f"'#{sign.op}' (the reference's '+'/'-' that also moves the bound) "
-                                     "is not supported yet")
+            return self.move_bound(e, sign, left)
         for side, v in ((e.left, left), (e.right, right)):
             if not (isinstance(v, VInt) and v.bound is not None):
                 what = "an unbounded int" if isinstance(v, VInt) else _article(_kind_name(v))
@@ -1775,6 +1797,27 @@ class FunctionChecker(ControlFlow, DmaForms, SpannedData, EventForms, ElementChe
         value = VInt(left.sym * right.bound + right.sym, left.bound * right.bound, left.origin,
                      left.derived or right.derived)
         return self.int32(e.loc, f"#{left.bound.to_c()} * #{right.bound.to_c()}", value)
+
+    def move_bound(self, e: A.BinOp, sign: A.UnOp, left: Value) -> Value:
+        """`q #- 1`, `(p # q) #+ 1` (the reference's bound arithmetic): q's value with its
+        upper bound moved by the integer; as the reference generates it, the value itself
+        does not move. A value that may reach the smaller bound is checked where it is a
+        chunkat index."""
+        if not (isinstance(left, VInt) and left.bound is not None):
+            what = "an unbounded int" if isinstance(left, VInt) else _article(_kind_name(left))
+            return self.error(_start_loc(e.left), f"'#{sign.op}' moves the bound of a bounded integer, not of {what}")
+        k = _scalar(self.expr(sign.operand))
+        if isinstance(k, VError):
+            return k
+        if not isinstance(k, VInt) or k.bound is not None:
+            what = "a bounded integer" if isinstance(k, VInt) else _article(_kind_name(k))
+            return self.error(sign.operand.loc, f"'#{sign.op}' moves a bound by an integer, not by {what}")
+        bound = left.bound + k.sym if sign.op == "+" else left.bound - k.sym
+        if bound.is_const and bound.value <= 0:
+            return self.error(e.loc, f"'#{sign.op}' leaves a bound of {bound.value}; a bound must be positive")
+        widened = sign.op == "+" and k.sym.is_const and k.sym.value >= 0
+        value = VInt(left.sym, bound, left.origin, left.derived or not widened)
+        return self.int32(e.loc, f"#{left.bound.to_c()} {sign.op} {k.sym.to_c()}", value)
 
     @staticmethod
     def _short_circuit(op: str, left: Value) -> Optional[Sym]:
@@ -1966,6 +2009,8 @@ class FunctionChecker(ControlFlow, DmaForms, SpannedData, EventForms, ElementChe
                     return self.error(e.loc, f"a __co__ function cannot call another __co__ function ('{name}')")
                 return self.error(e.loc, f"'{name}' was not declared in this scope; device functions are "
                                          f"called with 'call {name}(...);' inside 'parallel'")
+            if sym.kind == "bounded" and isinstance(sym.value, VInt):
+                return self.bounded_pick(e, sym.value)
             base = self.expr(e.func)
         elif isinstance(e.func, A.Member) and e.func.name == "span":
             base = self.expr(e.func)
@@ -2004,6 +2049,30 @@ class FunctionChecker(ControlFlow, DmaForms, SpannedData, EventForms, ElementChe
                 return self.error(e.args[0].loc, f"dimension index {i} is out of range for rank {len(items)}")
             return VInt(items[i])
         return self.error(e.loc, f"{_kind_name(base)} cannot be called")
+
+    def bounded_pick(self, e: A.Call, v: VInt) -> Value:
+        """`y(1)`, `y(-1)`: one value of bounded y, counted from its end when negative
+        (`y(-1)` is its last value, #y - 1), still bounded by #y: the reference's epilogue
+        `output.chunkat(p, x, y(-1))`. A value outside the bound is an error when known,
+        checked where it is used as a chunkat index otherwise."""
+        name = e.func.name
+        if len(e.args) != 1:
+            return self.error(e.loc, f"a value of bounded '{name}' is picked with one index, as in '{name}(-1)'")
+        k = _scalar(self.expr(e.args[0]))
+        if isinstance(k, VError):
+            return k
+        if not isinstance(k, VInt):
+            return self.error(e.args[0].loc, f"the index into bounded '{name}' must be an integer, not {_kind_name(k)}")
+        idx = k.sym
+        if idx.is_const:
+            value = idx if idx.value >= 0 else v.bound + idx
+        else:
+            value = idx.op("<", 0).op("?:", v.bound + idx, idx)
+        inside = value.op(">=", 0).op("&&", value.op("<", v.bound))
+        if inside.is_const and not inside.value:
+            return self.error(e.args[0].loc, f"'{name}({idx.to_c()})' is {value.to_c()}, outside the bound of "
+                                             f"'{name}' [0, {v.bound.to_c()})")
+        return VInt(value, v.bound, v.origin, not inside.is_const)
 
     def chunkat(self, e: A.Call, base: VData) -> Value:
         region = base.region
@@ -2104,11 +2173,14 @@ class FunctionChecker(ControlFlow, DmaForms, SpannedData, EventForms, ElementChe
         return VSpan(dims)
 
     def expr_SpanDerive(self, e: A.SpanDerive) -> Value:
+        span_def, self.span_def_value = self.span_def_value, False
         base = self.expr(e.base)
         if isinstance(base, VError):
             return base
         if isinstance(base, VArray):
             return self.array_element(e, base)
+        if isinstance(base, VData) and span_def:
+            base = VSpan(list(base.region.extents))   # `c : a [(0), (1)];`: a's shape, as `a.span [...]`
         if isinstance(base, VData):
             return self.error(e.loc, "'[...]' after spanned data that is not an array of buffers; a chunk is "
                                      "selected with '.chunkat(...)'")

@@ -14,7 +14,7 @@ from typing import List, Optional
 from . import ast as A
 from . import ir
 from .symbolic import Sym, prove_equal
-from .values import (Symbol, VArray, VData, VError, VFloat, VFuture, VInt, VMethod, VSpan, VTuple, VWild,
+from .values import (Symbol, VArray, VData, VPacked, VError, VFloat, VFuture, VInt, VMethod, VSpan, VTuple, VWild,
                      Value, Tile)
 
 # members of spanned data that take an argument list and give data
@@ -325,6 +325,12 @@ class SpannedData:
             self._pending_checks(self.runtime_check(
                 e.loc, have.op("==", want), "span_as: the data has {0} elements, the new shape {1}", [have, want]))
         view = self.contiguous_view(region, dims)
+        if view is None and region.strides is None and region.view is None:
+            # the reference warns and goes on; here the elements are packed by the copy
+            self.diag.warning(e.loc, f"'span_as' of non-contiguous data ({_shape(region.extents)} of "
+                                     f"{_shape(region.shape)}): only a 'dma.copy' may read it, and the copy "
+                                     f"packs its elements row-major into the new shape")
+            return VPacked(base, list(dims))
         if view is None:
             return self.error(e.loc, f"span_as of non-contiguous data ({_shape(region.extents)} of "
                                      f"{_shape(region.shape)}) is not supported yet")

@@ -113,6 +113,15 @@ class VData(Value):
 
 
 @dataclass
+class VPacked(Value):
+    """`x.chunkat(p, q).span_as(s)` of elements that are not contiguous: only a copy's
+    source, which packs them row-major into a destination of shape ``dims``."""
+    data: VData
+    dims: List[Sym]
+    kind = "non-contiguous data reshaped by 'span_as'"
+
+
+@dataclass
 class VArray(Value):
     """`local s32 [8] t[2];`: an array of buffers of one shape (items: VData or VArray)."""
     items: List[Value]
