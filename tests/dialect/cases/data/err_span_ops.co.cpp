@@ -7,7 +7,7 @@ __co__ void reshape(s32 [32, 18, 9] a) {
   parallel p by 2 {
     with x in [3] {
       foreach x {
-        dma.copy a.chunkat(p, x, _).span_as(864) => local;  // expect-error: span_as of non-contiguous data
+        dma.copy a.chunkat(p, x, _).span_as(864) => local;  // expect-warning: 'span_as' of non-contiguous data ([16, 6, 9] of [32, 18, 9]): only a 'dma.copy' may read it
       }
     }
   }
