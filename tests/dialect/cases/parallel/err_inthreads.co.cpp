@@ -40,7 +40,7 @@ __co__ void compose(s32 [8, 8] x, int n) {
         dma.copy x.chunkat(p # n, k) => local;   // expect-error: '#' composes bounded integers (from 'parallel ... by' or 'with ... in'), not an unbounded int
         pq = p # q;
         dma.copy x.chunkat(pq, k) => local;
-        q1 = q #- 1;                             // expect-error: '#-' (the reference's '+'/'-' that also moves the bound) is not supported yet
+        q1 = n #- 1;                             // expect-error: '#-' moves the bound of a bounded integer, not of an unbounded int
       }
     }
   }
