@@ -25,11 +25,14 @@ from .values import kind_name as _kind_name, scalar as _scalar
 
 # the type names of floating-point scalars -> their storage type
 FLOAT_SCALARS = {"float": "f32", "double": "f64", "half": "f16", "bfp16": "bf16",
-                 "f32": "f32", "f64": "f64", "f16": "f16", "bf16": "bf16"}
+                 "f32": "f32", "f64": "f64", "f16": "f16", "bf16": "bf16",
+                 **{e: e for e in ("f8_e4m3", "f8_e5m2", "f6_e2m3", "f6_e3m2", "f4_e2m1")}}
+# floating-point storage types narrower than float: a value stored into one is rounded
+ROUNDED = ("f16", "bf16", "f8_e4m3", "f8_e5m2", "f6_e2m3", "f6_e3m2", "f4_e2m1")
 # integer scalars narrower than int: values wrap to the type (C's conversion)
 NARROW_INTS = {"s8": (8, True), "s16": (16, True), "u8": (8, False), "u16": (16, False)}
 # parameters' C++ types (the host signature) for floating-point storage types
-PARAM_CTYPES = {"f32": "float", "f64": "double", "f16": "croktile::f16", "bf16": "croktile::bf16"}
+PARAM_CTYPES = {"f32": "float", "f64": "double", **{e: f"croktile::{e}" for e in ROUNDED}}
 
 
 def scalar_type(name: str) -> Optional[Tuple[str, Optional[str]]]:
@@ -52,8 +55,8 @@ def why_not_scalar(name: str) -> str:
         return (f"'{name}' is not a scalar type: integers in tileflow code are 32-bit 'int' (use 'int' or 's32'; "
                 f"'s8', 's16', 'u8', 'u16' scalars wrap to their range)")
     return (f"'{name}' is not a scalar type (not supported yet); scalars are 'int', 'bool', the integers "
-            f"'s8' to 's32', 'u8', 'u16', and the floating-point 'float', 'double', 'half', 'f16', 'bf16', "
-            f"'f32', 'f64'")
+            f"'s8' to 's32', 'u8', 'u16', and the floating-point types ('float', 'double', 'half', 'f16', "
+            f"'bf16', 'f32', 'f64', the 8/6/4-bit floats)")
 
 
 def wrap_int(value: int, elem: str) -> int:
@@ -129,7 +132,7 @@ class ScalarForms:
                 return []
         ir_name = self.unique(name.name)
         self.declare_scalar(name, ctype, ir_name, mutable, elem)
-        return [ir.ScalarDef(name.loc, ir_name, ctype, None, expr=x, elem=elem if elem in ("f16", "bf16") or
+        return [ir.ScalarDef(name.loc, ir_name, ctype, None, expr=x, elem=elem if elem in ROUNDED or
                              elem in NARROW_INTS else None)]
 
     def declare_scalar(self, name: A.Name, ctype: str, ir_name: str, mutable: bool,
@@ -201,7 +204,7 @@ class ScalarForms:
         call.result, call.result_ctype = ir_name, ctype
         zero = ir.ScalarDef(name.loc, ir_name, ctype, Sym.const(0) if ctype in ("int", "bool") else None,
                             expr=None if ctype in ("int", "bool") else ir.ENum(ctype, "0"),
-                            elem=elem if elem in ("f16", "bf16") else None)
+                            elem=elem if elem in ROUNDED else None)
         return stmts[:-1] + [zero, call]
 
     def assign_call(self, s: A.Assign, existing: Optional[Symbol]) -> List[ir.Stmt]:

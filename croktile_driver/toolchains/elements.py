@@ -106,9 +106,9 @@ class ElementWriter:
         through its narrower storage type `elem`: f16/bf16 round to nearest even, s8 s16 u8
         u16 wrap."""
         text = self.value(e) if e is not None else f"({self.expr(sym)})"
-        if elem in BITS16:
-            if self.dialect == "cxx":
-                return f"((float)croktile::{elem}((float){text}))"
+        if elem in BITS16 and self.dialect == "cxx":
+            return f"((float)croktile::{elem}((float){text}))"
+        if elem is not None and elem != "f32" and ir.elem_compute(elem) == "float":   # f16, bf16, 8/6/4-bit floats
             return f"croktile_{elem}_to_float(croktile_float_to_{elem}((float){text}))"
         if elem in NARROW_INT_CTYPES[self.dialect]:
             return f"((int)({NARROW_INT_CTYPES[self.dialect][elem]}){text})"

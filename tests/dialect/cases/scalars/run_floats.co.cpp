@@ -32,10 +32,11 @@ __co__ int convert(int i, float f, double d) {   // i = 300, f = 2.5, d = 7.9
   if (g > 4.25 && !(q < 0)) println("g is above 4.25");
   else println("g is not");
   bf16 t = 3.3;                     // bf16: 3.296875
+  f8 e = 0.3;                       // f8_e4m3: 0.3125 (steps of 1/32 in [0.25, 0.5))
   H = 50.0f;
   mutable m = H / 4;                // 12.5
   m -= t;                           // 9.203125
-  println("t=", t, " m=", m, " H>m=", H > m, " m*2=", m * 2);
+  println("t=", t, " m=", m, " H>m=", H > m, " m*2=", m * 2, " e=", e);
   return x + z + p;                 // 616
 }
 
@@ -69,7 +70,7 @@ int main() {
 // expect-output: ff=300.000000 dd=7 a=1 b=10 y=301.250000 h=3.099609
 // expect-output: w=-25536 u=44 c=-25492 g=4.500000 q=3.950000
 // expect-output: g is above 4.25
-// expect-output: t=3.296875 m=9.203125 H>m=true m*2=18.406250
+// expect-output: t=3.296875 m=9.203125 H>m=true m*2=18.406250 e=0.312500
 // expect-output: 616
 // expect-output: 23.50 7.25
 // expect-output: 31.50 9.25
