@@ -88,7 +88,7 @@ def _py_type(p: ir.Param) -> str:
 
 
 def _py_return(fn: ir.Function) -> str:
-    return {"data": "Any", "void": "None", "int": "int", "bool": "bool"}[fn.ret_kind]
+    return {"data": "Any", "void": "None", "int": "int", "bool": "bool", "float": "float", "double": "float"}[fn.ret_kind]
 
 
 def _py_signature(fn: ir.Function) -> str:

@@ -375,6 +375,8 @@ def stmt_eexprs(s: Stmt) -> List[EExpr]:
         return [i.expr for i in s.items if i.expr is not None]
     if isinstance(s, Call):
         return [a.expr for a in s.args if a.expr is not None]
+    if isinstance(s, Return) and s.expr is not None:
+        return [s.expr]
     return []
 
 
@@ -404,6 +406,7 @@ def e_text(e: EExpr) -> str:
 class Return(Stmt):
     buffer: Optional[Buffer] = None
     value: Optional[Sym] = None
+    expr: Optional[EExpr] = None           # a floating-point value (the function returns float or double)
 
 
 @dataclass(eq=False)
@@ -440,7 +443,7 @@ class Function:
     name: str
     loc: Loc
     params: List[Param]
-    ret_kind: str                          # void, int, bool, data
+    ret_kind: str                          # void, int, bool, float, double, data
     ret_elem: Optional[str]
     ret_shape: Optional[List[Sym]]
     bindings: List[DimBinding]
@@ -577,7 +580,8 @@ def dump(fn: Function) -> str:
                 res = f"{s.result} = " if s.result else ""
                 out.append(f"{tag}{pad}{res}call {s.func}{targs}({', '.join(args)})")
             elif isinstance(s, Return):
-                what = s.buffer.name if s.buffer else (s.value.to_c() if s.value is not None else "")
+                what = s.buffer.name if s.buffer else (s.value.to_c() if s.value is not None else
+                                                       e_text(s.expr) if s.expr is not None else "")
                 out.append(f"{tag}{pad}return {what}")
             elif isinstance(s, Check):
                 out.append(f"{tag}{pad}check {s.cond.to_c()}  // {s.message}")

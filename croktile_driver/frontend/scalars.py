@@ -228,3 +228,14 @@ class ScalarForms:
         stmts[-1].result = existing.ir_name
         stmts[-1].result_ctype = existing.value.expr.ctype if existing.kind == "float" else existing.kind
         return stmts
+
+    def return_float(self, s: A.ReturnStmt, kind: str, value: Value) -> List[ir.Stmt]:
+        """`return x * 2;` from a function returning float or double (or `auto`: the
+        value's type), converted as C converts."""
+        x = self.float_operand(value, s.value.loc, f"return from a function returning '{kind}'")
+        if x is None:
+            return []
+        if kind == "auto":
+            kind = "double" if x.ctype == "double" else "float"
+            self.auto_ret = (kind, None, None)
+        return [ir.Return(s.loc, expr=x)]

@@ -369,8 +369,11 @@ class FunctionChecker(ControlFlow, DmaForms, SpannedData, EventForms, ElementChe
         if ty.kind in ("void", "int", "bool", "auto"):
             return ty.kind, None, None
         if ty.kind == "float":
-            self.error(ty.loc, "a __co__ function cannot return a floating-point value")
-            return "error", None, None
+            if ty.name not in ("float", "double"):
+                self.error(ty.loc, f"a __co__ function cannot return '{ty.name}' (not supported yet); "
+                                   "it may return 'float' or 'double'")
+                return "error", None, None
+            return ty.name, None, None
         if ty.shape is None:
             return "data", ty.name, None  # rank-only: checked at the return
         dims = self.shape_dims(ty.shape, "the return type")
@@ -1013,6 +1016,10 @@ class FunctionChecker(ControlFlow, DmaForms, SpannedData, EventForms, ElementChe
             value = _scalar(value)
         if kind in ("int", "bool"):   # (`return x * 1.5;` from an int function: converted)
             value = self.as_integer(value, s.value.loc, kind)
+        if isinstance(value, VError) or kind == "error":
+            return []
+        if kind in ("float", "double") or (kind == "auto" and isinstance(value, (VExpr, VFloat))):
+            return self.return_float(s, kind, value)
         if isinstance(value, VError) or kind == "error":
             return []
         if kind == "void":

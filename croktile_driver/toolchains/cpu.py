@@ -147,6 +147,8 @@ class FunctionEmitter(StatementWriter):
             self.w(depth, f"return {s.buffer.name};")
         elif s.value is not None:
             self.w(depth, f"return {sym_c(s.value)};")
+        elif s.expr is not None:
+            self.w(depth, f"return ({self.fn.ret_kind})({self.elements().value(s.expr)});")
         else:
             self.w(depth, "return;")
 

@@ -241,6 +241,10 @@ class DeviceHostEmitter(StatementWriter):
             if not self.device_form:
                 self.w(depth, self.synchronize(s.loc))
             self.w(depth, f"return {self.hx(s.value)};")
+        elif s.expr is not None:
+            if not self.device_form:
+                self.w(depth, self.synchronize(s.loc))
+            self.w(depth, f"return ({self.fn.ret_kind})({self.elements().value(s.expr)});")
         else:
             if not self.device_form:
                 self.w(depth, self.synchronize(s.loc))

@@ -16,6 +16,10 @@ __co__ void illegal_call4() {
   }
 }
 
+__co__ half ret_half(float x) { // expect-error: a __co__ function cannot return 'half' (not supported yet)
+  return x;
+}
+
 __co__ void types(s64 big, float f) { // expect-error: 's64' is not a scalar type: integers in tileflow code are 32-bit
   u32 u = 1;                   // expect-error: 'u32' is not a scalar type
   half8 v;                     // expect-error: 'half8' is not a scalar type (not supported yet)

@@ -3,7 +3,8 @@
 // and bf16 locals rounding what they hold, s16/u8 wrapping, mutable sized locals, an
 // untyped float (`H = 50.0f;`), float conditions and printing, float parameters of the
 // sized names (`bf16 scale`, `s32 n`), a host-level float read in a kernel, a float
-// accumulator over data elements, computed float arguments and the values of calls.
+// accumulator over data elements, computed float arguments, the values of calls and
+// functions returning float, double and `auto` floating-point values.
 // Expected values worked out by hand (see the comments).
 __cok__ {
 extern "C" int twice(int x) { return 2 * x; }
@@ -57,8 +58,13 @@ __co__ f32 [4, 2] kernel(f32 [4, 8] a, f32 [8] v, bf16 scale, s32 n) {
   return out;
 }
 
+__co__ float twice_f(float x) { return x * 2; }                          // 2.5
+__co__ auto quarter(double x, int n) { double y = x + n; return y / 4; }  // (0.5 + 2) / 4 = 0.625
+__co__ double widen(half x) { return x; }                                 // f16(1.1) = 1.099609375
+
 int main() {
   std::cout << convert(300, 2.5f, 7.9) << std::endl;
+  std::printf("%.3f %.4f %.4f\n", twice_f(1.25f), quarter(0.5, 2), widen(croktile::f16(1.1f)));
   auto a = choreo::make_spandata<float>(4, 8);
   auto v = choreo::make_spandata<float>(8);
   for (int i = 0; i < 4; ++i)
@@ -72,6 +78,7 @@ int main() {
 // expect-output: g is above 4.25
 // expect-output: t=3.296875 m=9.203125 H>m=true m*2=18.406250 e=0.312500
 // expect-output: 616
+// expect-output: 2.500 0.6250 1.0996
 // expect-output: 23.50 7.25
 // expect-output: 31.50 9.25
 // expect-output: 39.50 -11.25
