@@ -13,17 +13,19 @@ level, and code generators need no notion of it:
 - `shared` buffers of inner levels move to the launch level (``Parallel.buffers``, level
   1), their `alloc` to just before the inner level that declared them, so one memory
   planner places them with the block's other buffers;
-- a statement of an inner level's body that is the same for every instance and touches
-  block data (a copy into or out of `shared` data, the fill of its initialiser, a `wait`
-  of such copies) is a step of the whole block: the inner level is split around it
-  (`parallel q {A; S; B}` becomes `parallel q {A}; S; parallel q {B}`). Entering and
-  leaving a level is a block-wide barrier on every target, so what the instances wrote
-  before S is complete when S reads it, and S's data is there before they read it;
-  every thread of the block takes part in S, so no barrier sits under divergent code.
-  Splitting needs each per-instance value to stay inside one part: scalars defined once
-  are recomputed in later parts; where another per-instance value (a `local` buffer, a
-  reassigned scalar, a future) crosses a split, or the step sits inside a loop or `if` of
-  the inner level, the level is not split and a warning says the step runs in every
+- a statement of an inner level that is the same for every instance and touches block
+  data (a copy into or out of `shared` data, the fill of its initialiser, a `wait` of
+  such copies, a `swap` of them) is a step of the whole block: the inner level is split
+  around it (`parallel q {A; S; B}` becomes `parallel q {A}; S; parallel q {B}`), also
+  where S sits in a loop or `if` that is alike in every instance (the block runs that
+  loop, with the level split inside it). Entering and leaving a level is a block-wide
+  barrier on every target, so what the instances wrote before S is complete when S
+  reads it, and S's data is there before they read it; every thread of the block takes
+  part in S, so no barrier sits under divergent code. Each part must hold its own
+  per-instance values; scalars defined once at the top of the level are recomputed in
+  each part. Where another per-instance value (a `local` buffer, a reassigned scalar, a
+  future) is used on both sides of a step, or the step sits in a loop, `if` or level of
+  each instance, the level is not split and a warning says the step runs in every
   instance.
 """
 from __future__ import annotations
@@ -118,6 +120,17 @@ def _take_allocs(stmts: List[ir.Stmt], hoisted: Set[int], into: List[ir.Stmt]) -
         if getattr(s, "body", None):
             s.body = _take_allocs(s.body, hoisted, into)
         out.append(s)
+    return out
+
+
+def _with_allocs(allocs: List[ir.Stmt], stmts: List[ir.Stmt]) -> List[ir.Stmt]:
+    """Each moved `alloc` just before the first statement that uses its buffer, so that
+    its live range starts there (a buffer used only after a split may reuse the bytes
+    of one used only before it)."""
+    out = list(stmts)
+    for a in reversed(allocs):
+        at = next((i for i, s in enumerate(out) if id(a.buffer) in _uses([s])[1]), 0)
+        out.insert(at, a)
     return out
 
 
@@ -339,17 +352,7 @@ class _Splitter:
         for s in ir.walk(stmts):
             if isinstance(s, (ir.Dma, ir.Fill)) and self.is_step(s):
                 why = ("a per-instance value is used on both sides of it" if all_steps else
-                       "it is inside a loop or 'if' that depends on the instance")
+                       "it is inside a loop, 'if' or level of each instance")
                 diag.warning(s.loc, f"this step on block-wide 'shared' data runs in every instance of "
                                     f"'{self.inner.var}', so the level is not split into block-wide steps ({why})")
 
-
-def _with_allocs(allocs: List[ir.Stmt], stmts: List[ir.Stmt]) -> List[ir.Stmt]:
-    """Each moved `alloc` just before the first statement that uses its buffer, so that
-    its live range starts there (a buffer used only after a split may reuse the bytes
-    of one used only before it)."""
-    out = list(stmts)
-    for a in reversed(allocs):
-        at = next((i for i, s in enumerate(out) if id(a.buffer) in _uses([s])[1]), 0)
-        out.insert(at, a)
-    return out
