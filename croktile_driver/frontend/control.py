@@ -141,8 +141,11 @@ class ControlFlow:
                 items.append(ir.PrintItem("int" if isinstance(value, VInt) else "bool", value=value.sym))
             elif s.static and isinstance(value, (VSpan, VTuple, VFloat, VExpr)):
                 items.append(ir.PrintItem("text", _static_text(value)))
-            elif isinstance(value, (VFloat, VExpr)):   # printed as C's "%f"
-                x = self.float_operand(value, arg.loc, f"'{word}'")
+            elif isinstance(value, (VFloat, VExpr)):   # printed as C's "%f" (integer elements as integers)
+                if self.level == 0 and value.kind == "element value":
+                    x = self.to_eexpr(value)   # run where the data is: a launch (launch_host_elements)
+                else:
+                    x = self.float_operand(value, arg.loc, f"'{word}'")
                 if x is None:
                     ok = False
                 else:

@@ -233,10 +233,10 @@ class ElementChecks:
         nest) is one launch; others are searched inside."""
         out: List[ir.Stmt] = []
         for s in stmts:
-            if not any(isinstance(x, ir.Store) for x in ir.walk([s])):
+            if not any(_on_data(x) for x in ir.walk([s])):
                 out.append(s)
-            elif all(isinstance(x, (ir.Store, ir.Loop, ir.If, ir.Check, ir.ScalarDef, ir.Break, ir.Continue))
-                     for x in ir.walk([s])):
+            elif all(isinstance(x, (ir.Store, ir.Print, ir.Loop, ir.If, ir.Check, ir.ScalarDef, ir.Break,
+                                    ir.Continue)) for x in ir.walk([s])):
                 var = self.unique("croktile_host")
                 self.max_level = max(self.max_level, 1)
                 out.append(ir.Parallel(s.loc, var, Sym.const(1), 1, [s]))
@@ -246,6 +246,11 @@ class ElementChecks:
             else:
                 out.append(s)
         return out
+
+
+def _on_data(s: ir.Stmt) -> bool:
+    """An element store, or a print of element values: it runs where the data is."""
+    return isinstance(s, ir.Store) or (isinstance(s, ir.Print) and bool(ir.stmt_reads(s)))
 
 
 def _loc_of(node: A.Node):

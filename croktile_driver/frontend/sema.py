@@ -2170,6 +2170,11 @@ class FunctionChecker(ControlFlow, DmaForms, SpannedData, EventForms, ElementChe
                 dims.append(v.sym)
             elif isinstance(v, VSpan):
                 dims.extend(v.dims)
+            elif isinstance(v, VTuple) and v.bounds is None:   # `[a.span / c, 3]`: its values, as the reference
+                dims.extend(v.items)
+            elif isinstance(v, VTuple):
+                return self.error(it.loc, f"a dimension must be an integer or an mdspan, not a bounded "
+                                          f"{_kind_name(v)} (the values of an unbounded ituple may stand in '[...]')")
             elif isinstance(v, VBool):
                 return self.error(it.loc, "a dimension must be an integer, not a boolean")
             elif isinstance(v, VFloat):

@@ -192,6 +192,9 @@ def print_stmt(s: ir.Print, expr, printf: str = "std::printf", int_fmt: str = "%
         elif item.kind == "int":
             fmt.append(int_fmt)
             args.append(f"({int_type})({expr(item.value)})")
+        elif item.kind == "float" and item.expr.ctype not in ("float", "double"):   # an integer element
+            fmt.append(int_fmt)
+            args.append(f"({int_type})({value(item.expr)})")
         elif item.kind == "float":
             fmt.append("%f")
             args.append(f"({float_type})({value(item.expr)})")

@@ -41,10 +41,11 @@ ACCEPTED = [
     "x = sp / (T * {1, 1});", "ituple x = T;", "mdspan<2> x : T;", "x : T;",
     "local s32 [sp / T] x;", "with w in T { }", "x = sp / T / T;",
     "c = dma.copy a.chunkat(p, _) => local; y = c.span / T;", "x = T * sp;",
+    "local s32 [T] x;", "x : [T, 1];",
 ]
 REJECTED = [
     "x = T == T;", "x = T < T;", "x = -T;", "x = p ? T : T;",
-    "x = |T|;", "x = T.span;", "x = T[0];", "local s32 [T] x;", "x : [T, 1];",
+    "x = |T|;", "x = T.span;", "x = T[0];",
     "x : sp / T / {1, 2, 3};", "c = dma.copy a.chunkat(p, T) => local;",
     "call kernel<T>(0, 1);", "call kernel(T, 1);", "int x = T;", "x = sp / (T - T);",
     "foreach i if (T) { }",

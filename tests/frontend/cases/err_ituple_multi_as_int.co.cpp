@@ -15,7 +15,7 @@ __co__ int pairs(s32 [4, 8] a) {
       int m = -ij;                 // expect-error: invalid operand to unary '-' (have ituple of 2 elements)
       int n = ij < 3;              // expect-error: invalid operands to binary '<' (have ituple of 2 elements and int)
       int t = ij ? 1 : 0;          // expect-error: '?:' works on integers and booleans only
-      sp : [ij, 4];                // expect-error: a dimension must be an integer or an mdspan, not ituple
+      sp : [ij, 4];                // expect-error: a dimension must be an integer or an mdspan, not a bounded ituple
       tt = {ij, 1};                // expect-error: an ituple holds integers, not ituple
     }
   }

@@ -1,5 +1,6 @@
 // The reference's shape arithmetic, inner scopes, bounded picks (`y(-1)`), bound moves
-// (`q #+ 1`) and copies that pack non-contiguous data reshaped by `span_as` (issue #13,
+// (`q #+ 1`), copies that pack non-contiguous data reshaped by `span_as` and prints of
+// element values (issue #13,
 // "mdspans, i-tuples and bounded arithmetic"). The expected values are worked out by hand
 // in the comments.
 #include <cstdio>
@@ -69,6 +70,17 @@ __co__ auto shapes(s32 mdspan[?, 2, 4] d, int n) {
   return out;
 }
 
+// element values printed: at host level (a one-instance launch) and inside parallel
+__co__ void prints(s32 [2, 3] a, f32 [3] h) {
+  foreach i in a.span
+    println("a", i(0), i(1), "=", a.at(i) * 3 - 1);          // a[r][c] = 10r + c
+  parallel p by 1 {
+    l = dma.copy h => local;
+    foreach j in [3]
+      println("h=", l.data.at(j) * 0.5f);
+  }
+}
+
 int main() {
   int a[24];
   for (int r = 0; r < 4; ++r)
@@ -89,6 +101,10 @@ int main() {
   for (int i = 0; i < 56; ++i) d[i] = i;
   auto s = shapes(choreo::make_spanview<3>(d, {7, 2, 4}), 5);
   std::printf("%d %d\n", (int)s[6][1][3], (int)s.shape()[0]);
+  std::fflush(stdout);   // before the device's own prints (opencl)
+  int e[6] = {0, 1, 2, 10, 11, 12};
+  float h[3] = {1.5f, 2.5f, -4.0f};
+  prints(choreo::make_spanview<2>(e, {2, 3}), choreo::make_spanview<1>(h, {3}));
 }
 // expect-output: 0 1 2 10 11 12 20 21 22 30 31 32 3 4 5 13 14 15 23 24 25 33 34 35
 // expect-output: 0 1 2 10 11 12 20 21 22 30 31 32 3 4 5 13 14 15 23 24 25 33 34 35
@@ -98,3 +114,12 @@ int main() {
 // expect-output: inner 1 5 12
 // expect-output: outer 2 4 4
 // expect-output: 55 7
+// expect-output: a00=-1
+// expect-output: a01=2
+// expect-output: a02=5
+// expect-output: a10=29
+// expect-output: a11=32
+// expect-output: a12=35
+// expect-output: h=0.750000
+// expect-output: h=1.250000
+// expect-output: h=-2.000000
