@@ -733,10 +733,7 @@ class FunctionChecker(ControlFlow, DmaForms, SpannedData, EventForms, ElementChe
             if isinstance(value, VError):
                 return []
             if not isinstance(value, (VInt, VBool)):
-                if isinstance(value, VFloat):
-                    self.error(s.value.loc, "floating-point values may only be passed to calls")
-                else:
-                    self.error(s.value.loc, f"cannot assign {_kind_name(value)} to '{existing.kind} {name.name}'")
+                self.error(s.value.loc, f"cannot assign {_kind_name(value)} to '{existing.kind} {name.name}'")
                 return []
             if not existing.ir_name or existing.ir_name not in self.used_names:
                 self.error(name.loc, f"cannot assign to '{name.name}'")
@@ -2178,8 +2175,7 @@ class FunctionChecker(ControlFlow, DmaForms, SpannedData, EventForms, ElementChe
             elif isinstance(v, VBool):
                 return self.error(it.loc, "a dimension must be an integer, not a boolean")
             elif isinstance(v, VFloat):
-                return self.error(it.loc, "a dimension must be an integer; floating-point values may only "
-                                          "be passed to calls")
+                return self.error(it.loc, "a dimension must be an integer, not a floating-point value")
             else:
                 return self.error(it.loc, f"a dimension must be an integer or an mdspan, not {_kind_name(v)}")
         return VSpan(dims)
