@@ -65,6 +65,16 @@ def wrap_int(value: int, elem: str) -> int:
     return value - (1 << bits) if signed and value >= 1 << (bits - 1) else value
 
 
+def _first_loc(node: A.Node):
+    """Where an expression starts (the reference's caret is there)."""
+    while isinstance(node, (A.BinOp, A.Ternary)):
+        nxt = node.left if isinstance(node, A.BinOp) else node.cond
+        if (nxt.loc.line, nxt.loc.col) > (node.loc.line, node.loc.col):
+            break
+        node = nxt
+    return node.loc
+
+
 def _has_read(x: ir.EExpr) -> bool:
     return any(isinstance(e, ir.ERead) for e in ir.e_walk(x))
 
@@ -86,6 +96,12 @@ class ScalarForms:
                             "is device memory); not supported yet at host level")
             return None
         return x
+
+    def warn_lossy(self, loc, x: ir.EExpr, ctype: str) -> None:
+        """A floating-point value converted to an integer (`mutable int a = 1.5;`) is
+        truncated: a warning, as gcc's -Wfloat-conversion and the reference give."""
+        if ctype in ("int", "bool") and x.ctype in ("float", "double"):
+            self.diag.warning(loc, f"implicit conversion from '{x.ctype}' to '{ctype}' may change the value")
 
     def as_integer(self, value: Value, loc, kind: str = "int") -> Value:
         """A floating-point value where an integer or boolean is needed (a condition, an
@@ -130,6 +146,7 @@ class ScalarForms:
             if x is None:
                 self.declare(name, Symbol(name.name, "error", VError(), name.loc))
                 return []
+            self.warn_lossy(_first_loc(s.init), x, ctype)
         ir_name = self.unique(name.name)
         self.declare_scalar(name, ctype, ir_name, mutable, elem)
         return [ir.ScalarDef(name.loc, ir_name, ctype, None, expr=x, elem=elem if elem in ROUNDED or
@@ -183,6 +200,7 @@ class ScalarForms:
         x = self.float_operand(value, s.value.loc, f"assign '{name.name}'")
         if x is None:
             return []
+        self.warn_lossy(_first_loc(s.value), x, ctype)
         return [ir.Assign(s.loc, existing.ir_name, None, expr=x, ctype=ctype,
                           elem=elem if ctype in ("float", "double") or elem else None)]
 

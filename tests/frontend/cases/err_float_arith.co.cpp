@@ -10,7 +10,7 @@ __co__ void float_ops(float padding, int n, bf16 b, f16 h, f32 [4] a) {
   float m = b + h;             // expect-error: 'bf16' and 'f16' have no common type
   padding = 2.0;               // expect-error: cannot assign to floating-point parameter 'padding'
   float e = a.at(0);           // expect-error: an element of data is read into a scalar only inside 'parallel'
-  int c = 1.5;
+  int c = 1.5;                 // expect-warning: implicit conversion from 'double' to 'int' may change the value
   c = 2;                       // expect-error: only mutables can be re-assigned
   parallel p by 1 {
     int v = call use(padding); // expect-error: 'v' takes the value of a call and must be 'mutable'
