@@ -252,8 +252,8 @@ class DmaForms:
     def finish_placeholders(self, waits: List[ir.Wait], body: List[ir.Stmt]) -> None:
         """A `dma.any` never used is an error (as in the reference), as is one whose type
         nothing gives. Waits of one that no copy was ever assigned to wait for nothing and
-        are dropped (a copy swapped into it is complete when issued: kernel_ir.swap_tainted);
-        buffers that no `dma.any` needed are dropped."""
+        are dropped (a copy swapped into it is complete when issued: kernel_ir.swap_tainted),
+        as are the `wait` statements left empty and the buffers no `dma.any` needed."""
         for fut in self.placeholders:
             if fut.region is None and not fut.used:
                 self.error(fut.loc, f"'{fut.user_name} = dma.any' is defined but never used")
@@ -267,7 +267,8 @@ class DmaForms:
         dead = {id(f.shell) for f in self.placeholders if f.region is None or f.region.buffer is not f.shell}
 
         def prune(stmts: List[ir.Stmt]) -> None:
-            stmts[:] = [s for s in stmts if not (isinstance(s, ir.Alloc) and id(s.buffer) in dead)]
+            stmts[:] = [s for s in stmts if not (isinstance(s, ir.Alloc) and id(s.buffer) in dead)
+                        and not (isinstance(s, ir.Wait) and not s.futures)]
             for s in stmts:
                 if getattr(s, "body", None):
                     prune(s.body)

@@ -7,7 +7,9 @@
 //   B.data holds the last tile (name-exchange semantics: B got it by the last swap);
 // - pick: 'select(#y % 2, lfA, spare)' types the unused 'dma.any' spare; with #y = 4 it
 //   picks lfA, the last tile of the prologue/body/epilogue pipeline ('foreach y(1:)');
-//   output chunk y holds tile y - 1 doubled, and chunk 0 (the epilogue's) the last tile.
+//   output chunk y holds tile y - 1 doubled, and chunk 0 (the epilogue's) the last tile;
+// - inner: a 'dma.any' of an inner level typed by its swap with that level's copy, whose
+//   'wait' then waits for nothing (the copy swapped into it completes when issued).
 // Expected values: Python over the same index arithmetic (the expect-output lines).
 __cok__ { extern "C" void twice(int* o, const int* a, int n) { for (int i = 0; i < n; ++i) o[i] = 2 * a[i]; } }
 __co__ s32 [4, 64] tri(s32 [4, 64] src) {
@@ -73,6 +75,21 @@ __co__ s32 [4, 32] pick(s32 [4, 32] src) {
   }
   return out;
 }
+__co__ s32 [4, 16] inner(s32 [4, 16] src) {
+  s32 [4, 16] out;
+  parallel p by 4 {
+    parallel q by 2 {
+      local s32 [1, 8] o;
+      d = dma.any;
+      e = dma.copy.async src.chunkat(p, q) => local;
+      swap(d, e);
+      wait d;
+      call twice(o, d.data, 8);
+      dma.copy o => out.chunkat(p, q);
+    }
+  }
+  return out;
+}
 int main() {
   int in[256];
   for (int i = 0; i < 256; ++i) in[i] = i;
@@ -85,7 +102,11 @@ int main() {
   auto q = pick(choreo::make_spanview<2>(in, {4, 32}));
   long qs = 0; for (int i = 0; i < 128; ++i) qs += (long)q.data()[i] * (i + 1);
   std::cout << q[3][31] << " " << qs << "\n";
+  auto n = inner(choreo::make_spanview<2>(in, {4, 16}));
+  long ns = 0; for (int i = 0; i < 64; ++i) ns += (long)n.data()[i] * (i + 1);
+  std::cout << n[3][15] << " " << ns << "\n";
 }
 // expect-output: 146 11184640
 // expect-output: 88 146 1310688
 // expect-output: 238 1373440
+// expect-output: 126 174720
