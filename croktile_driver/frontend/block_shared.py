@@ -42,7 +42,7 @@ INNER_KINDS = ("group-4", "group", "thread")
 def place_block_shared(fn: ir.Function, diag) -> None:
     fn.body = _wrap_unblocked(fn.body, fn)
     for par in _launches(fn.body):
-        hoisted = _hoist(par)
+        hoisted = _hoist(par, diag)
         par.body = _block_level(par.body, hoisted, diag)
 
 
@@ -82,13 +82,25 @@ def _wrap_unblocked(stmts: List[ir.Stmt], fn: ir.Function) -> List[ir.Stmt]:
 
 # -- moving buffers to the launch level ------------------------------------------------
 
-def _hoist(launch: ir.Parallel) -> Set[int]:
+def _hoist(launch: ir.Parallel, diag) -> Set[int]:
+    """Moves the `shared` buffers of inner levels to ``launch``; their shapes must be the
+    same in every instance (an error names the per-instance value otherwise)."""
     hoisted: Set[int] = set()
+    inner_names: Set[str] = set()
+    for p in ir.walk(launch.body):
+        if isinstance(p, ir.Parallel):
+            inner_names |= {p.var} | _defined(p.body)
     for p in ir.walk(launch.body):
         if isinstance(p, ir.Parallel):
             keep = []
             for b in p.buffers:
                 if b.storage == "shared":
+                    varying = sorted({v for d in b.shape for v in d.variables()} & inner_names)
+                    if varying:
+                        shown = varying[0].split("__")[0]   # the user's name of a loop variable
+                        diag.error(b.loc, f"the shape of '{b.source_name or b.name}' depends on '{shown}', which "
+                                          "differs between the instances of an inner level: 'shared' data is one "
+                                          "buffer per block, so its shape must be the same in all of them")
                     b.level = launch.level
                     launch.buffers.append(b)
                     hoisted.add(id(b))

@@ -30,6 +30,17 @@ __co__ void per_instance_loop(s32 [2, 4] a) {
   }
 }
 
+// one buffer per block: its shape cannot differ between the instances
+__co__ void varying(s32 [4, 8] a) {
+  parallel p by 2, q by 4 {
+    shared s32 [q + 1] x;  // expect-error: the shape of 'x' depends on 'q', which differs between the instances of an inner level: 'shared' data is one buffer per block, so its shape must be the same in all of them
+    n = q * 2;
+    shared s32 [n, 2] y;  // expect-error: the shape of 'y' depends on 'q'
+    foreach k in [2]
+      z = dma.copy a.subspan(1, k + 1).at(p, 0) => shared;  // expect-error: the shape of 'z' depends on 'k', which differs
+  }
+}
+
 // alike in every instance: split into block-wide steps, no warning
 __co__ s32 [2, 4] alike(s32 [2, 4] a) {
   s32 [a.span] out;
