@@ -58,6 +58,7 @@ class Name(Node):
 class IntLit(Node):
     value: int
     parenthesized: bool = False  # `(0)` inside `sp [...]` names dimension 0 of sp
+    problem: Optional[str] = None  # why this C++ constant is no tileflow 'int' (lexer.IntConst)
 
 
 @dataclass(eq=False)

@@ -55,6 +55,17 @@ tokens = sorted(set(KEYWORDS.values())) + [
 
 
 INT_MAX = 2 ** 31 - 1   # tileflow's int is 32-bit (spec 2, "Scalar Types")
+_CXX_INT_SUFFIX = re.compile(r"[uU]?(ll|LL|l|L)?|(ll|LL|l|L)[uU]")
+
+
+class IntConst(int):
+    """An integer constant that C++ accepts but tileflow's 32-bit 'int' does not (`1ULL`,
+    `12345678910`): it parses, and ``problem`` is the error that any use of it reports."""
+
+    def __new__(cls, value: int, problem: str):
+        self = super().__new__(cls, value)
+        self.problem = problem
+        return self
 _INT_PARTS = re.compile(r"(0[xX][0-9a-fA-F]+|0[bB][01]+|\d+)(.*)")
 # tokens that end an operand: a '-' after one of them is binary
 _OPERAND_ENDS = {"ID", "INT_CONST", "FLOAT_CONST", "RPAREN", "RBRACKET", "RBRACE", "TRUE", "FALSE",
@@ -308,10 +319,6 @@ class TileflowLexer:
         _join_splices(t)
         digits, suffix = _INT_PARTS.match(t.value).groups()
         t.value = 0  # after an error: the function is not checked, any value will do
-        if suffix:
-            self._report(t, f"invalid suffix '{suffix}' on integer constant; tileflow integers "
-                            "are 'int', written without a suffix")
-            return t
         base = {"0x": 16, "0X": 16, "0b": 2, "0B": 2}.get(digits[:2], 8 if digits[:1] == "0" else 10)
         body = digits[2:] if base in (16, 2) else digits
         bad = next((ch for ch in body if ch in "89"), None) if base == 8 else None
@@ -321,10 +328,18 @@ class TileflowLexer:
         # 40 significant digits exceed 'int' in every base; int() is then never asked to
         # convert a huge string (Python refuses more than 4300 decimal digits)
         value = int(body, base) if len(body.lstrip("0")) <= 40 else INT_MAX + 2
-        if value > INT_MAX and not (value == INT_MAX + 1 and self._after_unary_minus()):
-            self._report(t, f"integer constant is too large for type 'int' (the largest is {INT_MAX})")
-            return t
-        t.value = value
+        # a C++ integer constant that is no tileflow 'int' (a suffix, or 64-bit) still parses,
+        # as in the reference; its use is an error (IntConst.problem, reported by the checker)
+        if suffix and _CXX_INT_SUFFIX.fullmatch(suffix):
+            t.value = IntConst(value, f"invalid suffix '{suffix}' on integer constant; tileflow "
+                                      "integers are 'int', written without a suffix")
+        elif suffix:
+            self._report(t, f"invalid suffix '{suffix}' on integer constant; tileflow integers "
+                            "are 'int', written without a suffix")
+        elif value > INT_MAX and not (value == INT_MAX + 1 and self._after_unary_minus()):
+            t.value = IntConst(value, f"integer constant is too large for type 'int' (the largest is {INT_MAX})")
+        else:
+            t.value = value
         return t
 
     def _after_unary_minus(self) -> bool:

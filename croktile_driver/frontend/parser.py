@@ -78,6 +78,19 @@ class _Grammar:
         self.cascade_line = None
 
     # -- helpers ---------------------------------------------------------------
+    def _int_lit(self, p, i: int) -> A.IntLit:
+        """The INT_CONST at ``i`` as a literal; a C++ constant that is no 'int' carries its
+        error to the checker, so that a parse alone (`--dump-ast`) accepts it."""
+        return A.IntLit(self._loc(p, i), int(p[i]), problem=getattr(p[i], "problem", None))
+
+    def _int_value(self, p, i: int) -> int:
+        """The INT_CONST at ``i`` where the grammar needs a number (not an expression)."""
+        problem = getattr(p[i], "problem", None)
+        if problem is not None:
+            self.diag.error(self._loc(p, i), problem)
+            return 0
+        return int(p[i])
+
     def _loc(self, p, i: int) -> Loc:
         return self.lex.loc(p.lineno(i), p.lexpos(i))
 
@@ -133,7 +146,7 @@ class _Grammar:
 
     def p_span_spec_rank(self, p):
         """span_spec : MDSPAN LT INT_CONST GT"""
-        p[0] = (None, A.IntLit(self._loc(p, 3), p[3]))
+        p[0] = (None, A.IntLit(self._loc(p, 3), self._int_value(p, 3)))
 
     def p_span_spec_any(self, p):
         """span_spec : MDSPAN"""
@@ -342,7 +355,7 @@ class _Grammar:
             p[0] = A.SpanDef(self._loc(p, 1), A.Name(self._loc(p, 2), p[2]), None, True, p[4])
         else:
             p[0] = A.SpanDef(self._loc(p, 1), A.Name(self._loc(p, 5), p[5]),
-                             A.IntLit(self._loc(p, 3), p[3]), True, p[7])
+                             A.IntLit(self._loc(p, 3), self._int_value(p, 3)), True, p[7])
 
     def p_tuple_def(self, p):
         """tuple_def : ITUPLE ID EQUALS init SEMI
@@ -353,7 +366,7 @@ class _Grammar:
         """tuple_def : ITUPLE LT INT_CONST GT ID EQUALS init SEMI
                      | ITUPLE LT INT_CONST GT ID SEMI"""
         p[0] = A.TupleDef(self._loc(p, 1), A.Name(self._loc(p, 5), p[5]), p[7] if len(p) == 9 else None,
-                          A.IntLit(self._loc(p, 3), p[3]))
+                          A.IntLit(self._loc(p, 3), self._int_value(p, 3)))
 
     def p_assign(self, p):
         """assign : ID EQUALS init SEMI"""
@@ -398,7 +411,7 @@ class _Grammar:
         elif len(p) == 4:
             p[0] = (p[2], None, self._loc(p, 1))
         else:
-            p[0] = (None, (p[2], p[4]), self._loc(p, 1))
+            p[0] = (None, (self._int_value(p, 2), self._int_value(p, 4)), self._loc(p, 1))
 
     def p_dma_after(self, p):
         """dma_after :
@@ -531,7 +544,7 @@ class _Grammar:
         elif len(p) == 3:
             p[0] = A.Name(self._loc(p, 2), p[2])
         else:
-            p[0] = A.Name(self._loc(p, 2), f"{p[2]}-{p[4]}")
+            p[0] = A.Name(self._loc(p, 2), f"{p[2]}-{self._int_value(p, 4)}")
 
     def p_inthreads_stmt(self, p):
         """inthreads_stmt : INTHREADS async_opt LPAREN expr RPAREN body"""
@@ -799,7 +812,7 @@ class _Grammar:
 
     def p_primary_int(self, p):
         """primary_expr : INT_CONST"""
-        p[0] = A.IntLit(self._loc(p, 1), p[1])
+        p[0] = self._int_lit(p, 1)
 
     def p_primary_float(self, p):
         """primary_expr : FLOAT_CONST"""
@@ -822,7 +835,7 @@ class _Grammar:
         """primary_expr : LPAREN expr RPAREN"""
         inner = p[2]
         if isinstance(inner, A.IntLit):
-            inner = A.IntLit(self._loc(p, 1), inner.value, parenthesized=True)
+            inner = A.IntLit(self._loc(p, 1), inner.value, parenthesized=True, problem=inner.problem)
         p[0] = inner
 
     def p_primary_span(self, p):

@@ -1649,6 +1649,8 @@ class FunctionChecker(ControlFlow, DmaForms, SpannedData, EventForms, ElementChe
         return method(e)
 
     def expr_IntLit(self, e: A.IntLit) -> Value:
+        if e.problem is not None:
+            return self.error(e.loc, e.problem)
         if e.parenthesized and self.derive_base is not None:
             dims = self.derive_base.dims
             if not 0 <= e.value < len(dims):

@@ -69,3 +69,17 @@ def test_integer_constants_of_any_length(tmp_path, croktilec):
     src.write_text(f"__co__ int f() {{\n  return {'0' * 5000}7;\n}}\n")   # long, but small
     r = croktilec("--dump-ir", src)
     assert r.rc == 0 and "return 7" in r.out, r.err
+
+
+def test_cxx_constants_parse_but_are_no_int(tmp_path, croktilec):
+    """A 64-bit or suffixed constant is C++: it parses (the reference's parse/int64.co),
+    and its use in tileflow code is the error, at the constant."""
+    src = tmp_path / "wide.co.cpp"
+    src.write_text("__co__ void f() {\n  x = 12345678910;\n  z = 18446744073709551615ULL;\n}\n")
+    r = croktilec("--dump-ast", src)
+    assert r.rc == 0 and "value=12345678910" in r.out and "value=18446744073709551615" in r.out, r.err
+    r = croktilec("-fsyntax-only", src)
+    assert r.rc == 1
+    assert [(d.line, d.col, d.msg) for d in parse_diags(r.err)] == [
+        (2, 7, "integer constant is too large for type 'int' (the largest is 2147483647)"),
+        (3, 7, "invalid suffix 'ULL' on integer constant; tileflow integers are 'int', written without a suffix")]
