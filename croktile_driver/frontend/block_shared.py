@@ -233,7 +233,7 @@ class _Splitter:
         if isinstance(s, ir.Fill):
             return id(s.buffer) in self.hoisted
         if isinstance(s, ir.Wait):
-            return all(f in self.moved for f in s.futures)
+            return bool(s.futures) and all(f in self.moved for f in s.futures)
         if not isinstance(s, (ir.Dma, ir.Swap)):
             return False
         names, bufs, _ = _uses([s])
