@@ -512,6 +512,21 @@ def number_and_live_ranges(fn: Function) -> None:
                             b.first_use = min(b.first_use, s.sid)
                             b.last_use = max(b.last_use, counter[0] - 1)
     visit(fn.body)
+    # `swap` exchanges storage: whatever a buffer of a swap group is used for later may be
+    # any member's storage, so the members live as long as the group (memory reuse)
+    group: dict = {}
+    for s in walk(fn.body):
+        if isinstance(s, Swap):
+            merged = group.get(id(s.a), [s.a]) + [b for b in group.get(id(s.b), [s.b])
+                                                  if all(b is not x for x in group.get(id(s.a), [s.a]))]
+            for b in merged:
+                group[id(b)] = merged
+    for members in {id(g): g for g in group.values()}.values():
+        used = [b for b in members if b.first_use >= 0]
+        if used:
+            first, last = min(b.first_use for b in used), max(b.last_use for b in used)
+            for b in members:
+                b.first_use, b.last_use = first, last
 
 
 def dump(fn: Function) -> str:
