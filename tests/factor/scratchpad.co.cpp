@@ -1,8 +1,9 @@
 // Scratchpad capacity checked at run time: the size of `r` depends on the caller's shape,
 // so croktilec cannot check it. main calls `rows` with rows that fit in the local
 // scratchpad of a thread (65536 bytes in profile factor-sim) and with rows that do not,
-// and `columns` with a shared buffer per inner instance that overflows the shared
-// scratchpad of a core, and prints what each call gives.
+// and `columns` with a shared buffer that overflows the shared scratchpad of a core (one
+// buffer for the block, although it is declared in the inner level), and prints what each
+// call gives.
 #include <cstdio>
 #include <vector>
 
@@ -26,7 +27,7 @@ __co__ s32 [M, N] columns(s32 [M, N] a, int q_count) {
   s32 [a.span] out;
   parallel p by 1 {
     parallel q by q_count {
-      shared s32 [M, 1] col;
+      shared s32 [M, 3] col;
       call twice(col, M);
     }
     c = dma.copy a => shared;

@@ -297,8 +297,7 @@ def test_memory_report_lists_the_scratchpads(tmp_path):
         head + "local 0 of 65536 bytes per thread, shared 0 of 1048576 bytes per core + run-time sized buffers",
         "  pad       offset     bytes  buffer",
         "  shared  run time     4*M*N  shared buffer 'c' (s32 [M, N])",
-        "  shared  run time  16*((4*M + 15) / 16)*q_count  shared buffer 'col' (s32 [M, 1]; one per instance of "
-        "'q', q_count of them)"], res.err
+        "  shared  run time      12*M  shared buffer 'col' (s32 [M, 3])"], res.err   # one for the block
 
 
 def test_scratchpad_overflow_at_run_time(built):
@@ -306,7 +305,7 @@ def test_scratchpad_overflow_at_run_time(built):
     got = run(exe(built, "scratchpad", "factor"))
     assert got.returncode == 0, got.stdout + got.stderr
     r_line, r_col = line_col(src, "r = dma.copy", "local")
-    c_line, c_col = line_col(src, "shared s32 [M, 1] col;", "col")
+    c_line, c_col = line_col(src, "shared s32 [M, 3] col;", "col")
     lines = got.stdout.splitlines()
     assert lines[0] == "rows 2x8: ok 6" and lines[2] == "columns 1000x1: ok 1", got.stdout
     assert lines[1] == (
@@ -314,9 +313,9 @@ def test_scratchpad_overflow_at_run_time(built):
         "and does not fit in the local scratchpad of a factor thread: it would end at byte 80000, and profile "
         "'factor-sim' allows 65536")
     assert lines[3] == (
-        f"columns 100000x1: runtime_error: {src}:{c_line}:{c_col}: shared buffer 'col' (s32 [M, 1]; one per "
-        "instance of 'q', q_count of them) needs 1600000 bytes and does not fit in the shared scratchpad of a "
-        "factor core: it would end at byte 2000000, and profile 'factor-sim' allows 1048576")
+        f"columns 100000x1: runtime_error: {src}:{c_line}:{c_col}: shared buffer 'col' (s32 [M, 3]) needs "
+        "1200000 bytes and does not fit in the shared scratchpad of a factor core: it would end at byte 1600000, "
+        "and profile 'factor-sim' allows 1048576")
     assert "runtime_error" not in run(exe(built, "scratchpad", "cpu")).stdout   # cpu has no scratchpads
 
 
