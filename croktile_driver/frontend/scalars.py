@@ -179,6 +179,19 @@ class ScalarForms:
         self.declare_scalar(name, ctype, ir_name, True)
         return [ir.ScalarDef(name.loc, ir_name, ctype, None, expr=x)]
 
+    def assignable(self, name: A.Name, existing: Symbol) -> bool:
+        """Whether the scalar may be assigned here: it is mutable, and host-level scalars are
+        not assigned inside `parallel` (the instances would race on it)."""
+        if not existing.mutable:
+            self.error(name.loc, f"only mutables can be re-assigned: '{name.name}' is not 'mutable' "
+                                 f"(declare it 'mutable {existing.kind} {name.name} = ...;')")
+            self.diag.note(existing.loc, "declared here")
+            return False
+        if self.level > 0 and existing.ir_name in self.host_vars:
+            self.error(name.loc, f"'{name.name}' is host-level data; it cannot be assigned inside 'parallel'")
+            return False
+        return True
+
     def assign_scalar(self, s: A.Assign, existing: Symbol, value: Value) -> List[ir.Stmt]:
         """`x = v;` for a scalar of any type from a value of any arithmetic type."""
         name = s.name
@@ -187,13 +200,7 @@ class ScalarForms:
             return []
         ctype = existing.value.expr.ctype if existing.kind == "float" else existing.kind
         elem = self.scalar_elems.get(existing.ir_name)
-        if not existing.mutable:
-            self.error(name.loc, f"only mutables can be re-assigned: '{name.name}' is not 'mutable' "
-                                 f"(declare it 'mutable {existing.kind} {name.name} = ...;')")
-            self.diag.note(existing.loc, "declared here")
-            return []
-        if self.level > 0 and existing.ir_name in self.host_vars:
-            self.error(name.loc, f"'{name.name}' is host-level data; it cannot be assigned inside 'parallel'")
+        if not self.assignable(name, existing):
             return []
         if isinstance(value, (VInt, VBool)) and ctype in ("int", "bool"):
             return [ir.Assign(s.loc, existing.ir_name, value.sym, elem=elem)]

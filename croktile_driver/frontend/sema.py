@@ -738,13 +738,7 @@ class FunctionChecker(ControlFlow, DmaForms, SpannedData, EventForms, ElementChe
             if not existing.ir_name or existing.ir_name not in self.used_names:
                 self.error(name.loc, f"cannot assign to '{name.name}'")
                 return []
-            if not existing.mutable:
-                self.error(name.loc, f"only mutables can be re-assigned: '{name.name}' is not 'mutable' "
-                                     f"(declare it 'mutable {existing.kind} {name.name} = ...;')")
-                self.diag.note(existing.loc, "declared here")
-                return []
-            if self.level > 0 and existing.ir_name in self.host_vars:
-                self.error(name.loc, f"'{name.name}' is host-level data; it cannot be assigned inside 'parallel'")
+            if not self.assignable(name, existing):
                 return []
             return [ir.Assign(s.loc, existing.ir_name, value.sym, elem=self.scalar_elems.get(existing.ir_name))]
         if existing.kind == "error":
