@@ -202,8 +202,6 @@ class ScalarForms:
         elem = self.scalar_elems.get(existing.ir_name)
         if not self.assignable(name, existing):
             return []
-        if isinstance(value, (VInt, VBool)) and ctype in ("int", "bool"):
-            return [ir.Assign(s.loc, existing.ir_name, value.sym, elem=elem)]
         x = self.float_operand(value, s.value.loc, f"assign '{name.name}'")
         if x is None:
             return []
@@ -240,15 +238,10 @@ class ScalarForms:
                                  f"'mutable int {name.name} = call ...;'")
             self.stmt_CallStmt(s.value)
             return []
-        if not existing.mutable:
-            self.error(name.loc, f"only mutables can be re-assigned: '{name.name}' is not 'mutable'")
-            self.diag.note(existing.loc, "declared here")
+        if not self.assignable(name, existing):
             return []
         stmts = self.stmt_CallStmt(s.value)
         if not stmts or not isinstance(stmts[-1], ir.Call):
-            return []
-        if existing.ir_name in self.host_vars:
-            self.error(name.loc, f"'{name.name}' is host-level data; it cannot be assigned inside 'parallel'")
             return []
         stmts[-1].result = existing.ir_name
         stmts[-1].result_ctype = existing.value.expr.ctype if existing.kind == "float" else existing.kind
