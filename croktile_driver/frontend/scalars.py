@@ -172,9 +172,7 @@ class ScalarForms:
         if x is None:
             self.declare(name, Symbol(name.name, "error", VError(), name.loc))
             return []
-        ctype = "double" if x.ctype == "double" else "float"
-        if x.ctype in ("bool", "int", "uint", "long", "ulong"):
-            ctype = "float"
+        ctype = "double" if x.ctype == "double" else "float"   # (an integer-valued x too)
         ir_name = self.unique(name.name)
         self.declare_scalar(name, ctype, ir_name, True)
         return [ir.ScalarDef(name.loc, ir_name, ctype, None, expr=x)]
