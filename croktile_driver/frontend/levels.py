@@ -2,9 +2,8 @@
 `: group`, `: thread`) and the rules its documentation states for them.
 
 A level annotation names the hardware level a `parallel` maps to on cuda: the grid, a
-warp group (128 threads), a warp (32 threads) or threads. The rules are language rules,
-checked on every target (cpu runs the same program as loops), so a program that builds
-for cpu also builds for cuda:
+warp group (128 threads), a warp (32 threads) or threads. One rule is a language rule,
+checked on every target:
 
 - inner levels are finer than outer ones (block, group-4, group, thread in that order).
 
