@@ -55,6 +55,7 @@ tokens = sorted(set(KEYWORDS.values())) + [
 
 
 INT_MAX = 2 ** 31 - 1   # tileflow's int is 32-bit (spec 2, "Scalar Types")
+_INT_PARTS = re.compile(r"(0[xX][0-9a-fA-F]+|0[bB][01]+|\d+)(.*)")
 _CXX_INT_SUFFIX = re.compile(r"[uU]?(ll|LL|l|L)?|(ll|LL|l|L)[uU]")
 
 
@@ -66,7 +67,8 @@ class IntConst(int):
         self = super().__new__(cls, value)
         self.problem = problem
         return self
-_INT_PARTS = re.compile(r"(0[xX][0-9a-fA-F]+|0[bB][01]+|\d+)(.*)")
+
+
 # tokens that end an operand: a '-' after one of them is binary
 _OPERAND_ENDS = {"ID", "INT_CONST", "FLOAT_CONST", "RPAREN", "RBRACKET", "RBRACE", "TRUE", "FALSE",
                  "UNDERSCORE"}
