@@ -189,14 +189,20 @@ class DmaForms:
             self.error(loc, f"the shape of '{t.user_name}' must be known when its 'parallel' block starts to "
                             f"give it to '{m.user_name} = dma.any'")
             return False
-        shell = m.shell
-        shell.elem, shell.storage, shell.shape = t.elem, buf.storage, ext
-        self.buffers.append(shell)
-        if m.any_parallel is not None:
-            m.any_parallel.buffers.append(shell)
-        m.region = ir.Region(shell, [Sym.const(0)] * len(ext), list(ext))
-        m.elem, m.is_async, m.used = t.elem, t.is_async, True
+        self.type_any(m, buf.storage, t.elem, ext, t.is_async)
+        m.used = True
         return True
+
+    def type_any(self, fut: Future, storage: str, elem: str, extents: List[Sym], is_async: bool) -> None:
+        """`dma.any` fut gets its type and its own buffer (``fut.shell``) of that type, at the
+        'parallel' level where it is defined."""
+        shell = fut.shell
+        shell.elem, shell.storage, shell.shape = elem, storage, list(extents)
+        self.buffers.append(shell)
+        if fut.any_parallel is not None:
+            fut.any_parallel.buffers.append(shell)
+        fut.region = ir.Region(shell, [Sym.const(0)] * len(extents), list(extents))
+        fut.elem, fut.is_async = elem, is_async
 
     def assign_to_any(self, fut: Future, storage: str, elem: str, extents: List[Sym], is_async: bool,
                       loc) -> Optional[object]:
@@ -211,16 +217,10 @@ class DmaForms:
                 self.error(loc, f"the copy assigned to '{fut.user_name}' is at another 'parallel' level than "
                                 f"its 'dma.any', which was swapped or selected before")
                 return False
-            shell = fut.shell
-            shell.elem, shell.storage, shell.shape = elem, storage, list(extents)
-            self.buffers.append(shell)
-            if fut.any_parallel is not None:
-                fut.any_parallel.buffers.append(shell)
-            fut.region = ir.Region(shell, [Sym.const(0)] * len(extents), list(extents))
-            fut.elem, fut.is_async = elem, is_async
+            self.type_any(fut, storage, elem, extents, is_async)
             if not self.infer_any([fut], loc, "swap"):
                 return False
-            return shell
+            return fut.shell
         buf = fut.region.buffer
         same = (buf.storage == storage and fut.elem == elem and fut.is_async == is_async
                 and len(extents) == len(fut.region.extents)
