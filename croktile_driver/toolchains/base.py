@@ -234,8 +234,7 @@ def call_statement(call: ir.Call, callee: str, args: List[str], int_type: str = 
     text = f"{callee}({', '.join(args)})"
     if call.result is None:
         return text + ";"
-    ctype = {"int": int_type, "bool": "bool"}.get(call.result_ctype, call.result_ctype)
-    return f"{call.result} = ({ctype})({text});"
+    return f"{call.result} = ({scalar_ctype(call.result_ctype, int_type)})({text});"
 
 
 def scalar_ctype(ctype: str, int_type: str = "long long") -> str:
