@@ -716,6 +716,7 @@ class FunctionChecker(ControlFlow, DmaForms, SpannedData, EventForms, ElementChe
                                           value.region.buffer.name))
                 return []
             self.error(s.value.loc, f"cannot define '{name.name}' from {_kind_name(value)}")
+            self.declare(name, Symbol(name.name, "error", VError(), name.loc))   # no cascade of 'not declared'
             return []
         value = _scalar(self.expr(s.value)) if existing.kind in ("int", "bool", "float") else self.expr(s.value)
         if existing.kind == "float" or (existing.kind in ("int", "bool") and isinstance(value, (VExpr, VFloat))

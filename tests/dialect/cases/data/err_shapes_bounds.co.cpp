@@ -38,6 +38,7 @@ __co__ void packs(s32 [4, 6] a) {
   parallel p by 2 {
     l = a.chunkat(_, p).span_as(12);            // expect-error: cannot define 'l' from non-contiguous data reshaped by 'span_as'
     // expect-warning@-1: 'span_as' of non-contiguous data ([4, 3] of [4, 6])
+    m = l.span;                                 // no error: 'l' is declared, as an error
     dma.copy a.chunkat(_, p).span_as(2, 6) => out.chunkat(_, p);   // expect-error: a copy that packs non-contiguous data needs a contiguous destination
     // expect-warning@-1: 'span_as' of non-contiguous data
     dma.transp<1, 0> a.chunkat(_, p).span_as(6, 2) => local;        // expect-error: 'dma.transp' of non-contiguous data reshaped by 'span_as' is not supported yet
