@@ -104,42 +104,11 @@ static inline long long croktile_min(long long a, long long b) { return a < b ? 
 static inline long long croktile_max(long long a, long long b) { return a > b ? a : b; }
 
 // Element statements (`x.at(i) = ...`) on f16/bf16 data: their bits <-> float, rounding
-// to nearest even as croktile.h does on the host (the same bits on every target).
-static inline float croktile_bits_float(uint32_t u) { float f; memcpy(&f, &u, sizeof f); return f; }
-static inline uint32_t croktile_float_bits(float f) { uint32_t u; memcpy(&u, &f, sizeof u); return u; }
-static inline float croktile_f16_to_float(uint16_t h) {
-  uint32_t sign = (uint32_t)(h & 0x8000u) << 16, e = (h >> 10) & 0x1fu, m = h & 0x3ffu;
-  if (e == 0x1fu) return croktile_bits_float(sign | 0x7f800000u | (m << 13));
-  if (e == 0) {
-    if (m == 0) return croktile_bits_float(sign);
-    uint32_t fe = 113;
-    while ((m & 0x400u) == 0) { m <<= 1; --fe; }
-    return croktile_bits_float(sign | (fe << 23) | ((m & 0x3ffu) << 13));
-  }
-  return croktile_bits_float(sign | ((e + 112u) << 23) | (m << 13));
-}
-static inline uint16_t croktile_float_to_f16(float f) {
-  uint32_t x = croktile_float_bits(f), sign = (x >> 16) & 0x8000u, a = x & 0x7fffffffu;
-  if (a >= 0x7f800000u)
-    return (uint16_t)(a > 0x7f800000u ? (sign | 0x7e00u | ((a >> 13) & 0x3ffu)) : (sign | 0x7c00u));
-  if (a >= 0x477ff000u) return (uint16_t)(sign | 0x7c00u);
-  if (a < 0x38800000u) {
-    if (a <= 0x33000000u) return (uint16_t)sign;
-    uint32_t e = a >> 23, m = (a & 0x7fffffu) | 0x800000u, shift = 126u - e;
-    uint32_t h = m >> shift, rem = m & ((1u << shift) - 1u), half = 1u << (shift - 1u);
-    if (rem > half || (rem == half && (h & 1u))) ++h;
-    return (uint16_t)(sign | h);
-  }
-  uint32_t h = (a - 0x38000000u) >> 13, rem = a & 0x1fffu;
-  if (rem > 0x1000u || (rem == 0x1000u && (h & 1u))) ++h;
-  return (uint16_t)(sign | h);
-}
-static inline float croktile_bf16_to_float(uint16_t b) { return croktile_bits_float((uint32_t)b << 16); }
-static inline uint16_t croktile_float_to_bf16(float f) {
-  uint32_t x = croktile_float_bits(f);
-  if ((x & 0x7fffffffu) > 0x7f800000u) return (uint16_t)((x >> 16) | 0x40u);
-  return (uint16_t)((x + 0x7fffu + ((x >> 16) & 1u)) >> 16);
-}
+// to nearest even, by the same functions as croktile.h's types on the host.
+static inline float croktile_f16_to_float(uint16_t h) { return croktile::detail::f16_bits_to_float(h); }
+static inline uint16_t croktile_float_to_f16(float f) { return croktile::detail::float_to_f16_bits(f); }
+static inline float croktile_bf16_to_float(uint16_t b) { return croktile::detail::bf16_bits_to_float(b); }
+static inline uint16_t croktile_float_to_bf16(float f) { return croktile::detail::float_to_bf16_bits(f); }
 
 // -kt: the return and parameter types of a function type, so that the C wrapper of a
 // template specialisation takes exactly what the specialisation takes.

@@ -1,5 +1,6 @@
 // croktile_minifloat.h - the narrow element types: 8-, 6- and 4-bit floats (OCP MX
-// formats) and the sub-byte integers, as one-byte storage types.
+// formats) and the sub-byte integers, as one-byte storage types; and the bit conversions
+// of float, f16 and bf16 that croktile.h's types use too.
 //
 // Self-contained (croktile.h includes it; so does the factor target's device code), C++17;
 // the types are usable in host code and in CUDA device code. Every type takes one byte:
@@ -41,6 +42,72 @@ CROKTILE_HOST_DEVICE inline float bits_float(std::uint32_t u) {
   std::memcpy(&f, &u, sizeof f);
   return f;
 #endif
+}
+
+// f16 and bf16 as bits, for croktile.h's types and the factor target's device code.
+
+// binary32 -> binary16, round to nearest, ties to even.
+CROKTILE_HOST_DEVICE inline std::uint16_t float_to_f16_bits(float f) {
+  const std::uint32_t x = float_bits(f);
+  const std::uint32_t sign = (x >> 16) & 0x8000u;
+  const std::uint32_t a = x & 0x7fffffffu;
+  if (a >= 0x7f800000u) {
+    if (a > 0x7f800000u)  // NaN: keep the top payload bits, force quiet so it stays NaN
+      return static_cast<std::uint16_t>(sign | 0x7e00u | ((a >> 13) & 0x3ffu));
+    return static_cast<std::uint16_t>(sign | 0x7c00u);
+  }
+  // 65520 is the midpoint between 65504 (max f16) and 2^16; it ties to the
+  // even neighbour, which is infinity.
+  if (a >= 0x477ff000u) return static_cast<std::uint16_t>(sign | 0x7c00u);
+  if (a < 0x38800000u) {  // below 2^-14: f16 subnormal or zero
+    // Below 2^-25 everything rounds to zero; exactly 2^-25 ties to even (zero).
+    if (a <= 0x33000000u) return static_cast<std::uint16_t>(sign);
+    const std::uint32_t e = a >> 23;
+    const std::uint32_t m = (a & 0x7fffffu) | 0x800000u;
+    const std::uint32_t shift = 126u - e;  // 14..24
+    std::uint32_t h = m >> shift;
+    const std::uint32_t rem = m & ((1u << shift) - 1u);
+    const std::uint32_t half = 1u << (shift - 1u);
+    if (rem > half || (rem == half && (h & 1u))) ++h;  // may carry into the smallest normal: correct
+    return static_cast<std::uint16_t>(sign | h);
+  }
+  // Normal: rebias exponent (127 -> 15) and drop 13 mantissa bits.
+  std::uint32_t h = (a - 0x38000000u) >> 13;
+  const std::uint32_t rem = a & 0x1fffu;
+  if (rem > 0x1000u || (rem == 0x1000u && (h & 1u))) ++h;  // carry into exponent is correct
+  return static_cast<std::uint16_t>(sign | h);
+}
+
+// binary16 -> binary32 is exact.
+CROKTILE_HOST_DEVICE inline float f16_bits_to_float(std::uint16_t h) {
+  const std::uint32_t sign = static_cast<std::uint32_t>(h & 0x8000u) << 16;
+  const std::uint32_t e = (h >> 10) & 0x1fu;
+  std::uint32_t m = h & 0x3ffu;
+  if (e == 0x1fu) return bits_float(sign | 0x7f800000u | (m << 13));
+  if (e == 0) {
+    if (m == 0) return bits_float(sign);
+    // Subnormal f16 is a normal f32: normalise the mantissa.
+    std::uint32_t fe = 113;  // biased f32 exponent of 2^-14
+    while ((m & 0x400u) == 0) {
+      m <<= 1;
+      --fe;
+    }
+    return bits_float(sign | (fe << 23) | ((m & 0x3ffu) << 13));
+  }
+  return bits_float(sign | ((e + 112u) << 23) | (m << 13));
+}
+
+// binary32 -> bfloat16, round to nearest, ties to even. bf16 shares f32's
+// exponent range, so subnormals and overflow fall out of the rounding add.
+CROKTILE_HOST_DEVICE inline std::uint16_t float_to_bf16_bits(float f) {
+  const std::uint32_t x = float_bits(f);
+  if ((x & 0x7fffffffu) > 0x7f800000u)  // NaN: truncation could yield inf, so force quiet
+    return static_cast<std::uint16_t>((x >> 16) | 0x40u);
+  return static_cast<std::uint16_t>((x + 0x7fffu + ((x >> 16) & 1u)) >> 16);
+}
+
+CROKTILE_HOST_DEVICE inline float bf16_bits_to_float(std::uint16_t b) {
+  return bits_float(static_cast<std::uint32_t>(b) << 16);
 }
 
 // What an all-ones exponent field means in a small float format.
