@@ -24,7 +24,7 @@ from typing import List, Optional
 from . import ast as A
 from . import ir
 from .symbolic import Sym
-from .values import VBool, VData, VError, VExpr, VFloat, VFuture, VInt, VTuple, Value
+from .values import VBool, VData, VError, VExpr, VFloat, VFuture, VInt, VTuple, Value, scalar
 
 _RANK = {"bool": 0, "int": 1, "uint": 2, "long": 3, "ulong": 4, "float": 5, "double": 6}
 _INT_ONLY = {"%", "<<", ">>", "&", "|", "^"}
@@ -74,11 +74,7 @@ class ElementChecks:
         rank = len(region.extents)
         indices: List[tuple] = []   # (sym, bound or None, derived, loc)
         for arg in e.args:
-            self.first_value_ok = isinstance(arg, A.Name)
-            try:
-                v = self.expr(arg)
-            finally:
-                self.first_value_ok = False
+            v = self.index_arg(arg)
             if isinstance(v, VError):
                 return v
             if isinstance(v, VBool):
@@ -135,8 +131,7 @@ class ElementChecks:
         """An operand of element arithmetic; None for values that cannot be one."""
         if isinstance(v, VExpr):
             return v.expr
-        if isinstance(v, VTuple) and len(v.items) == 1:
-            v = VInt(v.items[0])
+        v = scalar(v)   # a one-element ituple is its integer
         if isinstance(v, VInt):
             return ir.EInt("int", v.sym)
         if isinstance(v, VBool):

@@ -2075,17 +2075,21 @@ class FunctionChecker(ControlFlow, DmaForms, SpannedData, EventForms, ElementChe
                                              f"'{name}' [0, {v.bound.to_c()})")
         return VInt(value, v.bound, v.origin, not inside.is_const)
 
+    def index_arg(self, arg: A.Node) -> Value:
+        """An index of `chunkat` or `.at`: a bare `with` variable outside its foreach names
+        the first chunk there, so it gives no warning."""
+        self.first_value_ok = isinstance(arg, A.Name)
+        try:
+            return self.expr(arg)
+        finally:
+            self.first_value_ok = False
+
     def chunkat(self, e: A.Call, base: VData) -> Value:
         region = base.region
         rank = len(region.extents)
         parts = []  # (index sym or None for '_', bound sym, loc, label)
         for arg in e.args:
-            # a bare `with` variable outside its foreach names the first chunk: no warning
-            self.first_value_ok = isinstance(arg, A.Name)
-            try:
-                v = self.expr(arg)
-            finally:
-                self.first_value_ok = False
+            v = self.index_arg(arg)
             if isinstance(v, VError):
                 return v
             label = arg.name if isinstance(arg, A.Name) else "index"

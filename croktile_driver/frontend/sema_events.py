@@ -12,7 +12,7 @@ from typing import List, Optional, Tuple
 
 from . import ast as A
 from . import ir
-from .values import Symbol, VError, VInt, VTuple, Value
+from .values import Symbol, VError, VInt, Value, scalar
 
 NOT_SUPPORTED = ("events are not supported yet by the code generators (they synchronise 'inthreads' "
                  "blocks, which are not supported either); '-fsyntax-only' checks them")
@@ -46,8 +46,7 @@ class EventForms:
         sizes = []
         for d in dims:
             v = self.expr(d)
-            if isinstance(v, VTuple) and len(v.items) == 1:
-                v = VInt(v.items[0])
+            v = scalar(v)   # a one-element ituple is its integer
             if isinstance(v, VError):
                 return None
             if not isinstance(v, VInt) or not v.sym.is_const:
@@ -112,8 +111,7 @@ class EventForms:
             return None
         for k, (idx, _) in enumerate(indices):
             v = self.expr(idx)
-            if isinstance(v, VTuple) and len(v.items) == 1:
-                v = VInt(v.items[0])
+            v = scalar(v)   # a one-element ituple is its integer
             if isinstance(v, VError):
                 return None
             if not isinstance(v, VInt):

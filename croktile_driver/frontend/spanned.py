@@ -15,7 +15,7 @@ from . import ast as A
 from . import ir
 from .symbolic import Sym, prove_equal
 from .values import (Symbol, VArray, VData, VPacked, VError, VFloat, VFuture, VInt, VMethod, VSpan, VTuple, VWild,
-                     Value, Tile)
+                     Value, Tile, scalar)
 
 # members of spanned data that take an argument list and give data
 SPAN_METHODS = ("chunk", "subspan", "modspan", "view", "at", "from", "span_as", "step", "stride")
@@ -120,8 +120,7 @@ class SpannedData:
         vals = []
         for node in e.args:
             v = self.expr(node)
-            if isinstance(v, VTuple) and len(v.items) == 1:
-                v = VInt(v.items[0])
+            v = scalar(v)   # a one-element ituple is its integer
             if isinstance(v, VError):
                 return v
             if not isinstance(v, VInt):
