@@ -181,6 +181,26 @@ class StorageRef(Node):
     storage: str
 
 
+@dataclass(eq=False)
+class MmaOp(Node):
+    """`mma.fill.f32 0`, `mma.load.swiz<128> x.chunkat(i, k)`, `mma.row.col c, a, b`,
+    `mma.row.row.sp c, a, b, e`, `mma.store c, out.chunkat(i, j)`: the words after
+    `mma.` (`words`), an optional `<N>` (`config`) and the operands."""
+    words: List[str]
+    args: List[Node]
+    config: Optional[int] = None
+    word_locs: List[Any] = field(default_factory=list, repr=False)
+
+
+@dataclass(eq=False)
+class FragDecl(Node):
+    """`frag.s32 mc[1][2] {0};`: an array of accumulator fragments filled with a value."""
+    elem: Optional[str]
+    name: "Name"
+    dims: List[Node]
+    value: Node
+
+
 # -- types -------------------------------------------------------------------
 @dataclass(eq=False)
 class TypeSpec(Node):

@@ -217,6 +217,87 @@ class Dma(Stmt):
 
 
 @dataclass(eq=False)
+class Frag:
+    """A tensor-core fragment: a tile held in registers by the threads of one warp (or
+    warp group, ``engine == "wgmma"``). Sema learns its role, shape and instruction from
+    the `mma` operations that use it, after the statements that declare it were made,
+    so the code generators read these fields only once the whole function is checked."""
+    name: str
+    elem: Optional[str]               # element type (None until an mma names it)
+    level: int                        # the parallel level that declares it
+    loc: Loc
+    role: Optional[str] = None        # "a" (M x K), "b" (K x N), "c" (M x N), "e" (sparse metadata)
+    rows: Optional[int] = None        # the logical tile: rows x cols for its role
+    cols: Optional[int] = None
+    inst: Optional[tuple] = None      # (m, n, k) of the chosen instruction
+    sparse: bool = False
+    engine: str = "sync"              # "sync": mma.sync per warp; "wgmma": a warp group
+    dims: List[int] = field(default_factory=list)   # `frag mc[2][4]`: an array of fragments
+    chunk: Optional[tuple] = None     # the loaded chunk's (rows, cols) in memory order
+    loads: List["MmaLoad"] = field(default_factory=list, repr=False)
+
+    def describe(self) -> str:
+        shape = f"[{self.rows}, {self.cols}]" if self.rows is not None else "[?]"
+        inst = "m{}n{}k{}".format(*self.inst) if self.inst else "?"
+        arr = "".join(f"[{d}]" for d in self.dims)
+        return f"frag.{self.role or '?'} {self.elem or '?'} {shape} {self.name}{arr} ({self.engine} {inst})"
+
+
+@dataclass(eq=False)
+class FragRef:
+    """One fragment, or one element of a fragment array (`mc[0][i]`)."""
+    frag: Frag
+    index: List[Sym] = field(default_factory=list)
+
+    def describe(self) -> str:
+        return self.frag.name + "".join(f"[{i.to_c()}]" for i in self.index)
+
+
+@dataclass(eq=False)
+class MmaFill(Stmt):
+    """A fragment (every element of a fragment array) takes one value; ``declare``: it
+    comes into scope here."""
+    ref: FragRef
+    value: object                     # an int or float constant, or an EExpr
+    declare: bool = False
+
+
+@dataclass(eq=False)
+class MmaLoad(Stmt):
+    """`x = mma.load chunk`: element (i, j) of the fragment's chunk-shaped tile is read;
+    ``transposed`` (decided by the mma that uses it) swaps the chunk's two dimensions."""
+    ref: FragRef
+    src: Region
+    declare: bool = False
+    swizzle: int = 0
+    transposed: bool = False
+
+
+@dataclass(eq=False)
+class MmaStore(Stmt):
+    ref: FragRef
+    dst: Region
+
+
+@dataclass(eq=False)
+class MmaMul(Stmt):
+    """`mma.row.col c, a, b` (c += a * b); `e` is the metadata of a sparse `a`."""
+    c: FragRef
+    a: FragRef
+    b: FragRef
+    layout: str                       # "row.col", "row.row", ...
+    e: Optional[FragRef] = None
+
+
+@dataclass(eq=False)
+class FragUpdate(Stmt):
+    """`mc += bias;`: every element of the fragment combined with a value."""
+    ref: FragRef
+    op: str                           # "+", "-", "*", "/"
+    value: "EExpr"
+
+
+@dataclass(eq=False)
 class Swap(Stmt):
     """Two buffers exchange their storage: what was in `a` is now reached through `b`."""
     a: Buffer
@@ -377,6 +458,8 @@ def stmt_eexprs(s: Stmt) -> List[EExpr]:
         return [a.expr for a in s.args if a.expr is not None]
     if isinstance(s, Return) and s.expr is not None:
         return [s.expr]
+    if isinstance(s, FragUpdate) or (isinstance(s, MmaFill) and isinstance(s.value, EExpr)):
+        return [s.value]
     return []
 
 
@@ -451,6 +534,7 @@ class Function:
     buffers: List[Buffer]
     max_level: int = 0
     unsupported: list = field(default_factory=list)   # (loc, message): checked constructs no target generates
+    frags: List[Frag] = field(default_factory=list)   # tensor-core fragments
 
     def walk(self) -> Iterator[Stmt]:
         yield from walk(self.body)
@@ -496,6 +580,10 @@ def number_and_live_ranges(fn: Function) -> None:
                 touch(s.b, s.sid)
             elif isinstance(s, Store):
                 touch(s.buffer, s.sid)
+            elif isinstance(s, MmaLoad):
+                touch(s.src.buffer, s.sid)
+            elif isinstance(s, MmaStore):
+                touch(s.dst.buffer, s.sid)
             elif isinstance(s, Return) and s.buffer is not None:
                 touch(s.buffer, s.sid)
             for r in stmt_reads(s):
@@ -576,6 +664,20 @@ def dump(fn: Function) -> str:
                 kind = "dma.copy.async" if s.is_async else "dma.copy"
                 fut = f"{s.future} = " if s.future else ""
                 out.append(f"{tag}{pad}{fut}{kind} {s.src.describe()} => {s.dst.describe()}")
+            elif isinstance(s, MmaFill):
+                what = f"frag {s.ref.frag.describe()} = " if s.declare else f"{s.ref.describe()} = "
+                out.append(f"{tag}{pad}{what}mma.fill {s.value if not isinstance(s.value, EExpr) else e_text(s.value)}")
+            elif isinstance(s, MmaLoad):
+                what = f"frag {s.ref.frag.describe()}" if s.declare else s.ref.describe()
+                t = ".trans" if s.transposed else ""
+                out.append(f"{tag}{pad}{what} = mma.load{t} {s.src.describe()}")
+            elif isinstance(s, MmaStore):
+                out.append(f"{tag}{pad}mma.store {s.ref.describe()} => {s.dst.describe()}")
+            elif isinstance(s, MmaMul):
+                sp = f", {s.e.describe()}" if s.e is not None else ""
+                out.append(f"{tag}{pad}mma.{s.layout} {s.c.describe()}, {s.a.describe()}, {s.b.describe()}{sp}")
+            elif isinstance(s, FragUpdate):
+                out.append(f"{tag}{pad}{s.ref.describe()} {s.op}= {e_text(s.value)}")
             elif isinstance(s, Store):
                 out.append(f"{tag}{pad}{s.buffer.name}[{', '.join(i.to_c() for i in s.index)}] = {e_text(s.value)}")
             elif isinstance(s, Wait):

@@ -16,7 +16,7 @@ from ..diagnostics import Loc, shown
 KEYWORDS = {
     "__co__": "CO",
     "parallel": "PARALLEL", "inthreads": "INTHREADS", "by": "BY", "with": "WITH", "in": "IN", "where": "WHERE",
-    "foreach": "FOREACH", "if": "IF", "dma": "DMA", "wait": "WAIT", "call": "CALL",
+    "foreach": "FOREACH", "if": "IF", "dma": "DMA", "tma": "DMA", "mma": "MMA", "frag": "FRAG", "wait": "WAIT", "call": "CALL",
     "return": "RETURN", "mdspan": "MDSPAN", "ituple": "ITUPLE",
     "local": "STORAGE", "shared": "STORAGE", "global": "STORAGE",
     "int": "INT", "bool": "BOOL", "void": "VOID", "auto": "AUTO",

@@ -230,7 +230,9 @@ class _Grammar:
                 | jump_stmt
                 | print_stmt
                 | elem_assign
-                | swap_stmt"""
+                | swap_stmt
+                | mma_stmt
+                | frag_decl"""
         p[0] = p[1]
 
     # `swap f, g;` and `rotate f, g, h;` without parentheses (the reference's forms): the
@@ -374,7 +376,8 @@ class _Grammar:
 
     def p_init(self, p):
         """init : expr
-                | dma_expr"""
+                | dma_expr
+                | mma_expr"""
         p[0] = p[1]
 
     def p_init_call(self, p):
@@ -394,6 +397,46 @@ class _Grammar:
         p[0].op_loc = self._loc(p, 3)
         p[0].async_word = async_loc
         p[0].config_loc = config_loc
+
+    # -- tensor-core operations (sema_mma.py gives the words their meaning) -----
+    def p_mma_expr(self, p):
+        """mma_expr : MMA mma_words mma_config expr"""
+        words, locs = p[2]
+        p[0] = A.MmaOp(self._loc(p, 1), words, [p[4]], p[3], locs)
+
+    def p_mma_stmt(self, p):
+        """mma_stmt : MMA mma_words mma_config expr_list SEMI
+                    | MMA mma_words SEMI"""
+        words, locs = p[2]
+        args, config = (p[4], p[3]) if len(p) == 6 else ([], None)
+        p[0] = A.MmaOp(self._loc(p, 1), words, args, config, locs)
+
+    def p_mma_words(self, p):
+        """mma_words : PERIOD mma_word
+                     | mma_words PERIOD mma_word"""
+        if len(p) == 3:
+            p[0] = ([p[2]], [self._loc(p, 2)])
+        else:
+            p[0] = (p[1][0] + [p[3]], p[1][1] + [self._loc(p, 3)])
+
+    def p_mma_word(self, p):
+        """mma_word : ID
+                    | ELEMTYPE
+                    | FLOATTYPE"""
+        p[0] = p[1]
+
+    def p_mma_config(self, p):
+        """mma_config :
+                      | LT INT_CONST GT"""
+        p[0] = None if len(p) == 1 else self._int_value(p, 2)
+
+    def p_frag_decl(self, p):
+        """frag_decl : FRAG ID array_dims_opt LBRACE expr RBRACE SEMI
+                     | FRAG PERIOD mma_word ID array_dims_opt LBRACE expr RBRACE SEMI"""
+        if len(p) == 8:
+            p[0] = A.FragDecl(self._loc(p, 1), None, A.Name(self._loc(p, 2), p[2]), p[3], p[5])
+        else:
+            p[0] = A.FragDecl(self._loc(p, 1), p[3], A.Name(self._loc(p, 4), p[4]), p[5], p[7])
 
     def p_dma_any(self, p):
         """dma_expr : DMA PERIOD ID"""
@@ -578,7 +621,8 @@ class _Grammar:
                 | jump_stmt
                 | print_stmt
                 | event_decl
-                | trigger_stmt"""
+                | trigger_stmt
+                | mma_stmt"""
         p[0] = A.Block(p[1].loc, [p[1]])
 
     def p_body_dma(self, p):

@@ -19,6 +19,7 @@ from .control import BUILTIN_STATEMENTS, ControlFlow
 from .sema_dma import DmaForms, expand_aliases
 from .spanned import SPAN_METHODS, SpannedData
 from .sema_events import EventForms
+from .sema_mma import MmaForms
 from ..diagnostics import Diagnostics, Loc
 from .symbolic import INT_MAX, INT_MIN, Sym, fits_int, prove_divisible, prove_equal
 from .elements import ElementChecks
@@ -87,7 +88,7 @@ class _Scope:
         return None
 
 
-class FunctionChecker(ControlFlow, DmaForms, SpannedData, EventForms, ElementChecks, ScalarForms):
+class FunctionChecker(ControlFlow, DmaForms, SpannedData, EventForms, ElementChecks, ScalarForms, MmaForms):
     """Checks one ``__co__`` function and lowers it to an ``ir.Function``."""
 
     def __init__(self, fn: A.CoFunction, diag: Diagnostics, co_functions: Set[str]):
@@ -97,6 +98,7 @@ class FunctionChecker(ControlFlow, DmaForms, SpannedData, EventForms, ElementChe
         self.scope = _Scope(None)
         self.used_names: Set[str] = set()
         self.buffers: List[ir.Buffer] = []
+        self.frags: List[ir.Frag] = []   # tensor-core fragments (sema_mma.py)
         self.level = 0
         self.max_level = 0
         self.parallel_stack: List[ir.Parallel] = []
@@ -255,6 +257,8 @@ class FunctionChecker(ControlFlow, DmaForms, SpannedData, EventForms, ElementChe
         irfn = ir.Function(fn.name.name, fn.loc, params, ret_kind, ret_elem, ret_shape, bindings,
                            entry + body, self.buffers, self.max_level)
         irfn.unsupported = self.unsupported[:1]
+        irfn.frags = self.frags
+        self.check_frags()
         place_block_shared(irfn, self.diag)
         ir.number_and_live_ranges(irfn)
         return irfn
@@ -676,6 +680,11 @@ class FunctionChecker(ControlFlow, DmaForms, SpannedData, EventForms, ElementChe
         existing = self.scope.lookup(name.name)
         if isinstance(s.value, A.DmaAny):
             return self.dma_any(name)
+        if isinstance(s.value, A.MmaOp):
+            return self.mma_assign(name, s.value)
+        if existing is not None and existing.kind == "fragment" and isinstance(s.value, A.BinOp) \
+                and isinstance(s.value.left, A.Name) and s.value.left.name == name.name:
+            return self.frag_update(name, s.value)
         if isinstance(s.value, A.DmaCopy):
             placeholder = self.unbound_placeholder(existing)
             if placeholder is not None:
