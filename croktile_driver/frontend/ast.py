@@ -169,6 +169,8 @@ class DmaCopy(Node):
     config: Optional[List[Node]] = None   # `dma.pad<{..}, {..}, {..}, v>`, `dma.transp<1, 0>`
     sparse: Optional[tuple] = None        # `dma.copy.sp<2:4>`: (n, m)
     after: List[Node] = field(default_factory=list)   # `... after f, g`: copies it follows
+    engine: str = "dma"                   # "tma": the copy engine of `tma.copy`
+    swizzle: Optional[Node] = None        # `.swiz<128>`: the destination's swizzle in bytes
 
 
 @dataclass(eq=False)

@@ -79,6 +79,10 @@ WMMA_TILES = {("f16", (16, 16, 16)), ("f16", (32, 8, 16)), ("f16", (8, 32, 16)),
               ("f32", (16, 16, 8)), ("f64", (8, 8, 4))}
 
 
+def has_forms(ta: str) -> bool:
+    return any(f.a == ta for f in FORMS)
+
+
 def warp_tile_ok(M: int, N: int, K: int, ta: str, sparse: bool) -> bool:
     """Whether one warp may hold this tile: an instruction's shape or a WMMA shape."""
     shape = (M, N, K)

@@ -391,9 +391,17 @@ class _Grammar:
 
     def p_dma_expr(self, p):
         """dma_expr : DMA PERIOD ID dma_async dma_config expr ARROW dma_target dma_after"""
-        is_async, async_loc = p[4]
+        words = p[4]
         config, sparse, config_loc = p[5]
+        swizzle = None
+        if any(w == "swiz" for w, _ in words) and config is not None and len(config) == 1:
+            swizzle, config = config[0], None   # `.swiz<128>`: the config is the swizzle's
+        odd = [(w, loc) for w, loc in words if w not in ("async", "swiz")]
+        is_async, async_loc = odd[0] if odd else \
+            next((("async", loc) for w, loc in words if w == "async"), (False, None))
         p[0] = A.DmaCopy(self._loc(p, 1), p[3], is_async, p[6], p[8], config, sparse, p[9])
+        p[0].engine = p[1]
+        p[0].swizzle = swizzle
         p[0].op_loc = self._loc(p, 3)
         p[0].async_word = async_loc
         p[0].config_loc = config_loc
@@ -463,8 +471,8 @@ class _Grammar:
 
     def p_dma_async(self, p):
         """dma_async :
-                     | PERIOD ID"""
-        p[0] = (False, None) if len(p) == 1 else (p[2], self._loc(p, 2))
+                     | dma_async PERIOD ID"""
+        p[0] = [] if len(p) == 1 else p[1] + [(p[3], self._loc(p, 3))]
 
     def p_dma_target_storage(self, p):
         """dma_target : STORAGE"""

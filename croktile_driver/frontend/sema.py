@@ -1520,6 +1520,9 @@ class FunctionChecker(ControlFlow, DmaForms, SpannedData, EventForms, ElementChe
             self.error(getattr(node, "config_loc", None) or node.op_loc, what)
             return self._declare_failed_future(future_name)
         is_async = node.is_async == "async"
+        swizzle = self.dma_swizzle(node)
+        if swizzle is None:
+            return self._declare_failed_future(future_name)
         after = self.after_waits(node)
         src = self.expr(node.src)
         if isinstance(src, VFuture):
@@ -2019,8 +2022,8 @@ class FunctionChecker(ControlFlow, DmaForms, SpannedData, EventForms, ElementChe
                     return self.error(e.loc, f"a __co__ function cannot call another __co__ function ('{name}')")
                 return self.error(e.loc, f"'{name}' was not declared in this scope; device functions are "
                                          f"called with 'call {name}(...);' inside 'parallel'")
-            if sym.kind == "bounded" and isinstance(sym.value, VInt):
-                return self.bounded_pick(e, sym.value)
+            if sym.kind == "bounded" and isinstance(_scalar(sym.value), VInt):
+                return self.bounded_pick(e, _scalar(sym.value))   # `k(-1)` of `with k in N` too
             base = self.expr(e.func)
         elif isinstance(e.func, A.Member) and e.func.name == "span":
             base = self.expr(e.func)

@@ -101,6 +101,18 @@ class DmaForms:
     """The data-movement forms beyond the spec; see the module docstring."""
 
     # -- dma.any ---------------------------------------------------------------------------
+    def dma_swizzle(self, node: A.DmaCopy) -> Optional[int]:
+        """`.swiz<N>` of a `dma.copy`/`tma.copy`: the bytes of the destination's swizzle
+        atom (0: none); None after an error. Every target keeps the plain row-major
+        layout in memory, so a swizzle changes no result (README "Tensor cores")."""
+        if node.swizzle is None:
+            return 0
+        v = scalar(self.expr(node.swizzle))
+        if not (isinstance(v, VInt) and v.sym.is_const and v.sym.value in (32, 64, 128)):
+            self.error(node.swizzle.loc, "the swizzle of '.swiz<N>' is 32, 64 or 128 bytes")
+            return None
+        return v.sym.value
+
     def dma_any(self, name: A.Name) -> List[ir.Stmt]:
         """`f = dma.any;`: a future with no copy yet; the first copy assigned to `f` (also in
         a nested block, as in a loop's body) is the one it names from then on. Its type may

@@ -13,7 +13,7 @@ from typing import List, Optional
 
 from . import ast as A
 from . import ir
-from .mma_forms import choose_shape, default_accumulator, describe_types, warp_tile_ok, wgmma_shape
+from .mma_forms import choose_shape, default_accumulator, describe_types, has_forms, warp_tile_ok, wgmma_shape
 from .symbolic import Sym
 from .values import Symbol, VData, VError, VFloat, VFuture, VInt, Value, scalar
 from .nodes import dataclass
@@ -276,8 +276,8 @@ class MmaForms:
                 and self._set_tile(c.frag, "c", (M, N), s.args[0].loc)):
             return []
         if e is not None:
-            e.frag.role = "e"
-            e.frag.sparse = True
+            e.frag.role, e.frag.sparse = "e", True
+            e.frag.rows, e.frag.cols = e.frag.chunk
         if c.frag.elem is None:
             c.frag.elem = default_accumulator(a.frag.elem)
         engine = "wgmma" if any(p.kind == "group-4" for p in self.parallel_stack) else "sync"
@@ -289,7 +289,7 @@ class MmaForms:
                                   "tile is 64 rows by 8 to 256 columns (a multiple of 8)")
                 return []
         else:
-            if not warp_tile_ok(M, N, Ka, a.frag.elem, sparse):
+            if has_forms(a.frag.elem) and not warp_tile_ok(M, N, Ka, a.frag.elem, sparse):
                 self.error(s.loc, f"no tensor-core instruction has a {M} x {N} x {Ka} tile of {a.frag.elem}: the "
                                   "tile of one warp is an instruction's shape (m16n8k16, m16n8k8, m16n8k32, "
                                   "m8n8k16, m8n8k4, ...) or a WMMA shape (m16n16k16, m32n8k16, m8n32k16)")
