@@ -1,0 +1,154 @@
+"""Tensor-core statements as calls of the runtime's fragment API (croktile_mma.h).
+
+The C++ targets write the same calls: on cuda a fragment is the registers of one warp
+in the instruction's layout, on cpu the whole tile; the header says how each is
+computed. A chunk reaches the runtime as a pointer to its first element and the
+element strides of its two dimensions, so row- and column-major operands, global
+and shared data, are one call.
+"""
+from __future__ import annotations
+
+from typing import Dict, List, Optional
+
+from ..frontend import ir
+from ..frontend.symbolic import Sym
+from .base import elem_ctype
+
+ROLE = {"a": "a", "b": "b", "c": "c", "e": "e"}
+
+
+def frag_type(f: ir.Frag) -> str:
+    elem = "uint32_t" if f.role == "e" else elem_ctype(f.elem)
+    m, n, k = f.inst
+    return f"croktile::mma::frag<{elem}, {f.rows}, {f.cols}, croktile::mma::role::{f.role}, {m}, {n}, {k}>"
+
+
+def region_strides(region: ir.Region) -> List[Sym]:
+    """Element strides of each dimension of the region's box."""
+    if region.strides is not None:
+        return list(region.strides)
+    out, stride = [], Sym.const(1)
+    for d in reversed(region.shape):
+        out.insert(0, stride)
+        stride = stride * d
+    return out
+
+
+def chunk_access(region: ir.Region, transposed: bool, expr) -> tuple:
+    """(first element's offset, s0, s1) of a 2-D chunk (leading dimensions of extent 1 dropped)."""
+    s = region_strides(region)[-2:]
+    if transposed:
+        s = s[::-1]
+    return expr(region.flat_start()), expr(s[0]), expr(s[1])
+
+
+def uses_mma(fn: ir.Function) -> bool:
+    return bool(fn.frags)
+
+
+def replication(fn: ir.Function) -> Dict[str, ir.Parallel]:
+    """Fragments that an inner level of several instances uses while an outer level
+    declares them: on a target that runs those instances one after the other in one
+    thread (cpu), each instance needs its own copy (on a GPU each warp has its own
+    registers). Maps the fragment's name to that inner level."""
+    out: Dict[str, ir.Parallel] = {}
+
+    def visit(stmts: List[ir.Stmt], stack: List[ir.Parallel]):
+        for s in stmts:
+            for ref in refs_of(s):
+                inner = next((p for p in stack if p.level == ref.frag.level + 1), None)
+                if inner is not None and not (inner.count.is_const and inner.count.value == 1):
+                    out[ref.frag.name] = inner
+            if isinstance(s, ir.Parallel):
+                visit(s.body, stack + [s])
+            elif getattr(s, "body", None):
+                visit(s.body, stack)
+    visit(fn.body, [])
+    return out
+
+
+def refs_of(s: ir.Stmt) -> List[ir.FragRef]:
+    if isinstance(s, (ir.MmaFill, ir.MmaLoad, ir.MmaStore, ir.FragUpdate)):
+        return [] if getattr(s, "declare", False) else [s.ref]
+    if isinstance(s, ir.MmaMul):
+        return [r for r in (s.c, s.a, s.b, s.e) if r is not None]
+    return []
+
+
+class FragmentWriter:
+    """Mixed into a target's statement emitter; it needs `w`, `ptr`, `expr`, `elements`
+    and `fn`, and keeps the stack of parallel levels it is inside."""
+
+    replicated: Dict[str, ir.Parallel]
+    level_stack: List[ir.Parallel]
+
+    def frag_setup(self, replicate: bool) -> None:
+        self.replicated = replication(self.fn) if replicate else {}
+        self.level_stack = []
+
+    def frag_ref(self, ref: ir.FragRef) -> str:
+        f = ref.frag
+        text = f.name
+        inner = self.replicated.get(f.name)
+        if inner is not None:
+            text += f"[{inner.var}]" if any(p is inner for p in self.level_stack) else "[0]"
+        return text + "".join(f"[{self.expr(i)}]" for i in ref.index)
+
+    def frag_declare(self, f: ir.Frag, depth: int) -> None:
+        inner = self.replicated.get(f.name)
+        dims = ([self.expr(inner.count)] if inner is not None else []) + [str(d) for d in f.dims]
+        self.w(depth, f"{frag_type(f)} {f.name}{''.join(f'[{d}]' for d in dims)};")
+
+    def each_fragment(self, ref: ir.FragRef, depth: int, call: str) -> None:
+        """`call` with `F` standing for each fragment that `ref` names (all of an array,
+        all copies of a replicated one, when it is declared)."""
+        f = ref.frag
+        inner = self.replicated.get(f.name)
+        count = 1
+        for d in f.dims:
+            count *= d
+        if inner is None and not f.dims:
+            self.w(depth, call.replace("F", f.name) + ";")
+            return
+        total = f"{count} * ({self.expr(inner.count)})" if inner is not None else str(count)
+        self.w(depth, f"for (long long croktile_f = 0; croktile_f < {total}; ++croktile_f) "
+                      + call.replace("F", f"(&{f.name}{'[0]' * (len(f.dims) + (inner is not None))})"
+                                          "[croktile_f]") + ";")
+
+    def fill_value(self, f: ir.Frag, value) -> str:
+        if isinstance(value, ir.EExpr):
+            return self.elements().value(value)
+        return repr(value) if isinstance(value, int) else str(value)
+
+    def s_MmaFill(self, s: ir.MmaFill, depth: int) -> None:
+        f = s.ref.frag
+        if s.declare:
+            self.frag_declare(f, depth)
+            self.each_fragment(s.ref, depth, f"croktile::mma::fill(F, {self.fill_value(f, s.value)})")
+        else:
+            self.w(depth, f"croktile::mma::fill({self.frag_ref(s.ref)}, {self.fill_value(f, s.value)});")
+
+    def s_MmaLoad(self, s: ir.MmaLoad, depth: int) -> None:
+        if s.declare:
+            self.frag_declare(s.ref.frag, depth)
+        off, s0, s1 = chunk_access(s.src, s.transposed, self.expr)
+        ptr = self.ptr(s.src.buffer) + ("" if off == "0" else f" + ({off})")
+        self.w(depth, f"croktile::mma::load({self.frag_ref(s.ref)}, {ptr}, {s0}, {s1});")
+
+    def s_MmaStore(self, s: ir.MmaStore, depth: int) -> None:
+        off, s0, s1 = chunk_access(s.dst, False, self.expr)
+        ptr = self.ptr(s.dst.buffer) + ("" if off == "0" else f" + ({off})")
+        self.w(depth, f"croktile::mma::store({self.frag_ref(s.ref)}, {ptr}, {s0}, {s1});")
+
+    def s_MmaMul(self, s: ir.MmaMul, depth: int) -> None:
+        c, a, b = (self.frag_ref(r) for r in (s.c, s.a, s.b))
+        if s.e is not None:
+            self.w(depth, f"croktile::mma::mma_sp({c}, {a}, {b}, {self.frag_ref(s.e)});")
+        else:
+            self.w(depth, f"croktile::mma::mma({c}, {a}, {b});")
+
+    def s_FragUpdate(self, s: ir.FragUpdate, depth: int) -> None:
+        ctype = elem_ctype(s.ref.frag.elem)
+        value = self.elements().value(s.value)
+        self.w(depth, f"{{ const auto croktile_v = {value}; croktile::mma::for_each({self.frag_ref(s.ref)}, "
+                      f"[&]({ctype}& x) {{ x = ({ctype})(x {s.op} croktile_v); }}); }}")
