@@ -40,16 +40,24 @@ def _nav_pages(nav):
             yield value
 
 
-@pytest.fixture(scope="module")
-def site(tmp_path_factory) -> Path:
+def build_site(out: Path, path: str = "") -> Path:
+    """``mkdocs build --strict`` into out (PATH: that of the croktilec to draw with)."""
     if importlib.util.find_spec("mkdocs") is None or importlib.util.find_spec("material") is None:
         pytest.skip("mkdocs and mkdocs-material are not installed (pip install '.[docs]')")
-    out = tmp_path_factory.mktemp("site")
-    env = dict(os.environ, NO_MKDOCS_2_WARNING="1")
+    env = dict(os.environ, NO_MKDOCS_2_WARNING="1", PATH=path or os.environ["PATH"])
     res = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "-q", "-d", str(out)],
                          cwd=REPO, capture_output=True, text=True, timeout=300, env=env)
     assert res.returncode == 0, f"mkdocs build --strict failed:\n{res.stdout}{res.stderr}"
     return out
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory) -> Path:
+    return build_site(tmp_path_factory.mktemp("site"))
+
+
+def picture_links(html: str, stem: str):
+    return re.findall(rf'href="({gen_pictures.SUBDIR}/{re.escape(stem)}/[^"]+\.html)"', html)
 
 
 def test_every_page_is_built(site: Path):
@@ -70,7 +78,7 @@ def test_pictures_page_lists_the_samples_or_says_why_not(site: Path):
         return
     for sample in gen_pictures.SAMPLES:
         stem = gen_pictures._stem(sample)
-        links = re.findall(rf'href="({gen_pictures.SUBDIR}/{re.escape(stem)}/[^"]+\.html)"', html)
+        links = picture_links(html, stem)
         assert links, f"no picture of {sample.name} on the Pictures page"
         assert all((site / link).is_file() for link in links), links
 
@@ -91,13 +99,18 @@ for n in names:
 '''
 
 
-def test_gen_pictures_draws_every_sample_with_a_croktilec_that_can(tmp_path: Path, monkeypatch):
+def fake_croktilec(tmp_path: Path, script: str) -> str:
+    """A PATH whose croktilec is script."""
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
     fake = bin_dir / "croktilec"
-    fake.write_text(FAKE_CROKTILEC)
+    fake.write_text(script)
     fake.chmod(0o755)
-    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
+    return f"{bin_dir}{os.pathsep}{os.environ['PATH']}"
+
+
+def test_gen_pictures_draws_every_sample_with_a_croktilec_that_can(tmp_path: Path, monkeypatch):
+    monkeypatch.setenv("PATH", fake_croktilec(tmp_path, FAKE_CROKTILEC))
     out = tmp_path / "pictures"
     pictures, reason = gen_pictures.generate(out)
     assert reason is None
@@ -110,13 +123,19 @@ def test_gen_pictures_draws_every_sample_with_a_croktilec_that_can(tmp_path: Pat
 
 
 def test_gen_pictures_skips_and_says_why_without_visualize(tmp_path: Path, monkeypatch):
-    bin_dir = tmp_path / "bin"
-    bin_dir.mkdir()
-    fake = bin_dir / "croktilec"
-    fake.write_text("#!/bin/sh\necho 'Usage: croktilec [options] file...'\n")
-    fake.chmod(0o755)
-    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
+    monkeypatch.setenv("PATH", fake_croktilec(tmp_path, "#!/bin/sh\necho 'Usage: croktilec [options] file...'\n"))
     pictures, reason = gen_pictures.generate(tmp_path / "out")
     assert pictures == {} and "--visualize" in reason
     assert not (tmp_path / "out").exists()
     assert reason in gen_pictures.listing(pictures, reason, tmp_path / "out")
+
+
+def test_site_carries_the_pictures_of_a_croktilec_that_draws(tmp_path: Path):
+    """The whole hook in a real build: the pages are in the site and linked (--strict
+    checks the links)."""
+    out = build_site(tmp_path / "site", fake_croktilec(tmp_path, FAKE_CROKTILEC))
+    html = (out / "pictures.html").read_text(encoding="utf-8")
+    for sample in gen_pictures.SAMPLES:
+        links = picture_links(html, gen_pictures._stem(sample))
+        assert f"{gen_pictures.SUBDIR}/{gen_pictures._stem(sample)}/index.html" in links
+        assert all((out / link).is_file() for link in links), links
