@@ -35,6 +35,7 @@
 #if defined(__CUDACC__)
 #define CROKTILE_HOST_DEVICE __host__ __device__
 #include <cuda_fp16.h>   // __half: the reference's host code mixes it with f16 (see f16)
+#include <cuda_bf16.h>   // __nv_bfloat16, likewise with bf16
 #else
 #define CROKTILE_HOST_DEVICE
 #endif
@@ -157,6 +158,10 @@ struct bf16 {
     return bf16(detail::from_bits_t{}, b);
   }
   CROKTILE_HOST_DEVICE operator float() const { return detail::bf16_bits_to_float(bits); }
+#if defined(__CUDACC__)
+  CROKTILE_HOST_DEVICE bf16(__nv_bfloat16 h) : bits(__bfloat16_as_ushort(h)) {}
+  CROKTILE_HOST_DEVICE explicit operator __nv_bfloat16() const { return __ushort_as_bfloat16(bits); }
+#endif
 
   CROKTILE_HOST_DEVICE bf16& operator+=(float v) { return *this = bf16(float(*this) + v); }
   CROKTILE_HOST_DEVICE bf16& operator-=(float v) { return *this = bf16(float(*this) - v); }
@@ -184,8 +189,12 @@ template <typename T, typename std::enable_if<std::is_same<T, croktile::f16>::va
 CROKTILE_HOST_DEVICE inline float __half2float(T h) { return static_cast<float>(h); }
 #elif !defined(__CUDA_FP16_H__) && !defined(CROKTILE_NO_HALF_ALIAS)
 using __half = croktile::f16;
+using half = croktile::f16;
+using __nv_bfloat16 = croktile::bf16;
 inline float __half2float(croktile::f16 h) { return static_cast<float>(h); }
 inline croktile::f16 __float2half(float f) { return croktile::f16(f); }
+inline float __bfloat162float(croktile::bf16 h) { return static_cast<float>(h); }
+inline croktile::bf16 __float2bfloat16(float f) { return croktile::bf16(f); }
 #endif
 
 namespace croktile {

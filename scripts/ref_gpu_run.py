@@ -50,14 +50,16 @@ class Result:
     output: str = ""
 
 
-def programs(root: str, pattern: str) -> List[str]:
+def programs(root: str, pattern: str, tensor_core: bool = False) -> List[str]:
+    """The end2end programs without tensor-core operations, or (tensor_core) those with."""
     base = os.path.join(root, "tests", "gpu", "end2end")
-    files = sorted(glob.glob(os.path.join(base, "*.co")) + glob.glob(os.path.join(base, "bench", "*.co")))
+    files = sorted(glob.glob(os.path.join(base, "*.co")) +
+                   [f for sub in ("bench", "ptx_mma", "wmma") for f in glob.glob(os.path.join(base, sub, "*.co"))])
     out = []
     for f in files:
         with open(f, encoding="utf-8", errors="replace") as fh:
             text = fh.read()
-        if not TENSOR_CORE_OPS.search(text) and re.search(pattern, os.path.relpath(f, base)):
+        if bool(TENSOR_CORE_OPS.search(text)) == tensor_core and re.search(pattern, os.path.relpath(f, base)):
             out.append(f)
     return out
 
@@ -197,10 +199,12 @@ def main(argv: Optional[List[str]] = None) -> int:
     ap.add_argument("-k", default="", help="only programs whose path (under end2end/) matches this regex")
     ap.add_argument("-j", type=int, default=os.cpu_count() or 1, help="parallel builds")
     ap.add_argument("-v", action="store_true", help="print the output of each failing program")
+    ap.add_argument("--tensor-core", action="store_true",
+                    help="the programs with mma/tma operations (tests/gpu/end2end, bench/, ptx_mma/, wmma/) instead")
     ap.add_argument("--timeout", type=float, default=300.0, help="seconds per build and per run")
     args = ap.parse_args(argv)
 
-    files = programs(os.path.abspath(args.reference), args.k)
+    files = programs(os.path.abspath(args.reference), args.k, args.tensor_core)
     flags = ["--profile", args.profile] if args.profile else []
     if not files:
         print("no programs found", file=sys.stderr)

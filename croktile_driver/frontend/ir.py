@@ -287,6 +287,7 @@ class MmaMul(Stmt):
     b: FragRef
     layout: str                       # "row.col", "row.row", ...
     e: Optional[FragRef] = None
+    missing: Optional[str] = None     # why no tensor-core instruction computes it (portable code does)
 
 
 @dataclass(eq=False)

@@ -281,6 +281,7 @@ class MmaForms:
         if c.frag.elem is None:
             c.frag.elem = default_accumulator(a.frag.elem)
         engine = "wgmma" if any(p.kind == "group-4" for p in self.parallel_stack) else "sync"
+        missing = None
         if engine == "wgmma":
             inst = wgmma_shape(M, N, Ka, a.frag.elem, b.frag.elem, c.frag.elem)
             if inst is None:
@@ -295,10 +296,9 @@ class MmaForms:
                                   "m8n8k16, m8n8k4, ...) or a WMMA shape (m16n16k16, m32n8k16, m8n32k16)")
                 return []
             form = choose_shape(M, N, Ka, a.frag.elem, b.frag.elem, c.frag.elem, sparse)
-            if form is None:   # checked, but no target computes it (the reference infers such tiles)
-                self.unsupported.append((s.loc, f"no tensor-core instruction multiplies "
-                                                f"{describe_types(a.frag.elem, b.frag.elem, c.frag.elem)}"
-                                                f"{' (sparse)' if sparse else ''}"))
+            if form is None:   # portable code computes it; a GPU target reports it (cuda.py)
+                missing = (f"no tensor-core instruction multiplies a {M} x {N} x {Ka} tile of "
+                           f"{describe_types(a.frag.elem, b.frag.elem, c.frag.elem)}{' (sparse)' if sparse else ''}")
                 inst = (M, N, Ka)
             else:
                 inst = (form.m, form.n, form.k)
@@ -310,7 +310,7 @@ class MmaForms:
                 return []
             f.inst, f.engine = inst, engine
             f.sparse = f.sparse or sparse
-        return [ir.MmaMul(s.loc, c, a, b, f"{la}.{lb}", e)]
+        return [ir.MmaMul(s.loc, c, a, b, f"{la}.{lb}", e, missing)]
 
     def _set_tile(self, frag: ir.Frag, role: str, shape, loc, transposed: bool = False) -> bool:
         """Gives a fragment its role and logical tile, or reports that it has another."""

@@ -116,6 +116,11 @@ def kernel_free_names(stmts_with_levels) -> List[str]:
                 low, high, mid, value = s.pad
                 for x in low + high + mid + ([value] if isinstance(value, Sym) else []):
                     used |= sym_vars(x)
+        elif isinstance(s, (ir.MmaLoad, ir.MmaStore)):
+            r = s.src if isinstance(s, ir.MmaLoad) else s.dst
+            bufs.append(r.buffer)
+            for x in r.offsets + list(r.strides or []) + ([r.base] if r.base is not None else []):
+                used |= sym_vars(x)
         elif isinstance(s, ir.Call):
             for a in s.args:
                 used |= sym_vars(a.value)
@@ -253,6 +258,8 @@ class KernelEmitterBase:
             if isinstance(s, ir.Swap) and buf in (s.a, s.b):
                 return True
             if isinstance(s, ir.Store) and s.buffer is buf:
+                return True
+            if (isinstance(s, ir.MmaLoad) and s.src.buffer is buf) or (isinstance(s, ir.MmaStore) and s.dst.buffer is buf):
                 return True
             if any(r.buffer is buf for r in ir.stmt_reads(s)):
                 return True

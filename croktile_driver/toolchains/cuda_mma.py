@@ -1,0 +1,54 @@
+"""What the cuda target needs of tensor-core operations, checked before any code is
+written: an instruction for every multiply, an architecture that has it, and a warp
+(`: group` level) to run it."""
+from __future__ import annotations
+
+import re
+from typing import List, Optional
+
+from ..frontend import ir
+from ..frontend.mma_forms import choose_shape
+
+MMA_KINDS = (ir.MmaFill, ir.MmaLoad, ir.MmaStore, ir.MmaMul, ir.FragUpdate)
+
+
+def arch_number(arch: Optional[str]) -> Optional[int]:
+    m = re.fullmatch(r"(?:sm|compute)_(\d+)a?", arch or "")
+    return int(m.group(1)) if m else None
+
+
+def check_mma(module: ir.Module, diag, arch: Optional[str]) -> None:
+    number = arch_number(arch)
+    for fn in module.functions:
+        _check_stmts(fn.body, [], diag, arch, number)
+
+
+def _check_stmts(stmts: List[ir.Stmt], stack: List[ir.Parallel], diag, arch, number) -> None:
+    for s in stmts:
+        if isinstance(s, ir.Parallel):
+            _check_stmts(s.body, stack + [s], diag, arch, number)
+            continue
+        if getattr(s, "body", None):
+            _check_stmts(s.body, stack, diag, arch, number)
+        if not isinstance(s, MMA_KINDS):
+            continue
+        frag = s.c.frag if isinstance(s, ir.MmaMul) else s.ref.frag
+        if frag.engine == "wgmma":
+            diag.error(s.loc, "warp-group tensor-core operations (wgmma, in a 'group-4' level) are not "
+                              "generated for the cuda target yet; the cpu target runs them")
+            continue
+        in_warp = len(stack) >= 2 and stack[1].kind == "group" and stack[1].count.is_const
+        if not in_warp and not isinstance(s, ir.MmaFill):   # a fill is each thread's registers
+            diag.error(s.loc, "on the cuda target a tensor-core operation runs in a warp: inside a "
+                              "'parallel ... : group' level of constant size directly inside the block level")
+            continue
+        if isinstance(s, ir.MmaMul):
+            if s.missing:
+                diag.error(s.loc, s.missing)
+                continue
+            a, b, c = s.a.frag, s.b.frag, s.c.frag
+            form = choose_shape(c.rows, c.cols, a.cols * (2 if s.e is not None else 1), a.elem, b.elem, c.elem,
+                                s.e is not None)
+            if form is not None and number is not None and form.sm > number:
+                diag.error(s.loc, f"mma.sync m{form.m}n{form.n}k{form.k} of {a.elem} x {b.elem} -> {c.elem} needs "
+                                  f"sm_{form.sm} or newer; -arch={arch} has no such instruction")
