@@ -1,0 +1,109 @@
+"""The warp-level tensor-core instructions (PTX ``mma.sync`` / ``mma.sp``, row.col) that
+the runtime's ``croktile::mma`` can issue, for the compiler's checks and shape choice.
+
+The same table is ``CROKTILE_MMA_FORMS`` in ``runtime/croktile_mma_forms.h``;
+``tests/runtime/test_mma_cpu.py`` keeps the two equal. Type names are the language's
+(``f16``, ``bf16``, ``f8_e4m3``, ...); ``tf32`` operands are ``f32`` data, so ``f32`` names
+them too.
+"""
+from __future__ import annotations
+
+from typing import NamedTuple, Optional, Union
+
+
+class Form(NamedTuple):
+    m: int
+    n: int
+    k: int          # the dense k (a sparse instruction's a holds k/2 columns)
+    ta: str
+    tb: str
+    tc: str
+    sparse: bool
+    min_sm: int
+    ptx: str
+
+    @property
+    def shape(self) -> str:
+        return f"m{self.m}n{self.n}k{self.k}"
+
+
+def _forms():
+    out = []
+
+    def add(m, n, k, ta, tb, tc, sparse=False, sm=80):
+        ptx_t = {"f8_e4m3": "e4m3", "f8_e5m2": "e5m2"}
+        op = "mma.sp::ordered_metadata" if sparse else "mma.sync"
+        if sparse:
+            op += ".sync"
+        names = ".".join(ptx_t.get(t, t) for t in (tc, ta, tb, tc))
+        # m8n8k4 f16 runs as m16n8k8 with zero padding (runtime/croktile_mma_forms.h).
+        shape = "m16n8k8" if (m, k, ta) == (8, 4, "f16") else f"m{m}n{n}k{k}"
+        out.append(Form(m, n, k, ta, tb, tc, sparse, sm, f"{op}.aligned.{shape}.row.col.{names}"))
+
+    for tc in ("f16", "f32"):
+        add(16, 8, 16, "f16", "f16", tc)
+        add(16, 8, 8, "f16", "f16", tc)
+        add(8, 8, 4, "f16", "f16", tc)
+    for k in (16, 8):
+        add(16, 8, k, "bf16", "bf16", "f32")
+    for k in (4, 8):
+        add(16, 8, k, "tf32", "tf32", "f32")
+    for m, k in ((16, 16), (16, 32), (8, 16)):
+        for ta in ("s8", "u8"):
+            for tb in ("s8", "u8"):
+                add(m, 8, k, ta, tb, "s32")
+    for tc in ("f16", "f32"):
+        for ta in ("f8_e4m3", "f8_e5m2"):
+            for tb in ("f8_e4m3", "f8_e5m2"):
+                add(16, 8, 32, ta, tb, tc, sm=89)
+    add(8, 8, 4, "f64", "f64", "f64")
+    for k in (4, 8, 16):
+        add(16, 8, k, "f64", "f64", "f64", sm=90)
+    for t in ("f16", "bf16"):
+        for k in (16, 32):
+            add(16, 8, k, t, t, "f32", sparse=True)
+    for ta in ("f8_e4m3", "f8_e5m2"):
+        for tb in ("f8_e4m3", "f8_e5m2"):
+            add(16, 8, 64, ta, tb, "f32", sparse=True, sm=89)
+    return tuple(out)
+
+
+FORMS = _forms()
+
+_OPERAND_ALIASES = {"f32": "tf32", "f8": "f8_e4m3"}
+
+
+def _operand(t: str) -> str:
+    return _OPERAND_ALIASES.get(t, t)
+
+
+def _sm(arch: Union[int, str]) -> int:
+    """90 from 90, "90", "sm_90", "sm_90a" or "compute_90a"."""
+    if isinstance(arch, int):
+        return arch
+    digits = "".join(c for c in str(arch) if c.isdigit())
+    return int(digits) if digits else 0
+
+
+def find_form(m: int, n: int, k: int, ta: str, tb: str, tc: str, sparse: bool = False) -> Optional[Form]:
+    """The instruction of this shape and these element types, or None."""
+    ta, tb = _operand(ta), _operand(tb)
+    for f in FORMS:
+        if (f.m, f.n, f.k, f.ta, f.tb, f.tc, f.sparse) == (m, n, k, ta, tb, tc, sparse):
+            return f
+    return None
+
+
+def choose_shape(M: int, N: int, K: int, ta: str, tb: str, tc: str, sparse: bool = False,
+                 arch: Union[int, str] = 90) -> Optional[Form]:
+    """The instruction for an M x N x K tile (K dense): of those with these types that
+    the arch has and whose m, n, k divide M, N, K, an m16n8 one before an m8n8 one, then
+    the largest; None where none fits."""
+    ta, tb = _operand(ta), _operand(tb)
+    sm = _sm(arch)
+    fits = [f for f in FORMS
+            if (f.ta, f.tb, f.tc, f.sparse) == (ta, tb, tc, sparse) and f.min_sm <= sm
+            and M % f.m == 0 and N % f.n == 0 and K % f.k == 0]
+    if not fits:
+        return None
+    return max(fits, key=lambda f: (f.m == 16, f.m * f.n * f.k))
