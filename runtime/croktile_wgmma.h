@@ -6,6 +6,7 @@
 //   croktile::wgmma::tile<T, ROWS, COLS, SW> t = croktile::wgmma::smem(ptr);
 //   croktile::wgmma::mma(c, a, b);             c += a * b^T: a is 64 x K, b is N x K
 //                                              (both K-major, "mma.row.row")
+//   croktile::wgmma::mma_async(c, a, b); ...; croktile::wgmma::wait<N>();   the same, pipelined
 // A tile is ROWS x COLS elements of a shared buffer in the SW-byte swizzled layout
 // (croktile_swizzle.h: rows of SW bytes, the buffer aligned to 8 of them); ptr points at
 // its element (0, 0), which may sit inside a row (a chunk along K). On CUDA all 128
@@ -112,6 +113,13 @@ inline void mma(acc<TC, M, N>& c, const tile<TA, M, K, SWA>& a, const tile<TB, N
         x = detail::convert<TC>(detail::convert<S>(x) + s);
       }
 }
+// The portable mma is done when it returns.
+template <class TC, class TA, class TB, int M, int N, int K, int SWA, int SWB>
+inline void mma_async(acc<TC, M, N>& c, const tile<TA, M, K, SWA>& a, const tile<TB, N, K, SWB>& b) {
+  mma(c, a, b);
+}
+template <int N>
+inline void wait() {}
 #else
 // ---- CUDA: the accumulator in the wgmma D layout ------------------------------------------
 // Thread (warp w of the group, g = lane / 4, t = lane % 4) holds rows 16w + g (+ 8),
@@ -318,10 +326,11 @@ __device__ __forceinline__ void columns(Acc& c, std::uint64_t da, const TB* b) {
 }
 }  // namespace ptx
 
-// c += a * b^T: wgmma.fence, one wgmma.mma_async per instruction k and accumulator piece,
-// commit, wait for all.
+// c += a * b^T started: wgmma.fence, one wgmma.mma_async per instruction k and
+// accumulator piece, commit. c's registers belong to the tensor cores until wait<N>()
+// says its group is done (pipelines keep N groups in flight).
 template <class TC, class TA, class TB, int M, int N, int K, int SWA, int SWB>
-__device__ __forceinline__ void mma(acc<TC, M, N>& c, const tile<TA, M, K, SWA>& a, const tile<TB, N, K, SWB>& b) {
+__device__ __forceinline__ void mma_async(acc<TC, M, N>& c, const tile<TA, M, K, SWA>& a, const tile<TB, N, K, SWB>& b) {
   constexpr int IK = detail::instruction_k<TA, TB, TC>();
   static_assert(IK != 0, "croktile::wgmma::mma: no wgmma instruction for these element types");
   static_assert(K % IK == 0, "croktile::wgmma::mma: K is not a multiple of the instruction's k");
@@ -332,7 +341,17 @@ __device__ __forceinline__ void mma(acc<TC, M, N>& c, const tile<TA, M, K, SWA>&
     ptx::columns<0, N, TA, TB, TC, SWB>(c, da, b.p + k0);
   }
   ptx::commit_group();
-  ptx::wait_group<0>();
+}
+
+/// Waits until at most N groups of mma_async are still running.
+template <int N>
+__device__ __forceinline__ void wait() { ptx::wait_group<N>(); }
+
+// c += a * b^T, finished on return.
+template <class TC, class TA, class TB, int M, int N, int K, int SWA, int SWB>
+__device__ __forceinline__ void mma(acc<TC, M, N>& c, const tile<TA, M, K, SWA>& a, const tile<TB, N, K, SWB>& b) {
+  mma_async(c, a, b);
+  wait<0>();
 }
 #endif
 

@@ -1,6 +1,7 @@
-"""Builds and reads tests/runtime/mma/harness.cpp, the program that runs every
-croktile::mma form (from croktile_driver/frontend/mma_forms.py) and prints its results;
-test_mma_cpu.py runs it with g++, cuda_target/test_mma_gpu.py with nvcc on a GPU."""
+"""Builds and reads the tensor-core harnesses: tests/runtime/mma/harness.cpp runs every
+croktile::mma form (from croktile_driver/frontend/mma_forms.py), wgmma_harness.cpp
+croktile::wgmma with swizzled copies and TMA; both print CASE and FAIL lines.
+test_mma_cpu.py runs them with g++, cuda_target/test_mma_gpu.py with nvcc on a GPU."""
 from __future__ import annotations
 
 import re
@@ -12,6 +13,7 @@ from croktile_driver.frontend.mma_forms import FORMS, Form
 ROOT = Path(__file__).resolve().parents[2]
 RUNTIME = ROOT / "runtime"
 HARNESS = Path(__file__).resolve().parent / "mma" / "harness.cpp"
+WGMMA_HARNESS = Path(__file__).resolve().parent / "mma" / "wgmma_harness.cpp"
 
 CXX_TYPES = {"f16": "croktile::f16", "bf16": "croktile::bf16", "tf32": "float", "f32": "float",
              "f64": "double", "s8": "std::int8_t", "u8": "std::uint8_t", "s32": "std::int32_t",

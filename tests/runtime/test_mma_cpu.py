@@ -1,8 +1,10 @@
-"""croktile::mma on the portable targets (runtime/croktile_mma*.h built with g++): every
+"""croktile::mma and croktile::wgmma on the portable targets (runtime/croktile_mma*.h built with g++): every
 form of the instruction table computes, over a tile of several instructions, what a
 double-precision product of the same operands gives (within the accumulator type's
 rounding), with b in both memory orders, sparse forms decoding the reference's metadata;
-and the runtime's table is the compiler's (croktile_driver/frontend/mma_forms.py)."""
+and the runtime's table is the compiler's (croktile_driver/frontend/mma_forms.py).
+croktile::wgmma over 64 x N x K tiles (N from 8 to 256, every operand type, the three
+swizzles, K in chunks) likewise."""
 import shutil
 import subprocess
 
@@ -46,3 +48,15 @@ def test_every_form_on_the_portable_target(tmp_path):
     assert h.failures(out) == []
     cases = h.parse(out)
     assert sorted(cases) == sorted((h.name(f), v) for f in mma_forms.FORMS for v in ("rc.g", "rr.g"))
+
+
+def test_wgmma_on_the_portable_target(tmp_path):
+    cxx = shutil.which("g++")
+    if not cxx:
+        pytest.skip("g++ is not installed")
+    exe = tmp_path / "wgmma_cpu"
+    subprocess.run([cxx, "-std=c++17", "-O1", "-Wall", "-Wextra", "-Werror", f"-I{h.RUNTIME}",
+                    str(h.WGMMA_HARNESS), "-o", str(exe)], check=True)
+    out = subprocess.run([str(exe)], check=True, capture_output=True, text=True).stdout
+    assert h.failures(out) == []
+    assert len(h.parse(out)) == 8

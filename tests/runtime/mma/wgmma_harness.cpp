@@ -6,7 +6,8 @@
 // (variant "copy"; a plain copy in the portable build) and, on the GPU, through TMA
 // (variant "tma": croktile::tma::load_async completing on an mbarrier), whose shared bytes
 // must equal copy_2d's; a TMA store of the loaded a must give back a. The K loop takes
-// chunks of the buffer's row through wgmma::smem(row + k0), as generated code does.
+// chunks of the buffer's row through wgmma::smem(row + k0), as generated code does: the
+// first chunk with mma, the others with mma_async and one wait.
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -47,8 +48,12 @@ DEV void body(TA* sa, TB* sb, float* out, TC* out_c) {
   for (int k0 = 0; k0 < X::K; k0 += X::KC) {
     wg::tile<TA, 64, X::KC, SW> a = wg::smem(sa + k0);
     wg::tile<TB, N, X::KC, SW> b = wg::smem(sb + k0);
-    wg::mma(c, a, b);
+    if (k0 == 0)
+      wg::mma(c, a, b);
+    else
+      wg::mma_async(c, a, b);  // the rest in flight together
   }
+  wg::wait<0>();
   wg::for_each(c, [](TC& x) { x = wg::detail::convert<TC>(wg::detail::convert<double>(x) + 1.0); });
   wg::store(c, out, N, 1);
   wg::store(c, out_c, 1, 64);
