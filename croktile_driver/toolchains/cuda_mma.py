@@ -49,6 +49,6 @@ def _check_stmts(stmts: List[ir.Stmt], stack: List[ir.Parallel], diag, arch, num
             a, b, c = s.a.frag, s.b.frag, s.c.frag
             form = choose_shape(c.rows, c.cols, a.cols * (2 if s.e is not None else 1), a.elem, b.elem, c.elem,
                                 s.e is not None)
-            if form is not None and number is not None and form.sm > number:
+            if form is not None and number is not None and form.min_sm > number:
                 diag.error(s.loc, f"mma.sync m{form.m}n{form.n}k{form.k} of {a.elem} x {b.elem} -> {c.elem} needs "
-                                  f"sm_{form.sm} or newer; -arch={arch} has no such instruction")
+                                  f"sm_{form.min_sm} or newer; -arch={arch} has no such instruction")
