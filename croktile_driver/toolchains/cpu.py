@@ -104,6 +104,8 @@ class FunctionEmitter(StatementWriter, FragmentWriter):
             if all(v in self.entry_names for d in buf.shape for v in d.variables()):
                 self.hoisted.add(buf.name)
                 self.alloc(buf, depth + 1)
+        if s.level == 1:
+            self.declare_frags(s.body, depth + 1)
         self.level_stack.append(s)
         self.stmts(s.body, depth + 1)
         self.level_stack.pop()

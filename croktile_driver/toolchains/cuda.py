@@ -533,6 +533,7 @@ class KernelEmitter(KernelEmitterBase, FragmentWriter):
             at = str(slot.offset) if slot.offset is not None else f"{b.name}__off"
             self.w(1, f"{elem_ctype(b.elem)}* {self.ptr(b)} = reinterpret_cast<{elem_ctype(b.elem)}*>(croktile_smem + "
                       f"{at});")
+        self.declare_frags(par.body, 1)
         self.stmts(par.body, 1, 1, EMPTY)
         self.lines.append("}")
         return "\n".join(self.lines)

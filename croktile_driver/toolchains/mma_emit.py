@@ -47,17 +47,18 @@ def uses_mma(fn: ir.Function) -> bool:
 
 
 def replication(fn: ir.Function) -> Dict[str, ir.Parallel]:
-    """Fragments that an inner level of several instances uses while an outer level
-    declares them: on a target that runs those instances one after the other in one
-    thread (cpu), each instance needs its own copy (on a GPU each warp has its own
-    registers). Maps the fragment's name to that inner level."""
+    """Fragments that an inner level (of several instances) uses: on a target that runs
+    those instances one after the other in one thread (cpu), each instance needs its own
+    copy (on a GPU each warp has its own registers). Maps the fragment's name to that
+    level; block_shared.py may split one level into several parts, which keep its
+    variable, so copies are indexed by the variable wherever a part of it runs."""
     out: Dict[str, ir.Parallel] = {}
 
     def visit(stmts: List[ir.Stmt], stack: List[ir.Parallel]):
         for s in stmts:
-            for ref in refs_of(s):
-                inner = next((p for p in stack if p.level == ref.frag.level + 1), None)
-                if inner is not None and not (inner.count.is_const and inner.count.value == 1):
+            inner = next((p for p in stack if p.level == 2), None)
+            if inner is not None and not (inner.count.is_const and inner.count.value == 1):
+                for ref in refs_of(s, declared=True):
                     out[ref.frag.name] = inner
             if isinstance(s, ir.Parallel):
                 visit(s.body, stack + [s])
@@ -67,9 +68,15 @@ def replication(fn: ir.Function) -> Dict[str, ir.Parallel]:
     return out
 
 
-def refs_of(s: ir.Stmt) -> List[ir.FragRef]:
+def declared_in(stmts: List[ir.Stmt]) -> List[ir.Frag]:
+    """The fragments whose declaring statement is among these (at any depth), in order."""
+    return [s.ref.frag for s in ir.walk(stmts) if isinstance(s, (ir.MmaFill, ir.MmaLoad)) and s.declare]
+
+
+def refs_of(s: ir.Stmt, declared: bool = False) -> List[ir.FragRef]:
+    """The fragments a statement uses (and, with `declared`, the one it declares)."""
     if isinstance(s, (ir.MmaFill, ir.MmaLoad, ir.MmaStore, ir.FragUpdate)):
-        return [] if getattr(s, "declare", False) else [s.ref]
+        return [] if getattr(s, "declare", False) and not declared else [s.ref]
     if isinstance(s, ir.MmaMul):
         return [r for r in (s.c, s.a, s.b, s.e) if r is not None]
     return []
@@ -91,8 +98,15 @@ class FragmentWriter:
         text = f.name
         inner = self.replicated.get(f.name)
         if inner is not None:
-            text += f"[{inner.var}]" if any(p is inner for p in self.level_stack) else "[0]"
+            text += f"[{inner.var}]" if any(p.var == inner.var for p in self.level_stack) else "[0]"
         return text + "".join(f"[{self.expr(i)}]" for i in ref.index)
+
+    def declare_frags(self, stmts: List[ir.Stmt], depth: int) -> None:
+        """Every fragment of a launch is declared at its start: the statement that makes
+        one may sit in a part of a level that block_shared.py split from the parts that
+        use it, and registers live as long as the thread anyway."""
+        for f in declared_in(stmts):
+            self.frag_declare(f, depth)
 
     def frag_declare(self, f: ir.Frag, depth: int) -> None:
         inner = self.replicated.get(f.name)
@@ -100,20 +114,25 @@ class FragmentWriter:
         self.w(depth, f"{frag_type(f)} {f.name}{''.join(f'[{d}]' for d in dims)};")
 
     def each_fragment(self, ref: ir.FragRef, depth: int, call: str) -> None:
-        """`call` with `F` standing for each fragment that `ref` names (all of an array,
-        all copies of a replicated one, when it is declared)."""
+        """`call` with `F` standing for each fragment a declaration names: every element of
+        an array, and every instance's copy of a replicated fragment unless the
+        declaration runs inside one instance."""
         f = ref.frag
         inner = self.replicated.get(f.name)
+        base = f.name
+        every = inner is not None
+        if every and any(p.var == inner.var for p in self.level_stack):
+            base, every = f"{f.name}[{inner.var}]", False
         count = 1
         for d in f.dims:
             count *= d
-        if inner is None and not f.dims:
-            self.w(depth, call.replace("F", f.name) + ";")
+        if not every and not f.dims:
+            self.w(depth, call.replace("F", base) + ";")
             return
-        total = f"{count} * ({self.expr(inner.count)})" if inner is not None else str(count)
+        total = f"{count} * ({self.expr(inner.count)})" if every else str(count)
+        first = f"(&{base}{'[0]' * (len(f.dims) + every)})"
         self.w(depth, f"for (long long croktile_f = 0; croktile_f < {total}; ++croktile_f) "
-                      + call.replace("F", f"(&{f.name}{'[0]' * (len(f.dims) + (inner is not None))})"
-                                          "[croktile_f]") + ";")
+                      + call.replace("F", f"{first}[croktile_f]") + ";")
 
     def fill_value(self, f: ir.Frag, value) -> str:
         if isinstance(value, ir.EExpr):
@@ -123,14 +142,11 @@ class FragmentWriter:
     def s_MmaFill(self, s: ir.MmaFill, depth: int) -> None:
         f = s.ref.frag
         if s.declare:
-            self.frag_declare(f, depth)
             self.each_fragment(s.ref, depth, f"croktile::mma::fill(F, {self.fill_value(f, s.value)})")
         else:
             self.w(depth, f"croktile::mma::fill({self.frag_ref(s.ref)}, {self.fill_value(f, s.value)});")
 
     def s_MmaLoad(self, s: ir.MmaLoad, depth: int) -> None:
-        if s.declare:
-            self.frag_declare(s.ref.frag, depth)
         off, s0, s1 = chunk_access(s.src, s.transposed, self.expr)
         ptr = self.ptr(s.src.buffer) + ("" if off == "0" else f" + ({off})")
         self.w(depth, f"croktile::mma::load({self.frag_ref(s.ref)}, {ptr}, {s0}, {s1});")
