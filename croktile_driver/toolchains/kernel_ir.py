@@ -116,7 +116,12 @@ def kernel_free_names(stmts_with_levels) -> List[str]:
                 low, high, mid, value = s.pad
                 for x in low + high + mid + ([value] if isinstance(value, Sym) else []):
                     used |= sym_vars(x)
-        elif isinstance(s, (ir.MmaLoad, ir.MmaStore)):
+        if isinstance(s, (ir.MmaFill, ir.MmaLoad, ir.MmaStore, ir.MmaMul, ir.FragUpdate)):
+            refs = [s.c, s.a, s.b, s.e] if isinstance(s, ir.MmaMul) else [s.ref]
+            for ref in refs:
+                for x in (ref.index if ref is not None else []):
+                    used |= sym_vars(x)
+        if isinstance(s, (ir.MmaLoad, ir.MmaStore)):
             r = s.src if isinstance(s, ir.MmaLoad) else s.dst
             bufs.append(r.buffer)
             for x in r.offsets + list(r.strides or []) + ([r.base] if r.base is not None else []):
