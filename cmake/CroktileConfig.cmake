@@ -32,11 +32,13 @@ set(CROKTILE_VERSION "${Croktile_VERSION}")
 
 # croktilec: first the one installed with this package (<prefix>/lib/pythonX.Y/site-packages/
 # croktile_driver/data/cmake -> <prefix>/bin; Windows: <prefix>/Lib/site-packages/... ->
-# <prefix>/Scripts), then PATH.
+# <prefix>/Scripts), then PATH. It runs on the build machine: a cross toolchain file's
+# CMAKE_FIND_ROOT_PATH (the target's root) does not apply.
 get_filename_component(_croktile_prefix "${CMAKE_CURRENT_LIST_DIR}/../../../../../.." ABSOLUTE)
 get_filename_component(_croktile_win_prefix "${CMAKE_CURRENT_LIST_DIR}/../../../../.." ABSOLUTE)
 find_program(CROKTILE_EXECUTABLE croktilec
   HINTS "${_croktile_prefix}/bin" "${_croktile_win_prefix}/Scripts"
+  NO_CMAKE_FIND_ROOT_PATH
   DOC "The croktilec driver of the Croktile package")
 if(NOT CROKTILE_EXECUTABLE)
   set(Croktile_FOUND FALSE)

@@ -28,7 +28,12 @@
 #
 # factor: the transpile also writes `<stem>.gen.dev.cpp`, which the profile's device_cc
 # (with all of the profile's flags, -fPIC -shared) builds into `<stem>.gen.so`; the object
-# of `<stem>.gen.cpp` embeds that module, so the library needs nothing beside it.
+# of `<stem>.gen.cpp` embeds that module, so the library needs nothing beside it. A
+# profile that names no device_cc (factor-sim: the module runs on the CPU of the program)
+# builds it with CMake's C++ compiler, so a cross CMAKE_TOOLCHAIN_FILE crosses it too.
+#
+# Cross-compiling: the toolchain file's compilers build everything generated; croktilec
+# runs on the build machine. A profile's cxx, triple and sysroot are croktilec's own.
 #
 # Usage requirements of <name>: Croktile::runtime, Threads::Threads, and per target
 # OpenCL::OpenCL (opencl), CUDA::cudart (cuda), ${CMAKE_DL_LIBS} (factor), plus the
@@ -233,8 +238,22 @@ function(croktile_add_kernel name)
   endif()
 endfunction()
 
-# factor: the profile's device compiler (a command, maybe with flags), which must exist.
+# factor: the profile's device compiler (a command, maybe with flags), which must exist;
+# CMake's C++ compiler (with its target, sysroot and flags) where the profile names none.
 function(_croktile_device_compiler out where json profile)
+  string(JSON _given ERROR_VARIABLE _none GET "${json}" profiles "${profile}" device_cc_given)
+  if(NOT _given)
+    set(_cc "${CMAKE_CXX_COMPILER}")
+    if(CMAKE_CXX_COMPILER_TARGET AND CMAKE_CXX_COMPILER_ID MATCHES "Clang")
+      list(APPEND _cc "--target=${CMAKE_CXX_COMPILER_TARGET}")
+    endif()
+    if(CMAKE_SYSROOT)
+      list(APPEND _cc "--sysroot=${CMAKE_SYSROOT}")
+    endif()
+    separate_arguments(_cxx_flags UNIX_COMMAND "${CMAKE_CXX_FLAGS}")
+    set(${out} ${_cc} ${_cxx_flags} PARENT_SCOPE)
+    return()
+  endif()
   string(JSON _cc ERROR_VARIABLE _none GET "${json}" profiles "${profile}" device_cc)
   string(JSON _path ERROR_VARIABLE _none GET "${json}" profiles "${profile}" device_cc_path)
   if(NOT _cc OR _cc STREQUAL "null")

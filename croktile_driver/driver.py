@@ -23,7 +23,7 @@ from .cstrings import escaped
 from .diagnostics import Diagnostics
 from .inputs import CO_SUFFIXES, frontend_options, macro_flags, read_source
 from .options import ParsedArgs
-from .profiles import ProfileError, load_profiles, select_profile
+from .profiles import ProfileError, cross_target, host_arch, load_profiles, select_profile
 
 CXX_SUFFIXES = (".cpp", ".cc", ".cxx", ".c++", ".C", ".c", ".cu")
 OBJ_SUFFIXES = (".o", ".a", ".so", ".obj", ".lo")
@@ -79,8 +79,8 @@ def info_command(args: ParsedArgs) -> int:
             names = [select_profile(profiles, args.target, args.profile)["name"]]
         else:
             names = sorted(profiles["profiles"])
-        described = [_describe_profile(select_profile(profiles, None, name), profiles["default"])
-                     for name in names]
+        described = [_describe_profile(select_profile(profiles, None, name), profiles["default"],
+                                       profiles["profiles"][name]) for name in names]
     except ProfileError as exc:
         print(f"croktilec: error: {exc}", file=sys.stderr)
         return 1
@@ -99,19 +99,28 @@ def info_command(args: ParsedArgs) -> int:
                 compilers.append(f"{'device ' if role == 'device_cc' else ''}{d[role]} [{where}]")
         if d.get("arch"):
             compilers.append(f"arch {d['arch']}")
+        if d.get("triple"):
+            compilers.append(f"triple {d['triple']}")
+        if d.get("sysroot"):
+            compilers.append(f"sysroot {d['sysroot']}" + ("" if d["sysroot_found"] else " [NOT FOUND]"))
         limits = " ".join(f"{k}={v}" for k, v in sorted(d["limits"].items())) or "-"
         target = d["target"] + ("" if d["supported"] else " (no code generator yet)")
         rows.append((d["name"] + (" *" if d["default"] else ""), target, ", ".join(compilers), limits))
     widths = [max(len(r[i]) for r in rows) for i in range(3)]
     for r in rows:
         print("  ".join(c.ljust(w) for c, w in zip(r, widths)) + "  " + r[3])
+    for d in described:
+        if d["missing"]:
+            hint = f" (a GNU cross toolchain for {d['triple']}; Debian: g++-{d['triple']})" if d.get("triple") else ""
+            print(f"{d['name']}: missing {', '.join(d['missing'])}{hint}")
     print(f"(* the default; from {', '.join(profiles['files'])})")
     return 0
 
 
-def _describe_profile(prof: dict, default: str) -> dict:
-    """What build systems ask about a profile: resolved compilers, whether they and the
-    target's code generator exist, the suffix of the generated source."""
+def _describe_profile(prof: dict, default: str, given: dict) -> dict:
+    """What build systems ask about a profile (``prof`` resolved, ``given`` as its files
+    say it): resolved compilers, whether they, the sysroot and the target's code generator
+    exist, what is missing, the suffix of the generated source."""
     from .toolchains import toolchain_for
     try:
         tc_class = toolchain_for(prof["target"])
@@ -127,7 +136,15 @@ def _describe_profile(prof: dict, default: str) -> dict:
         # the target knows where its device compiler is (opencl: the newest clang-NN)
         find = tc_class.find_program if tc_class is not None and role == "device_cc" else ToolChain.find_program
         out[role + "_path"] = find(command) if command and command.strip() else None
+    # CMake builds a default device module with its own C++ compiler (a cross one in a cross build)
+    out["device_cc_given"] = bool(given.get("device_cc"))
     out["arch"] = prof.get("arch")
+    out["triple"] = prof.get("triple")
+    out["sysroot"] = prof.get("sysroot")
+    out["sysroot_found"] = os.path.isdir(prof["sysroot"]) if prof.get("sysroot") else None
+    out["missing"] = [out[role] for role in ("cxx", "device_cc") if out[role] and out[role].strip()
+                      and not out[role + "_path"]] + (["sysroot " + prof["sysroot"]] if out["sysroot_found"] is False
+                                                     else [])
     for key in ("flags", "link_flags", "libs"):
         out[key] = list(prof.get(key, []))
     out["limits"] = dict(prof.get("limits", {}))
@@ -164,6 +181,13 @@ def compile_command(args: ParsedArgs, diag: Diagnostics) -> int:
     if args.python_module and (stop_source or stop_object):
         print("croktilec: error: --python-module builds a module and cannot be combined with -c or -S "
               "(-S --emit-python-bindings FILE writes the module's source)", file=sys.stderr)
+        return 1
+    crossing = cross_target(profile) if args.python_module else None
+    if crossing:
+        print(f"croktilec: error: --python-module (and croktile.load) build an extension module for the running "
+              f"Python, on {host_arch()}; profile '{profile['name']}' cross-compiles for {crossing}: build the "
+              "module on that machine, or with croktile_add_python_module in a CMake project that finds its "
+              "Python", file=sys.stderr)
         return 1
     workdir = None
     try:

@@ -11,6 +11,8 @@ line and key, never a surprise in a later job.
 from __future__ import annotations
 
 import os
+import platform
+import re
 from typing import Dict, List, Optional, Tuple
 
 from .paths import toolchains_file, user_toolchains_file
@@ -20,9 +22,15 @@ TARGETS = ("cpu", "cuda", "opencl", "factor")
 # The schema: every key a profile may have, its type, and what it means.
 PROFILE_KEYS: Dict[str, Tuple[type, str]] = {
     "target": (str, "the target whose code generator is used: " + ", ".join(TARGETS)),
-    "cxx": (str, "compiles the generated source and links (default c++; nvcc for cuda)"),
-    "device_cc": (str, "compiles the device module (factor); checks the device program at build time "
-                       "(opencl: an OpenCL C compiler, clang by default; \"\" turns the check off)"),
+    "cxx": (str, "compiles the generated source and links (default c++, TRIPLE-g++ with a triple; "
+                 "nvcc for cuda)"),
+    "device_cc": (str, "compiles the device module (factor: default cc, TRIPLE-gcc with a triple); checks "
+                       "the device program at build time (opencl: an OpenCL C compiler, clang by default; "
+                       "\"\" turns the check off)"),
+    "triple": (str, "cross-compile for this target triple (aarch64-linux-gnu): names the GNU cross "
+                    "compilers cxx and device_cc default to"),
+    "sysroot": (str, "the target system's root directory (headers, libraries): --sysroot for every "
+                     "compile and link"),
     "arch": (str, "device architecture, e.g. sm_90a (cuda)"),
     "flags": (list, "flags for every compile"),
     "link_flags": (list, "flags for the link"),
@@ -33,6 +41,10 @@ PROFILE_KEYS: Dict[str, Tuple[type, str]] = {
 }
 LIMIT_KEYS = ("shared_bytes", "local_bytes")
 TOP_KEYS = ("default", "profiles")
+# arch-vendor-os[-env] or arch-os[-env], as GNU cross compilers are prefixed
+TRIPLE = re.compile(r"[A-Za-z0-9_.]+(-[A-Za-z0-9_.]+){1,3}")
+# what uname -m / platform.machine() say, as the first word of a triple says it
+_MACHINE_ARCH = {"amd64": "x86_64", "x64": "x86_64", "arm64": "aarch64", "i386": "i686"}
 _TYPE_WORDS = {str: "a string", list: "a list of strings", dict: "a mapping", bool: "true or false"}
 
 
@@ -212,6 +224,11 @@ def _validate(path: str, node, data: Dict) -> None:
             if any("\0" in text for text in (value if kind is list else [value]) if isinstance(text, str)):
                 # no program's argument can hold one: it was an internal error at the first job
                 fail(f"'{key}' of profile '{name}' contains a NUL character", "profiles", name, key)
+            if key == "triple" and not TRIPLE.fullmatch(value):
+                fail(f"'triple' of profile '{name}' must be a target triple such as aarch64-linux-gnu",
+                     "profiles", name, key)
+            if key == "sysroot" and not value:
+                fail(f"'sysroot' of profile '{name}' must name a directory", "profiles", name, key)
             if key == "target" and value not in TARGETS:
                 fail(f"unknown target '{value}' in profile '{name}' (known: {', '.join(TARGETS)})",
                      "profiles", name, key)
@@ -267,22 +284,57 @@ def load_profiles(user_files: List[str] = ()) -> Dict:
         if not prof.get("target"):
             where = _where(*origin[name], "profiles", name, key_node=True)
             raise ProfileError(f"{where}: toolchain profile '{name}' names no 'target'")
+        crossing = [key for key in ("triple", "sysroot") if prof.get(key)]
+        if prof["target"] == "cuda" and crossing:
+            where = _where(*origin[name], "profiles", name, key_node=True)
+            raise ProfileError(f"{where}: profile '{name}' (target cuda) has a '{crossing[0]}': nvcc cross-compiles "
+                               "through its own options (-ccbin, --target-directory); give them in 'flags'")
     return merged
 
 
 def compiler_of(profile: Dict) -> str:
-    """The compiler command: the profile's ``cxx``, or $CXX ($NVCC for cuda) where that is the default."""
+    """The compiler command: the profile's ``cxx``, else the triple's GNU cross compiler,
+    else the default, which $CXX ($NVCC for cuda) replaces (a cross profile ignores $CXX:
+    it names the build machine's compiler)."""
     default, env = ("nvcc", "NVCC") if profile.get("target") == "cuda" else ("c++", "CXX")
+    if not profile.get("cxx") and profile.get("triple"):
+        return f"{profile['triple']}-g++"
     cxx = profile.get("cxx") or default
     if cxx == default and profile.get("honour_env_cxx", True) and os.environ.get(env):
         return os.environ[env]
     return cxx
 
 
+def device_compiler_of(profile: Dict) -> str:
+    """factor: the profile's ``device_cc``, else the triple's GNU cross C compiler, else cc."""
+    if profile.get("device_cc"):
+        return profile["device_cc"]
+    return f"{profile['triple']}-gcc" if profile.get("triple") else "cc"
+
+
+def host_arch() -> str:
+    """This machine's architecture as a target triple's first word says it (x86_64, aarch64)."""
+    machine = platform.machine().lower()
+    return _MACHINE_ARCH.get(machine, machine)
+
+
+def cross_target(profile: Dict) -> Optional[str]:
+    """What a profile builds for when that is not this machine (its triple, or its sysroot),
+    else None: such a build cannot be loaded by the running Python."""
+    triple = profile.get("triple")
+    if triple and _MACHINE_ARCH.get(triple.split("-")[0], triple.split("-")[0]) != host_arch():
+        return triple
+    if profile.get("sysroot"):
+        return f"the system in {profile['sysroot']}"
+    return None
+
+
 def _resolved(name: str, prof: Dict) -> Dict:
     out = dict(prof)
     out["name"] = name
     out["cxx"] = compiler_of(prof)
+    if prof.get("target") == "factor":
+        out["device_cc"] = device_compiler_of(prof)
     return out
 
 

@@ -162,11 +162,16 @@ using croktile_kt_arg = typename croktile_kt_param<F, I>::type;
 // Puts the file `path` (a string literal) into this object as the bytes between
 // sym_begin and sym_end. The generated host source names its device module this way, so
 // objects, static libraries and executables carry their device code with them.
+// The labels are local to this object, and the declarations say so (hidden): the
+// compiler then addresses them PC-relative. Declared default-visibility, a PIE or PIC
+// build on aarch64 reads them through the GOT, and the assembler turns a GOT reference
+// to a local label into one to its section plus an offset, which the GOT slot drops:
+// _begin and _end were the same address and the module came out empty.
 #define CROKTILE_FACTOR_EMBED(sym, path)                                                   \
   __asm__(".pushsection .rodata." #sym ",\"a\",%progbits\n.balign 64\n" #sym "_begin:\n"   \
           ".incbin \"" path "\"\n" #sym "_end:\n.byte 0\n.popsection\n");                  \
-  extern "C" const unsigned char sym##_begin[];                                            \
-  extern "C" const unsigned char sym##_end[]
+  extern "C" __attribute__((visibility("hidden"))) const unsigned char sym##_begin[];      \
+  extern "C" __attribute__((visibility("hidden"))) const unsigned char sym##_end[]
 
 namespace croktile {
 namespace factor {

@@ -6,29 +6,32 @@ python3 -m pip install --quiet --disable-pip-version-check ".[test]"
 # console scripts (croktilec) land in the interpreter's scripts dir; pyenv shims may lag
 PATH="$(python3 -c 'import sysconfig; print(sysconfig.get_path("scripts"))'):$PATH"
 export PATH
-# The opencl target's tests run programs on PoCL (OpenCL on the CPU). Install it when
-# missing and we may (root, Debian); otherwise those tests skip and say why.
-OPENCL_PACKAGES="pocl-opencl-icd ocl-icd-opencl-dev opencl-headers"
-opencl_installed() { command -v dpkg >/dev/null 2>&1 && dpkg -s $OPENCL_PACKAGES >/dev/null 2>&1; }
-if ! opencl_installed; then
-  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
-    { apt-get update -qq && DEBIAN_FRONTEND=noninteractive \
-        apt-get install -y -qq --no-install-recommends $OPENCL_PACKAGES >/dev/null; } ||
-      echo "scripts/test.sh: could not install $OPENCL_PACKAGES; the opencl tests will skip" >&2
-  else
-    echo "scripts/test.sh: $OPENCL_PACKAGES not installed (installing needs root and apt-get);" \
-         "the opencl tests will skip" >&2
+# Debian packages the tests need: installed when missing and we may (root, apt-get);
+# otherwise the tests that need them skip and say why.
+installed() { command -v dpkg >/dev/null 2>&1 && dpkg -s "$@" >/dev/null 2>&1; }
+apt_updated=""
+apt_install() {   # apt_install WHAT PACKAGE...: one apt-get update for all of them
+  local what="$1"; shift
+  if [ "$(id -u)" != 0 ] || ! command -v apt-get >/dev/null 2>&1; then
+    echo "scripts/test.sh: $* not installed (installing needs root and apt-get); the $what tests will skip" >&2
+    return 0
   fi
-fi
+  { { [ -n "$apt_updated" ] || apt-get update -qq; } && apt_updated=1 && DEBIAN_FRONTEND=noninteractive \
+      apt-get install -y -qq --no-install-recommends "$@" >/dev/null; } ||
+    echo "scripts/test.sh: could not install $*; the $what tests will skip" >&2
+}
+# The opencl target's tests run programs on PoCL (OpenCL on the CPU).
+OPENCL_PACKAGES="pocl-opencl-icd ocl-icd-opencl-dev opencl-headers"
+installed $OPENCL_PACKAGES || apt_install opencl $OPENCL_PACKAGES
 # The CMake package's tests configure projects with Ninja and with Unix Makefiles.
 if ! command -v cmake >/dev/null 2>&1 || ! command -v ninja >/dev/null 2>&1; then
-  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
-    { apt-get update -qq && DEBIAN_FRONTEND=noninteractive \
-        apt-get install -y -qq --no-install-recommends cmake ninja-build make >/dev/null; } ||
-      echo "scripts/test.sh: could not install cmake and ninja; the CMake tests will skip" >&2
-  fi
+  apt_install CMake cmake ninja-build make
 fi
-# installed: the opencl tests must run, not skip
-if opencl_installed; then export CROKTILE_REQUIRE_OPENCL=1; fi
+# tests/cross build for aarch64 and riscv64 with GNU cross compilers and run under qemu-user.
+CROSS_PACKAGES="g++-aarch64-linux-gnu g++-riscv64-linux-gnu qemu-user"
+installed $CROSS_PACKAGES || apt_install cross-compiling $CROSS_PACKAGES
+# installed: those tests must run, not skip
+if installed $OPENCL_PACKAGES; then export CROKTILE_REQUIRE_OPENCL=1; fi
+if installed $CROSS_PACKAGES; then export CROKTILE_REQUIRE_CROSS=1; fi
 # -P: import the installed croktile_driver (with its generated parser tables), not ./
 exec python3 -P -m pytest -q "$@"

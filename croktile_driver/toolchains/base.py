@@ -345,8 +345,10 @@ class ToolChain:
 
     # How the generic flags reach this target's compiler; gcc and clang take them as they are.
     def target_flags(self) -> List[str]:
-        """Flags every compile and link job of this target gets (e.g. nvcc's -arch)."""
-        return []
+        """Flags every compile and link job of this target gets (e.g. nvcc's -arch); a
+        profile's sysroot (cross-compiling) is one."""
+        sysroot = self.profile.get("sysroot")
+        return [f"--sysroot={sysroot}"] if sysroot else []
 
     def host_flags(self, flags: List[str]) -> List[str]:
         """Warning, code-generation and -Xcompiler flags, meant for the host C++ compiler."""

@@ -42,6 +42,7 @@ from ..frontend import ir
 from ..frontend.pipeline import TranslationUnit
 from ..frontend.splitter import _Scanner
 from ..frontend.symbolic import Sym
+from ..profiles import device_compiler_of
 from .dma_transform import element_loops, write_loops
 from .base import (DeviceBuild, with_device_form, StatementWriter, ToolChain, box_declarations, c_string, call_arguments,
                    call_statement, host_translation_unit,
@@ -89,7 +90,7 @@ class FactorToolChain(ToolChain):
 
     def device_compiler(self) -> List[str]:
         """The profile's device_cc, which may carry its own flags (a vendor compiler's target)."""
-        return shlex.split(self.profile.get("device_cc") or "cc")
+        return shlex.split(device_compiler_of(self.profile))
 
     def device_build(self, generated: str, flags: List[str], source_dir: str) -> Optional[DeviceBuild]:
         """Compiles x.gen.dev.cpp into x.gen.so; the host compile embeds that file."""
