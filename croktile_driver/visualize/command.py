@@ -60,7 +60,9 @@ def visualize(args: ParsedArgs, diag: Diagnostics, target: Target, toolchain) ->
     if args.visualize:
         _write_pages(args.visualize, tu, models, list(diag.records), source, target)
     if line is not None:
-        return _write_statement(args, path, line, models, diag) or (1 if diag.errors else 0)
+        failed = any(s.loc.line <= line <= s.end_loc.line for s in tu.segments if s.kind == "co"
+                     and not any(s.loc.line <= m.fn.loc.line <= s.end_loc.line for m in models))
+        return _write_statement(args, path, line, models, source, diag, failed) or (1 if diag.errors else 0)
     return 1 if diag.errors else 0
 
 
@@ -96,11 +98,9 @@ def _write_pages(folder: str, tu: TranslationUnit, models: List[FunctionModel], 
     os.makedirs(folder, exist_ok=True)
     used: set = set()
     entries: List[Entry] = []
-    placed: set = set()
     for seg in (s for s in tu.segments if s.kind == "co"):
         mine = [d for d in diags if d[1] is not None and d[1].file == seg.loc.file
                 and seg.loc.line <= d[1].line <= seg.end_loc.line]
-        placed.update(id(d) for d in mine)
         errors = sum(1 for d in mine if d[0] == "error")
         model = next((m for m in models if m.fn.loc.file == seg.loc.file
                       and seg.loc.line <= m.fn.loc.line <= seg.end_loc.line), None)
@@ -114,20 +114,23 @@ def _write_pages(folder: str, tu: TranslationUnit, models: List[FunctionModel], 
             copies = 0
         write_atomic(os.path.join(folder, page), html)
         entries.append(Entry(name, page, seg.loc.line, model is not None and errors == 0, copies, errors))
-    rest = [d for d in diags if id(d) not in placed]
-    write_atomic(os.path.join(folder, "index.html"),
-                 index_page(tu.filename, entries, rest, source, target))
+    write_atomic(os.path.join(folder, "index.html"), index_page(tu.filename, entries, diags, source, target))
 
 
-def _write_statement(args: ParsedArgs, path: str, line: int, models: List[FunctionModel], diag: Diagnostics) -> int:
+def _write_statement(args: ParsedArgs, path: str, line: int, models: List[FunctionModel], source: List[str],
+                     diag: Diagnostics, failed: bool) -> int:
+    """The picture of the copy at ``line``; ``failed``: the line is in a function that did
+    not check (its errors, already reported, say why there is no picture)."""
     found = [(m, c) for m in models for c in m.copies if c.stmt.loc.line == line and c.stmt.loc.file == path]
     if not found:
-        if diag.errors:
-            return 1   # the function at that line may not have checked: its errors say why
+        if failed:
+            return 1
         lines = sorted({c.stmt.loc.line for m in models for c in m.copies if c.stmt.loc.file == path})
         where = (f" (copies are at line{'s' if len(lines) > 1 else ''} {', '.join(map(str, lines))})"
                  if lines else " (this file has none)")
-        diag.error(Loc(path, line, 1), f"no copy statement at line {line} to draw{where}")
+        shown = source[line - 1] if line <= len(source) else ""
+        diag.error(Loc(path, line, len(shown) - len(shown.lstrip()) + 1),
+                   f"no copy statement at line {line} to draw{where}")
         return 1
     model, copy = found[0]
     svg = statement_svg(copy, model, model.env)

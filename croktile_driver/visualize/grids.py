@@ -126,12 +126,12 @@ def grid_svg(region: ir.Region, model: FunctionModel, env: Env, role: str, scale
         lines = [el("line", x1=x, y1=0, x2=x, y2=r) for x in range(1, c)]
         lines += [el("line", x1=0, y1=y, x2=c, y2=y) for y in range(1, r)]
         parts.append(el("g", "".join(lines), class_="cells"))
-    p = value(panel, env) or r
-    if constant and p < r:
-        parts.append(el("g", "".join(el("line", x1=0, y1=y, x2=c, y2=y) for y in range(p, r, p)), class_="panels"))
     found, total = tiles(region, model, env)
     parts.append(el("g", "".join(el("g", title(label) + "".join(sym_rect(g, env) for g in rects))
                                  for label, rects in found), class_="tiles"))
+    p = value(panel, env) or r
+    if constant and p < r:   # where one index of the leading dimensions ends and the next starts
+        parts.append(el("g", "".join(el("line", x1=0, y1=y, x2=c, y2=y) for y in range(p, r, p)), class_="panels"))
     parts.append(el("g", "".join(sym_rect(g, env) for g in box_rects(region.offsets, region.extents, region.shape, env)),
                     class_="sel"))
     return Grid(el("svg", "".join(parts), class_=f"grid {role}", width=width, height=height,
@@ -156,21 +156,22 @@ def statement_svg(copy: Copy, model: FunctionModel, env: Env) -> str:
     scale = common_scale([copy.src, copy.dst], env)
     grids = [grid_svg(copy.src, model, env, "src", scale), grid_svg(copy.dst, model, env, "dst", scale)]
     pad, top, gap = 16.0, 64.0, 64.0
-    width = max(pad * 2 + grids[0].width + gap + grids[1].width, 640.0)
+    where = ", ".join(f"{v.label}={env.get(v.name)}" for v in source_vars(copy, model))
+    lines = [f"{copy.stmt.loc.file}:{copy.stmt.loc.line}: {model.line_text(copy.stmt)}",
+             f"{copy.label}, the chunk of instance {where or '(every instance)'}; "
+             "faint: the chunks of the other instances"]
+    captions = [f"{role} {region_caption(r)}" for r, role in ((copy.src, "source"), (copy.dst, "destination"))]
+    width = max(pad * 2 + grids[0].width + gap + grids[1].width, pad * 2 + max(len(s) for s in lines) * 8.5,
+                pad * 2 + gap + sum(max(g.width, len(c) * 7.5) for g, c in zip(grids, captions)))
     height = top + max(g.height for g in grids) + 24.0
-    where = ", ".join(f"{v.label}={env.get(v.name)}" for v in model.vars
-                      if v.kind in ("parallel", "loop") and v.name in _names(copy))
-    head = [el("text", text(f"{copy.stmt.loc.file}:{copy.stmt.loc.line}: {model.line_text(copy.stmt)}"),
-               x=pad, y=22, class_="head"),
-            el("text", text(f"{copy.label}, the chunk of instance {where or '(every instance)'}; "
-                            "faint: the chunks of the other instances"), x=pad, y=42, class_="sub")]
+    head = [el("text", text(lines[0]), x=pad, y=22, class_="head"), el("text", text(lines[1]), x=pad, y=42, class_="sub")]
     body = []
     x = pad
-    for g, region, role in zip(grids, (copy.src, copy.dst), ("source", "destination")):
-        body.append(el("text", text(f"{role} {region_caption(region)}"), x=x, y=top - 6, class_="cap"))
+    for g, caption in zip(grids, captions):
+        body.append(el("text", text(caption), x=x, y=top - 6, class_="cap"))
         body.append(g.markup.replace("<svg ", f'<svg x="{x}" y="{top}" ', 1))
-        x += g.width + gap
-    arrow_x = pad + grids[0].width + 8
+        x += max(g.width, len(caption) * 7.5) + gap
+    arrow_x = pad + max(grids[0].width, len(captions[0]) * 7.5) + 8
     body.append(el("path", d=f"M{arrow_x} {top + 20} h{gap - 20} m-8 -6 l8 6 l-8 6", class_="arrow"))
     return ('<?xml version="1.0" encoding="UTF-8"?>\n'
             + el("svg", el("style", STATIC_STYLE) + "".join(head + body), xmlns="http://www.w3.org/2000/svg",
@@ -186,7 +187,7 @@ GRID_STYLE = """
 .grid rect, .grid line { vector-effect: non-scaling-stroke; }
 .grid .bg { fill: #f7f8fa; stroke: #8a94a6; stroke-width: 1; }
 .grid .cells line { stroke: #e3e6ec; stroke-width: 0.5; }
-.grid .panels line { stroke: #8a94a6; stroke-width: 1.5; }
+.grid .panels line { stroke: #334155; stroke-width: 2; }
 .grid .tiles rect { fill: none; stroke: #b8c2d3; stroke-width: 1; }
 .grid.src .tiles rect { fill: rgba(59, 130, 246, 0.06); }
 .grid.dst .tiles rect { fill: rgba(234, 88, 12, 0.06); }

@@ -12,13 +12,13 @@ from __future__ import annotations
 
 import io
 from dataclasses import dataclass, field
-from typing import Dict, List, Optional
+from typing import Dict, List, Optional, Tuple
 
 from ..diagnostics import Diagnostics
 from ..frontend import ir
 from ..frontend.symbolic import Sym
-from ..toolchains.memplan import align_up, plan_arena, static_bytes, wait_extensions
-from .model import Env
+from ..toolchains.memplan import align_up, plan_arena, wait_extensions
+from .model import Env, value
 from .svg import el, sym_text, text, title
 
 WIDTH, HEIGHT, LEFT, BOTTOM = 720.0, 184.0, 70.0, 38.0
@@ -31,6 +31,7 @@ class Row:
     last: int
     size: Optional[int]          # bytes; None: known only at run time
     offset: Optional[int]
+    drawn: Optional[Tuple[int, int]] = None   # run-time sized: (offset, bytes) for the page's sizes
 
     @property
     def bytes_sym(self) -> Sym:
@@ -68,11 +69,24 @@ def _arena(title: str, storage: str, buffers: List[ir.Buffer], extend: Dict[str,
     return Level(title, storage, rows, limit, limit_name, note)
 
 
+def _place_runtime(level: Level, env: Env) -> None:
+    """Run-time sized buffers follow the planned part one after another (as cuda lays
+    them out): drawn for the sizes of the page's first drawing."""
+    end = level.planned
+    for r in level.rows:
+        if r.size is None:
+            size = value(r.bytes_sym, env)
+            if size is None:
+                continue
+            r.drawn = (end, size)
+            end += align_up(size)
+
+
 def _launches(fn: ir.Function) -> List[ir.Parallel]:
     return [s for s in ir.walk(fn.body) if isinstance(s, ir.Parallel) and s.level == 1]
 
 
-def plan_levels(fn: ir.Function, target: str, profile: dict) -> List[Level]:
+def plan_levels(fn: ir.Function, target: str, profile: dict, env: Env) -> List[Level]:
     limits = profile.get("limits", {})
     name = profile.get("name", target)
     levels = [_arena("global data", "global",
@@ -97,7 +111,10 @@ def plan_levels(fn: ir.Function, target: str, profile: dict) -> List[Level]:
                 levels.append(_arena(f"{where}: {storage} data", storage,
                                      [b for b in mine if b.storage == storage], extend, limits.get(key),
                                      f"limits.{key} of '{name}'" if key in limits else ""))
-    return [lv for lv in levels if lv.rows]
+    levels = [lv for lv in levels if lv.rows]
+    for lv in levels:
+        _place_runtime(lv, env)
+    return levels
 
 
 def _factor(par: ir.Parallel, where: str, limits: dict, profile: str) -> List[Level]:
@@ -117,7 +134,9 @@ def _factor(par: ir.Parallel, where: str, limits: dict, profile: str) -> List[Le
 
 def timeline_svg(level: Level, env: Env, span: int, lines: Dict[int, int]) -> str:
     """Buffers as boxes: live range across, offset and size up; the peak and the limit."""
-    top_bytes = max(level.planned, 1)
+    boxes = [(r, r.offset, r.size) if r.offset is not None else (r, *r.drawn) for r in level.rows
+             if (r.offset is not None and r.size) or r.drawn]
+    top_bytes = max([level.planned, 1] + [o + s for _, o, s in boxes])
     show_limit = level.limit is not None and level.limit <= top_bytes * 1.6
     if show_limit:
         top_bytes = max(top_bytes, level.limit) * 1.05
@@ -126,15 +145,15 @@ def timeline_svg(level: Level, env: Env, span: int, lines: Dict[int, int]) -> st
     sy = (HEIGHT - BOTTOM - 10) / top_bytes
     base = HEIGHT - BOTTOM
     parts = [el("rect", x=LEFT, y=10, width=plot_w, height=base - 10, class_="plot")]
-    for i, r in enumerate(level.rows):
-        if r.offset is None or not r.size:
-            continue
+    for i, (r, offset, size) in enumerate(boxes):
         x, w = LEFT + r.first * sx, max((r.last - r.first + 1) * sx, 2.0)
-        y, h = base - (r.offset + r.size) * sy, max(r.size * sy, 1.5)
+        y, h = base - (offset + size) * sy, max(size * sy, 1.5)
         name = r.buffer.source_name or r.buffer.name
+        when = "" if r.offset is not None else " (sized at run time: for the first drawing's sizes)"
         tip = (f"{name}: {r.buffer.storage} {r.buffer.elem} [{', '.join(d.to_c() for d in r.buffer.shape)}], "
-               f"{r.size} bytes at offset {r.offset}, live over statements {r.first}..{r.last}")
-        parts.append(el("rect", title(tip), x=x, y=y, width=w, height=h, class_=f"buf c{i % 8}"))
+               f"{size} bytes at offset {offset}{when}, live over statements {r.first}..{r.last}")
+        cls = f"buf c{i % 8}" + ("" if r.offset is not None else " runtime")
+        parts.append(el("rect", title(tip), x=x, y=y, width=w, height=h, class_=cls))
         if h >= 12 and w >= len(name) * 6.5 + 8:
             parts.append(el("text", text(name), x=x + 4, y=y + min(h / 2 + 4, 14), class_="buf-label"))
     peak_y = base - level.planned * sy
@@ -166,6 +185,3 @@ def table_html(level: Level, env: Env) -> str:
                                        f"[{', '.join(d.to_c() for d in b.shape)}])"))))
     return el("table", el("tr", head) + "".join(rows), class_="plan")
 
-
-def is_static(b: ir.Buffer) -> bool:
-    return static_bytes(b) is not None

@@ -139,7 +139,7 @@ class FunctionModel:
             key = (b.param, b.dim)
             if key in by_dim:
                 by_dim[key].aliases.append(b.symbol)
-                if "__dim" in by_dim[key].label and "__dim" not in b.symbol:
+                if "__dim" in by_dim[key].name and "__dim" not in b.symbol:
                     by_dim[key].label = b.symbol
                 continue
             label = b.symbol if "__dim" not in b.symbol else f"{b.param}.span({b.dim})"

@@ -69,7 +69,8 @@ class Nesting:
             count = [el("tspan", "× "), sym_text(trips, self.env, "tspan"), el("tspan", " iterations")]
             cls = "loop"
         else:
-            label = f"if ({s.cond.to_c()})"
+            cond = s.cond.to_c()
+            label = f"if {cond}" if cond.startswith("(") else f"if ({cond})"
             count = [el("tspan", "masks the instances where it is false (spec 4)")]
             cls = "mask"
         body, bottom = self.box(s.body, inner_x, y + HEAD, inner_w, instances)

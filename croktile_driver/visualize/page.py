@@ -4,6 +4,7 @@ the instance and the sizes, and the script that re-evaluates the pictures (``scr
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 from typing import List, Optional, Tuple
 
@@ -103,13 +104,13 @@ def _copy_card(copy: Copy, model: FunctionModel, env: Env) -> str:
     for v in picked:
         total *= count_of(v, env) or 1
     line = model.line_text(s)
-    aliases = [w for w in model.wheres if any(n in line for n in (w.left, w.right))]
+    aliases = [w for w in model.wheres if re.search(rf"\b{re.escape(w.left)}\b", line)]
     notes = "".join(el("p", text(f"where {w.left} <-> {w.right} (line {w.line}): {w.left} is {w.right} here"),
                        class_="where") for w in aliases)
     head = el("h3", el("span", f"L{s.loc.line}", class_="ln") + " " + el("code", text(line)))
     sub = el("p", text(copy.label) + (f" · the chunk of instance {inst}" if inst else " · the same chunk for every instance")
              + f" · {total} instance{'s' if total != 1 else ''}"
-             + (f" ({len(found)} distinct source chunks)" if len(found) != total else ""), class_="sub")
+             + (f" ({len(found)} distinct source chunks)" if 1 < len(found) < total else ""), class_="sub")
     masked = el("p", "masked for this instance (spec 4): " + el("span", "", class_="why") + " does not hold",
                 class_="masked-note")
     mask_data = json.dumps([[sym_json(m.cond), m.text] for m in masks])
@@ -119,7 +120,7 @@ def _copy_card(copy: Copy, model: FunctionModel, env: Env) -> str:
 
 
 def _memory_html(model: FunctionModel, env: Env, target: Target) -> str:
-    levels = memory.plan_levels(model.fn, target.name, target.profile)
+    levels = memory.plan_levels(model.fn, target.name, target.profile, env)
     if not levels:
         return el("p", "no buffers", class_="none")
     span = max([s.sid for s in model.fn.walk()], default=0)
@@ -133,11 +134,16 @@ def _memory_html(model: FunctionModel, env: Env, target: Target) -> str:
                     + el("span", el("span", "", style=f"width:{min(pct, 100):.1f}%"),
                          class_="gauge" + (" over" if pct > 100 else "")))
         head = el("h3", text(lv.title)) + el(
-            "p", f"plan {lv.planned} B · peak live {lv.live_peak} B" + used
+            "p", f"plan {lv.planned} B" + _runtime_text(lv) + f" · peak live {lv.live_peak} B" + used
             + (el("br") + el("small", text(lv.note)) if lv.note else ""), class_="sub")
         out.append(el("div", head + memory.timeline_svg(lv, env, span, lines) + memory.table_html(lv, env),
                       class_=f"card level {lv.storage}", data_storage=lv.storage))
     return "".join(out)
+
+
+def _runtime_text(lv: memory.Level) -> str:
+    drawn = [r.drawn[1] for r in lv.rows if r.drawn]
+    return f" + run-time sized buffers ({sum(drawn)} B for the first drawing's sizes)" if drawn else ""
 
 
 def function_page(model: FunctionModel, target: Target, diags: List[Diag]) -> str:
@@ -260,6 +266,7 @@ section h2 { font-size: 17px; margin: 0 0 10px; color: #0f172a; }
 .timeline .c0 { fill: #60a5fa; } .timeline .c1 { fill: #f59e0b; } .timeline .c2 { fill: #34d399; }
 .timeline .c3 { fill: #f472b6; } .timeline .c4 { fill: #a78bfa; } .timeline .c5 { fill: #fb7185; }
 .timeline .c6 { fill: #2dd4bf; } .timeline .c7 { fill: #facc15; }
+.timeline .runtime { fill-opacity: .55; stroke: #334155; stroke-dasharray: 3 2; }
 .timeline .buf-label { font-size: 11px; fill: #0f172a; }
 .timeline .peak { stroke: #0f172a; stroke-dasharray: 4 3; }
 .timeline .limit { stroke: #dc2626; stroke-width: 2; }
