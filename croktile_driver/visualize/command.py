@@ -28,7 +28,7 @@ def parse_values(spec: Optional[str]) -> Dict[str, int]:
     out: Dict[str, int] = {}
     for item in filter(None, (spec or "").split(",")):
         name, eq, val = item.partition("=")
-        if not eq or not re.fullmatch(r"[A-Za-z_]\w*", name.strip()) or not re.fullmatch(r"-?\d+", val.strip()):
+        if not eq or not re.fullmatch(r"[A-Za-z_]\w*(\(\d+\))?", name.strip()) or not re.fullmatch(r"-?\d+", val.strip()):
             raise ValueError(f"--visualize-values takes NAME=INTEGER pairs separated by commas, not '{item}'")
         out[name.strip()] = int(val)
     return out

@@ -165,6 +165,10 @@ class FunctionModel:
                 label = shown_name(s.var)
                 start = s.start.value if s.start.is_const else 0
                 out.append(Var(s.var, label, "loop", start, lo=s.start, hi=s.count, step=s.step, note="foreach"))
+        shared = {v.label for v in out if v.kind == "loop" and sum(1 for w in out if w.label == v.label) > 1}
+        for v in out:   # the elements of one i-tuple (`with index in [17, 4]`): index(0), index(1)
+            if v.label in shared and v.name != v.label:
+                v.label = f"{v.label}({v.name.rsplit('__', 1)[1]})"
         for v in out:
             v.default = overrides.get(v.name, overrides.get(v.label, v.default))
         return out

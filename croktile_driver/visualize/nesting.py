@@ -60,9 +60,9 @@ class Nesting:
                      sym_text(instances, self.env, "tspan"), el("tspan", " instances in all")]
             cls = f"par level{min(s.level, 3)}"
         elif isinstance(s, ir.Loop):
-            name = shown_name(s.var)
-            alias = [w for w in self.model.wheres if name in (w.left, w.right)]
-            also = "".join(f" (= {w.left if name == w.right else w.right}, where)" for w in alias)
+            name = self.model.var(s.var).label
+            alias = [w for w in self.model.wheres if shown_name(s.var) in (w.left, w.right)]
+            also = "".join(f" (= {w.left if shown_name(s.var) == w.right else w.right}, where)" for w in alias)
             step = "" if s.step == Sym.const(1) else f" step {s.step.to_c()}"
             label = f"foreach {name} in [{s.start.to_c()}, {s.count.to_c()}){step}{also}"
             trips = (s.count - s.start) if s.step == Sym.const(1) else (s.count - s.start).op("/", s.step)
