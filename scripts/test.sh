@@ -28,6 +28,18 @@ if ! command -v cmake >/dev/null 2>&1 || ! command -v ninja >/dev/null 2>&1; the
       echo "scripts/test.sh: could not install cmake and ninja; the CMake tests will skip" >&2
   fi
 fi
+# The pages of --visualize are opened in headless Chromium (Debian's package, driven by
+# Playwright from the test extra; Playwright's own browser download is not used).
+if ! command -v chromium >/dev/null 2>&1; then
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+    { apt-get update -qq && DEBIAN_FRONTEND=noninteractive \
+        apt-get install -y -qq --no-install-recommends chromium >/dev/null; } ||
+      echo "scripts/test.sh: could not install chromium; the browser tests of --visualize will skip" >&2
+  else
+    echo "scripts/test.sh: chromium not installed (installing needs root and apt-get);" \
+         "the browser tests of --visualize will skip" >&2
+  fi
+fi
 # installed: the opencl tests must run, not skip
 if opencl_installed; then export CROKTILE_REQUIRE_OPENCL=1; fi
 # -P: import the installed croktile_driver (with its generated parser tables), not ./
