@@ -15,6 +15,7 @@ from typing import Dict, List, Optional, Tuple
 from ..frontend import ast as A
 from ..frontend import ir
 from ..frontend.symbolic import Sym
+from ..toolchains.kernel_ir import matching
 
 Env = Dict[str, int]
 DEFAULT_SIZE = 64      # a symbolic dimension before the reader types its value
@@ -59,7 +60,6 @@ class Mask:
     """A condition an instance must meet to run a statement: an `if` (spec 4's explicit
     masking) or the implicit one of code beside an inner `parallel` level."""
     cond: Sym
-    text: str
     implicit: bool
 
 
@@ -180,7 +180,7 @@ class FunctionModel:
         if around and isinstance(around[-1], ir.Parallel):
             below = [s for s in inner if s.level == around[-1].level + 1]
             # spec 4: code beside an inner level runs as if masked to its first instance
-            here = masks + [Mask(Sym.var(b.var).op("==", 0), f"{b.var} == 0", True) for b in below[:1]]
+            here = masks + [Mask(Sym.var(b.var).op("==", 0), True) for b in below[:1]]
         for s in stmts:
             body = getattr(s, "body", None)
             mine = masks if isinstance(s, ir.Parallel) else here
@@ -188,7 +188,7 @@ class FunctionModel:
             if body:
                 inside = masks if isinstance(s, ir.Parallel) else here
                 if isinstance(s, ir.If):
-                    inside = inside + [Mask(s.cond, s.cond.to_c(), False)]
+                    inside = inside + [Mask(s.cond, False)]
                 out.extend(self._place(body, around + [s], inside))
         return out
 
@@ -198,6 +198,13 @@ class FunctionModel:
         if stmt.loc.file and 1 <= line <= len(self.source):
             return self.source[line - 1].strip()
         return ""
+
+    def show(self, s: Sym) -> str:
+        """``s`` as C, with the names the user wrote (index(0) for the IR's index__0), without
+        parentheses around the whole."""
+        labels = {n: v.label for v in self.vars for n in [v.name] + v.aliases}
+        out = s.to_c(lambda n: labels.get(n, n))
+        return out[1:-1] if out.startswith("(") and matching(out, 0, "(", ")") == len(out) - 1 else out
 
     def var(self, name: str) -> Optional[Var]:
         return next((v for v in self.vars if v.name == name), None)

@@ -53,9 +53,10 @@ class Nesting:
 
     def scope(self, s: ir.Stmt, x: float, y: float, width: float, instances: Sym) -> Tuple[str, float]:
         inner_x, inner_w = x + PAD, width - 2 * PAD
+        show = self.model.show
         if isinstance(s, ir.Parallel):
             instances = instances * s.count
-            label = f"parallel {s.var} by {s.count.to_c()}" + (f" : {s.kind}" if s.kind else "")
+            label = f"parallel {s.var} by {show(s.count)}" + (f" : {s.kind}" if s.kind else "")
             count = [el("tspan", "× "), sym_text(s.count, self.env, "tspan"), el("tspan", " · "),
                      sym_text(instances, self.env, "tspan"), el("tspan", " instances in all")]
             cls = f"par level{min(s.level, 3)}"
@@ -63,14 +64,13 @@ class Nesting:
             name = self.model.var(s.var).label
             alias = [w for w in self.model.wheres if shown_name(s.var) in (w.left, w.right)]
             also = "".join(f" (= {w.left if shown_name(s.var) == w.right else w.right}, where)" for w in alias)
-            step = "" if s.step == Sym.const(1) else f" step {s.step.to_c()}"
-            label = f"foreach {name} in [{s.start.to_c()}, {s.count.to_c()}){step}{also}"
+            step = "" if s.step == Sym.const(1) else f" step {show(s.step)}"
+            label = f"foreach {name} in [{show(s.start)}, {show(s.count)}){step}{also}"
             trips = (s.count - s.start) if s.step == Sym.const(1) else (s.count - s.start).op("/", s.step)
             count = [el("tspan", "× "), sym_text(trips, self.env, "tspan"), el("tspan", " iterations")]
             cls = "loop"
         else:
-            cond = s.cond.to_c()
-            label = f"if {cond}" if cond.startswith("(") else f"if ({cond})"
+            label = f"if ({show(s.cond)})"
             count = [el("tspan", "masks the instances where it is false (spec 4)")]
             cls = "mask"
         body, bottom = self.box(s.body, inner_x, y + HEAD, inner_w, instances)
@@ -84,7 +84,7 @@ class Nesting:
     def row(self, s: ir.Stmt, x: float, y: float, width: float) -> str:
         line = self.model.line_text(s) or type(s).__name__.lower()
         masks = [m for m in self.masks.get(id(s), []) if m.implicit]
-        tag = f"as if masked: {masks[-1].text} only" if masks else ""
+        tag = f"as if masked: {self.model.show(masks[-1].cond)} only" if masks else ""
         room = int((width - PAD * 2 - len(tag) * CHAR - 40) / CHAR)
         shown = line if len(line) <= room else line[:max(room - 1, 8)] + "…"
         cls = "stmt copy" if hasattr(s, "src") and hasattr(s, "dst") else "stmt"

@@ -12,7 +12,7 @@ from ..diagnostics import Loc
 from ..frontend import ir
 from ..frontend.symbolic import Sym
 from . import memory
-from .grids import GRID_STYLE, common_scale, count_of, grid_svg, region_caption, shape_text, tiles
+from .grids import GRID_STYLE, common_scale, count_of, grid_svg, region_caption, tiles
 from .model import Copy, Env, FunctionModel, sym_json, value
 from .nesting import Nesting, copy_anchor
 from .script import SCRIPT
@@ -78,12 +78,13 @@ def _controls(model: FunctionModel, env: Env) -> str:
     return el("aside", "".join(out), id="controls")
 
 
-def _box_html(region: ir.Region, env: Env) -> str:
+def _box_html(region: ir.Region, model: FunctionModel, env: Env) -> str:
     def seq(what: str, syms: List[Sym]) -> str:
         values = "[" + ", ".join(sym_text(s, env, class_="v") for s in syms) + "]"
         if all(s.is_const for s in syms):
             return f"{what} {values}"
-        return f"{what} " + el("span", text(shape_text(syms)), class_="sym") + " = " + values
+        shown = "[" + ", ".join(model.show(s) for s in syms) + "]"
+        return f"{what} " + el("span", text(shown), class_="sym") + " = " + values
     return el("div", seq("offsets", region.offsets) + el("br") + seq("extents", region.extents), class_="box")
 
 
@@ -96,7 +97,7 @@ def _copy_card(copy: Copy, model: FunctionModel, env: Env) -> str:
     for region, role, name in ((copy.src, "src", "source"), (copy.dst, "dst", "destination")):
         grid = grid_svg(region, model, env, role, scale)
         figs.append(el("figure", el("figcaption", el("b", name) + " " + text(region_caption(region)))
-                       + el("div", grid.markup, class_="gridwrap") + _box_html(region, env), class_=role))
+                       + el("div", grid.markup, class_="gridwrap") + _box_html(region, model, env), class_=role))
     names = {n for r in (copy.src, copy.dst) for x in r.offsets + r.extents for n in x.variables()}
     picked = [v for v in model.vars if v.kind in ("parallel", "loop") and v.name in names]
     inst = ", ".join(f"{text(v.label)}={sym_text(Sym.var(v.name), env)}" for v in picked)
@@ -113,7 +114,7 @@ def _copy_card(copy: Copy, model: FunctionModel, env: Env) -> str:
              + (f" ({len(found)} distinct source chunks)" if 1 < len(found) < total else ""), class_="sub")
     masked = el("p", "masked for this instance (spec 4): " + el("span", "", class_="why") + " does not hold",
                 class_="masked-note")
-    mask_data = json.dumps([[sym_json(m.cond), m.text] for m in masks])
+    mask_data = json.dumps([[sym_json(m.cond), model.show(m.cond)] for m in masks])
     return el("article", head + sub + masked + notes + el("div", figs[0] + el("div", "→", class_="arrow") + figs[1],
                                                            class_="pair"),
               class_="card copy", id=copy_anchor(s), data_mask=mask_data)
@@ -213,7 +214,7 @@ header a { color: #93c5fd; }
 aside#controls { position: sticky; top: 12px; width: 250px; flex: none; background: #fff; border-radius: 10px;
                  padding: 12px 16px; box-shadow: 0 1px 3px rgba(15, 23, 42, .12); }
 aside h2 { font-size: 13px; text-transform: uppercase; letter-spacing: .05em; color: #64748b; margin: 10px 0 6px; }
-aside label { display: grid; grid-template-columns: 44px 1fr 34px; align-items: center; gap: 6px; margin: 6px 0; }
+aside label { display: grid; grid-template-columns: 64px 1fr 30px; align-items: center; gap: 6px; margin: 6px 0; }
 aside label small { grid-column: 2 / 4; color: #94a3b8; margin-top: -6px; font-size: 11px; }
 aside label.size { grid-template-columns: 80px 1fr; } aside label.size small { grid-column: 2; }
 aside .name { font-weight: 600; font-family: ui-monospace, Menlo, monospace; overflow: hidden; text-overflow: ellipsis; }

@@ -98,7 +98,7 @@ def test_typed_sizes_reshape_the_grids(browser, tmp_path):
     page.set("a__dim0", 128)   # M
     assert page.selected(22, "src") == [[0, 64, 64, 32]]
     box = page.page.locator("article.copy .box").first.text_content()
-    assert "[(M / 4), N] = [32, 64]" in box
+    assert "[M / 4, N] = [32, 64]" in box
     assert page.page.locator("#checks li").count() == 0
     page.set("a__dim0", 130)   # not divisible by the 4 instances of p: the run-time check fails
     assert "not divisible" in page.page.locator("#checks li").first.text_content()

@@ -107,7 +107,7 @@ def test_symbolic_sizes_are_inputs_and_shapes_follow_them(tmp_path):
     assert grid.attrs["viewbox"] == "0 0 8 128"
     assert selected(grid) == [(0, 96, 8, 32)]
     box = copy_card(doc, 22).find("div", cls="box").all_text()
-    assert "[(M / 4)*p, 0] = [96, 0]" in box and "[(M / 4), N] = [32, 8]" in box
+    assert "[(M / 4)*p, 0] = [96, 0]" in box and "[M / 4, N] = [32, 8]" in box
 
 
 @pytest.mark.parametrize("target, profile", [("cuda", "cuda-sm80"), ("cpu", None)])
