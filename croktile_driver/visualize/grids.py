@@ -23,7 +23,7 @@ from .svg import el, sym_rect, text, title
 MAX_TILES = 1024      # instances whose boxes are drawn faintly
 MAX_RUNS = 64         # rectangles of one box
 ELEMENT_LINES = 64    # draw every element's cell up to this many columns and rows
-WIDTH, HEIGHT, CELL = 520.0, 300.0, 16.0
+WIDTH, HEIGHT, CELL = 440.0, 300.0, 16.0
 
 
 def _product(dims: List[Sym]) -> Sym:

@@ -49,10 +49,13 @@ class Level:
     limit: Optional[int] = None
     limit_name: str = ""
     note: str = ""
+    end: Optional[int] = None    # the bytes the target's placement reports, where it is not plan_arena's
 
     @property
     def planned(self) -> int:
         """The bytes the plan takes (offsets are aligned: the end of the last slot)."""
+        if self.end is not None:
+            return self.end
         return max([r.offset + align_up(r.size) for r in self.rows if r.offset is not None and r.size], default=0)
 
     @property
@@ -122,13 +125,14 @@ def _factor(par: ir.Parallel, where: str, limits: dict, profile: str) -> List[Le
     slots = plan_slots(par)
     if not all(isinstance(limits.get(k), int) for k in ("local_bytes", "shared_bytes")):
         return []
-    place_static(slots, limits, profile, Diagnostics(stream=io.StringIO()))
+    ends = place_static(slots, limits, profile, Diagnostics(stream=io.StringIO()))
     out = []
     for pad in ("shared", "local"):
         rows = [Row(s.buffer, s.buffer.first_use, s.buffer.last_use,
                     s.total.value if s.total.is_const else None, s.offset) for s in slots if s.pad == pad]
         out.append(Level(f"{where}: {pad} scratchpad", pad, rows, limits[f"{pad}_bytes"],
-                         f"limits.{pad}_bytes of '{profile}'", "factor places buffers one after another"))
+                         f"limits.{pad}_bytes of '{profile}'", "factor places buffers one after another",
+                         ends[pad]))
     return out
 
 

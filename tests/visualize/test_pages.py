@@ -131,6 +131,22 @@ def test_memory_plan_is_the_targets_report(tmp_path, target, profile):
     assert len(buffers) == 3
 
 
+def test_memory_plan_is_the_factor_scratchpads(tmp_path):
+    program = SAMPLES.parent / "tests" / "factor" / "async.co.cpp"
+    report = ok("-t", "factor", "-S", "-o", os.devnull, "--memory-report", program, cwd=tmp_path).err
+    ok("-t", "factor", "--visualize=pics", program, cwd=tmp_path)
+    expected, shown = [], []
+    for html in sorted((tmp_path / "pics").glob("*.html")):
+        for level in parse(html.read_text()).find_all("div", cls="level"):
+            sub = level.find("p", cls="sub").all_text()
+            if "scratchpad" in level.find("h3").all_text():
+                shown.append((level.attrs["data-storage"],) + re.search(r"plan (\d+) B.* limit (\d+) B", sub).groups())
+    for local, local_limit, shared, shared_limit in re.findall(
+            r"local (\d+) of (\d+) bytes per thread, shared (\d+) of (\d+) bytes per core", report):
+        expected += [("shared", shared, shared_limit), ("local", local, local_limit)]
+    assert expected and sorted(shown) == sorted(expected)
+
+
 def test_a_program_with_errors_gets_pages_listing_them(tmp_path):
     (tmp_path / "bad.co.cpp").write_text(BAD)
     res = fails("--visualize=pics", "bad.co.cpp", cwd=tmp_path)
