@@ -28,7 +28,8 @@ def parse_values(spec: Optional[str]) -> Dict[str, int]:
     out: Dict[str, int] = {}
     for item in filter(None, (spec or "").split(",")):
         name, eq, val = item.partition("=")
-        if not eq or not re.fullmatch(r"[A-Za-z_]\w*(\(\d+\))?", name.strip()) or not re.fullmatch(r"-?\d+", val.strip()):
+        named = re.fullmatch(r"[A-Za-z_]\w*(\(\d+\))?", name.strip())   # index(0): an element of an i-tuple
+        if not eq or not named or not re.fullmatch(r"-?\d+", val.strip()):
             raise ValueError(f"--visualize-values takes NAME=INTEGER pairs separated by commas, not '{item}'")
         out[name.strip()] = int(val)
     return out

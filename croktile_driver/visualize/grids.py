@@ -132,8 +132,8 @@ def grid_svg(region: ir.Region, model: FunctionModel, env: Env, role: str, scale
     p = value(panel, env) or r
     if constant and p < r:   # where one index of the leading dimensions ends and the next starts
         parts.append(el("g", "".join(el("line", x1=0, y1=y, x2=c, y2=y) for y in range(p, r, p)), class_="panels"))
-    parts.append(el("g", "".join(sym_rect(g, env) for g in box_rects(region.offsets, region.extents, region.shape, env)),
-                    class_="sel"))
+    chosen = box_rects(region.offsets, region.extents, region.shape, env)
+    parts.append(el("g", "".join(sym_rect(g, env) for g in chosen), class_="sel"))
     return Grid(el("svg", "".join(parts), class_=f"grid {role}", width=width, height=height,
                    viewBox=f"0 0 {c} {r}", preserveAspectRatio="none",
                    data_vb=json.dumps([sym_json(cols), sym_json(rows)]), data_tiles=total,
@@ -164,7 +164,8 @@ def statement_svg(copy: Copy, model: FunctionModel, env: Env) -> str:
     width = max(pad * 2 + grids[0].width + gap + grids[1].width, pad * 2 + max(len(s) for s in lines) * 8.5,
                 pad * 2 + gap + sum(max(g.width, len(c) * 7.5) for g, c in zip(grids, captions)))
     height = top + max(g.height for g in grids) + 24.0
-    head = [el("text", text(lines[0]), x=pad, y=22, class_="head"), el("text", text(lines[1]), x=pad, y=42, class_="sub")]
+    head = [el("text", text(lines[0]), x=pad, y=22, class_="head"),
+            el("text", text(lines[1]), x=pad, y=42, class_="sub")]
     body = []
     x = pad
     for g, caption in zip(grids, captions):

@@ -109,7 +109,8 @@ def _copy_card(copy: Copy, model: FunctionModel, env: Env) -> str:
     notes = "".join(el("p", text(f"where {w.left} <-> {w.right} (line {w.line}): {w.left} is {w.right} here"),
                        class_="where") for w in aliases)
     head = el("h3", el("span", f"L{s.loc.line}", class_="ln") + " " + el("code", text(line)))
-    sub = el("p", text(copy.label) + (f" · the chunk of instance {inst}" if inst else " · the same chunk for every instance")
+    which = f" · the chunk of instance {inst}" if inst else " · the same chunk for every instance"
+    sub = el("p", text(copy.label) + which
              + f" · {total} instance{'s' if total != 1 else ''}"
              + (f" ({len(found)} distinct source chunks)" if 1 < len(found) < total else ""), class_="sub")
     masked = el("p", "masked for this instance (spec 4): " + el("span", "", class_="why") + " does not hold",
@@ -149,17 +150,18 @@ def _runtime_text(lv: memory.Level) -> str:
 
 def function_page(model: FunctionModel, target: Target, diags: List[Diag]) -> str:
     fn, env = model.fn, model.env
-    meta = (f"{text(fn.loc.file)}:{fn.loc.line} · target {text(target.name)} "
-            f"(profile '{text(target.profile.get('name', target.name))}') · " + el("a", "all functions", href="index.html"))
+    profile = target.profile.get("name", target.name)
+    meta = (f"{text(fn.loc.file)}:{fn.loc.line} · target {text(target.name)} (profile '{text(profile)}') · "
+            + el("a", "all functions", href="index.html"))
     header = el("header", el("h1", el("code", text(fn.name))) + el("p", meta, class_="meta"))
     copies = "".join(_copy_card(c, model, env) for c in model.copies) or el("p", "no copy statements", class_="none")
     main = (_diagnostics_html(diags, model.source)
             + el("section", el("h2", "Parallel levels and loops") + Nesting(model, env).svg(), id="nesting")
             + el("section", el("h2", "Data movement") + copies, id="copies")
             + el("section", el("h2", "Memory plan") + _memory_html(model, env, target), id="memory"))
+    sizes = {n for v in model.vars if v.kind in ("size", "scalar") for n in [v.name] + v.aliases}
     checks = [[sym_json(s.cond), s.message.replace("{0}", "…").replace("{1}", "…")] for s in fn.walk()
-              if isinstance(s, ir.Check) and s.cond.variables()
-              and s.cond.variables() <= {n for v in model.vars if v.kind in ("size", "scalar") for n in [v.name] + v.aliases}]
+              if isinstance(s, ir.Check) and s.cond.variables() and s.cond.variables() <= sizes]
     data = {"aliases": [[a, v.name] for v in model.vars for a in v.aliases],
             "derived": [[n, sym_json(s)] for n, s in model.derived], "checks": checks}
     body = header + el("div", _controls(model, env) + el("main", main), class_="layout")
@@ -172,9 +174,9 @@ def failed_page(name: str, loc: Loc, diags: List[Diag], source: List[str], end_l
     rows = "".join(el("div", el("span", str(n), class_="ln") + text(source[n - 1]) if n <= len(source) else "",
                       class_="src-line" + (" bad" if n in marked else ""))
                    for n in range(loc.line, min(end_line, len(source)) + 1))
-    header = el("header", el("h1", el("code", text(name))) + el(
-        "p", f"{text(loc.file)}:{loc.line} · does not check: nothing to draw · " + el("a", "all functions",
-                                                                                      href="index.html"), class_="meta"))
+    meta = (f"{text(loc.file)}:{loc.line} · does not check: nothing to draw · "
+            + el("a", "all functions", href="index.html"))
+    header = el("header", el("h1", el("code", text(name))) + el("p", meta, class_="meta"))
     main = _diagnostics_html(diags, source) + el("section", el("h2", "Source") + el("div", rows, class_="source"))
     return _document(f"{name} — croktile", header + el("main", main, class_="single"))
 
