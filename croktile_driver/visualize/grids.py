@@ -119,7 +119,8 @@ def grid_svg(region: ir.Region, model: FunctionModel, env: Env, role: str, scale
     """The buffer of ``region`` with every instance's box faint and the selected one strong."""
     cols, rows, panel = plane(region.shape)
     c, r = _extent(region, env)
-    width, height = max(c * scale, 24.0), max(r * scale, 12.0)
+    # a few rows or columns of a long buffer keep 6 pixels each (the picture stretches)
+    width, height = max(c * scale, min(c * 6.0, 120.0), 24.0), max(r * scale, min(r * 6.0, 120.0), 12.0)
     parts = [sym_rect([Sym.const(0), Sym.const(0), cols, rows], env, class_="bg")]
     constant = all(d.is_const for d in region.shape)
     if constant and c <= ELEMENT_LINES and r <= 2 * ELEMENT_LINES:
