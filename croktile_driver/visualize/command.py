@@ -59,6 +59,11 @@ def visualize(args: ParsedArgs, diag: Diagnostics, target: Target, toolchain) ->
     source = source_lines(text)
     models = _models(tu, source, overrides, path)
     if args.visualize:
+        try:
+            os.makedirs(args.visualize, exist_ok=True)
+        except OSError as exc:
+            print(f"croktilec: error: cannot write '{args.visualize}': {exc.strerror}", file=sys.stderr)
+            return 1
         _write_pages(args.visualize, tu, models, list(diag.records), source, target)
     if line is not None:
         failed = any(s.loc.line <= line <= s.end_loc.line for s in tu.segments if s.kind == "co"
@@ -96,7 +101,6 @@ def _page_name(name: str, used: set) -> str:
 
 def _write_pages(folder: str, tu: TranslationUnit, models: List[FunctionModel], diags: List[Diag],
                  source: List[str], target: Target) -> None:
-    os.makedirs(folder, exist_ok=True)
     used: set = set()
     entries: List[Entry] = []
     for seg in (s for s in tu.segments if s.kind == "co"):

@@ -175,6 +175,12 @@ def test_what_is_not_a_program_gets_an_error_and_no_page(tmp_path, name, text, m
     assert not (tmp_path / "pics").exists()
 
 
+def test_an_output_folder_that_cannot_be_made(tmp_path):
+    (tmp_path / "pics").write_text("a file")
+    res = fails("--visualize=pics", SAMPLES / "matmul.co.cpp", cwd=tmp_path)
+    assert res.err.strip() == "croktilec: error: cannot write 'pics': File exists"
+
+
 def test_no_target_compiler_runs(tmp_path):
     """--visualize is -fsyntax-only work: with no compiler on PATH every target works."""
     empty = tmp_path / "bin"
