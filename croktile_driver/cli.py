@@ -95,9 +95,10 @@ def _main(argv: List[str]) -> int:
             if os.path.isfile(path) and os.path.samefile(path, args.output):
                 print(f"croktilec: fatal error: input file '{path}' is the same as output file", file=sys.stderr)
                 return 1
-    if args.syntax_only or args.dump_ast or args.dump_ir or args.stage_preprocess:
-        toolchain = None
-        if args.target is not None or args.profile is not None or args.toolchain_file is not None:
+    visualize = args.visualize is not None or args.visualize_stmt is not None
+    if visualize or args.syntax_only or args.dump_ast or args.dump_ir or args.stage_preprocess:
+        profile, toolchain = None, None
+        if visualize or args.target is not None or args.profile is not None or args.toolchain_file is not None:
             # a bad -t/--profile is an error at every stage, as it is for a full build,
             # and a named target's own rules are checked too
             from .profiles import ProfileError, load_profiles, select_profile
@@ -112,6 +113,10 @@ def _main(argv: List[str]) -> int:
                 toolchain = toolchain_for(profile["target"])(profile, args)
             except KeyError:
                 pass   # a target without a code generator: the frontend's rules only
+        if visualize:   # pictures of the tiling (the target's memory plan and limits)
+            from .visualize.command import visualize as draw
+            from .visualize.page import Target
+            return draw(args, diag, Target(profile["target"], profile), toolchain)
         return _frontend_only(args, diag, toolchain)
     from . import driver
     return driver.compile_command(args, diag)

@@ -9,7 +9,7 @@ import os
 import sys
 import unicodedata
 from dataclasses import dataclass
-from typing import Dict, List, Optional, TextIO
+from typing import Dict, List, Optional, TextIO, Tuple
 
 
 @dataclass(frozen=True)
@@ -86,6 +86,7 @@ class Diagnostics:
         self.warnings = 0
         self._sources: Dict[str, List[str]] = {}
         self.messages: List[str] = []
+        self.records: List[Tuple[str, Optional[Loc], str]] = []   # (kind, loc, message), for pages (visualize)
 
     def add_source(self, filename: str, text: str) -> None:
         self._sources[filename] = source_lines(text)
@@ -112,6 +113,7 @@ class Diagnostics:
                 out.extend(quoted_line(text, loc.col))
         message = "\n".join(out)
         self.messages.append(message)
+        self.records.append((kind, loc, msg))
         self._write(message + "\n")
 
     def _write(self, text: str) -> None:

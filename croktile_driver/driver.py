@@ -51,7 +51,7 @@ class Plan:
     staged_output: Optional[str] = None     # the temporary it is written to first
 
 
-def _stem(path: str) -> str:
+def output_stem(path: str) -> str:
     base = os.path.basename(path)
     for suf in CO_SUFFIXES + CXX_SUFFIXES:
         if base.endswith(suf):
@@ -256,7 +256,7 @@ def _run(args: ParsedArgs, diag: Diagnostics, toolchain, workdir: str, profile_f
         if path.endswith(OBJ_SUFFIXES):
             objects.append(path)
             continue
-        stem = _stem(path)
+        stem = output_stem(path)
         tstem = temp_stem(stem)
         source = path
         if _is_co(path):
@@ -358,7 +358,7 @@ def _python_module_jobs(args: ParsedArgs, toolchain, jobs: List[Job], objects: L
         print("croktilec: error: --python-module needs a .co.cpp input", file=sys.stderr)
         return 1
     if not args.output:
-        args.values["output"] = _stem(co_inputs[0]) + pb.extension_suffix()
+        args.values["output"] = output_stem(co_inputs[0]) + pb.extension_suffix()
     name = args.python_name or pb.module_name_of(args.output)
     if not pb.valid_module_name(name):
         print(f"croktilec: error: '{escaped(name)}' is not a valid Python module name (from '-o "

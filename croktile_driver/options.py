@@ -78,6 +78,13 @@ OPTIONS: List[Option] = [
     Option("--python-name", "separate", "python_name",
            "The Python module's name (default: the output's file name up to the first dot)", metavar="NAME"),
     Option("--memory-report", "flag", "memory_report", "Print the memory plan of each kernel"),
+    Option("--visualize=", "joined", "visualize",
+           "Write pictures of the tiling into DIR (an HTML page per __co__ function and index.html); "
+           "runs no compiler", metavar="DIR"),
+    Option("--visualize-stmt=", "joined", "visualize_stmt",
+           "Write an SVG of the copy at LINE (-o FILE; default <stem>.L<LINE>.svg)", metavar="LINE"),
+    Option("--visualize-values=", "joined", "visualize_values",
+           "Sizes and indices of the first picture, e.g. M=128,p=1", metavar="NAME=N,..."),
     Option("--debug", "flag", "debug", "Show Python tracebacks for internal errors"),
     Option("--version", "flag", "version", "Print the version and exit"),
     Option("--help", "flag", "help", "Print this help and exit", aliases=("-h",)),

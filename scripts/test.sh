@@ -30,6 +30,9 @@ fi
 # tests/cross build for aarch64 and riscv64 with GNU cross compilers and run under qemu-user.
 CROSS_PACKAGES="g++-aarch64-linux-gnu g++-riscv64-linux-gnu qemu-user"
 installed $CROSS_PACKAGES || apt_install cross-compiling $CROSS_PACKAGES
+# The pages of --visualize are opened in headless Chromium (Debian's package, driven by
+# Playwright from the test extra; Playwright's own browser download is not used).
+command -v chromium >/dev/null 2>&1 || apt_install 'the browser tests of --visualize' chromium
 # installed: those tests must run, not skip
 if installed $OPENCL_PACKAGES; then export CROKTILE_REQUIRE_OPENCL=1; fi
 if installed $CROSS_PACKAGES; then export CROKTILE_REQUIRE_CROSS=1; fi

@@ -51,7 +51,7 @@ from .fill import fill_literal
 from .kernel_ir import (KernelEmitterBase, dev_expr, kernel_free_names, linear, paren, product,
                         shape_vars, strides, waited_async_futures)
 from .elements import ElementWriter
-from .memplan import align_up, plan_arena, static_bytes
+from .memplan import align_up, plan_arena, static_bytes, wait_extensions
 from .cuda_mma import MMA_KINDS, check_mma
 from .mma_emit import FragmentWriter, uses_mma
 from .opencl import parse_cok
@@ -283,7 +283,7 @@ class KernelEmitter(KernelEmitterBase, FragmentWriter):
         self.globals = [b for b in self.fn.buffers if b.storage == "global" and self.uses(b)]
         self.async_futures, self.future_of_buffer = waited_async_futures(self.all, self.cp_async_eligible)
         self.wait_groups = self.plan_waits()
-        self.plan = plan_arena(self.arena, self.wait_extensions())
+        self.plan = plan_arena(self.arena, wait_extensions(s for s, _ in self.all))
         self.zero_at: Dict[int, List[ir.Buffer]] = {}
         for slot in self.plan.slots:
             if slot.buffer.origin == "decl":
@@ -384,19 +384,6 @@ class KernelEmitter(KernelEmitterBase, FragmentWriter):
     def cp_async_eligible(self, dma: ir.Dma, level: int) -> bool:
         return (level == 1 and dma.op == "copy" and dma.dst.buffer.name in self.arena_names
                 and dma.src.buffer.storage == "global" and dma.src.buffer.name not in self.arena_names)
-
-    def wait_extensions(self) -> Dict[str, int]:
-        """An async copy writes its destination until the wait: it stays live until then."""
-        pending: Dict[str, str] = {}
-        out: Dict[str, int] = {}
-        for s, _ in self.all:
-            if isinstance(s, ir.Dma) and s.is_async and s.future:
-                pending[s.future] = s.dst.buffer.name
-            elif isinstance(s, ir.Wait):
-                for f in s.futures:
-                    if f in pending:
-                        out[pending[f]] = max(out.get(pending[f], -1), s.sid)
-        return out
 
     def check_limits(self) -> None:
         limit = self.toolchain.shared_limit()

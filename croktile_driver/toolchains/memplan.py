@@ -11,7 +11,7 @@ planned part, one after another, with offsets the host computes.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Dict, List, Optional
+from typing import Dict, Iterable, List, Optional
 
 from ..frontend import ir
 
@@ -85,3 +85,18 @@ def plan_arena(buffers: List[ir.Buffer], extend: Dict[str, int]) -> ArenaPlan:
         placed.append(slot)
         plan.static_bytes = max(plan.static_bytes, offset + align_up(slot.size))
     return plan
+
+
+def wait_extensions(stmts: Iterable[ir.Stmt]) -> Dict[str, int]:
+    """An async copy writes its destination until the wait: it stays live until then
+    (buffer name -> the statement id of the wait), for ``plan_arena``'s ``extend``."""
+    pending: Dict[str, str] = {}
+    out: Dict[str, int] = {}
+    for s in stmts:
+        if isinstance(s, ir.Dma) and s.is_async and s.future:
+            pending[s.future] = s.dst.buffer.name
+        elif isinstance(s, ir.Wait):
+            for f in s.futures:
+                if f in pending:
+                    out[pending[f]] = max(out.get(pending[f], -1), s.sid)
+    return out
