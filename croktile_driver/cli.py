@@ -71,7 +71,7 @@ def _guarded_main(argv: List[str]) -> int:
 def _main(argv: List[str]) -> int:
     from . import __version__
     from .diagnostics import Diagnostics
-    from .options import UsageError, help_text, parse_args
+    from .options import UsageError, help_text, optional_warnings, parse_args
     try:
         args = parse_args(argv)
     except UsageError as exc:
@@ -86,7 +86,7 @@ def _main(argv: List[str]) -> int:
     if args.cmake_dir or args.print_toolchains:
         from . import driver
         return driver.info_command(args)
-    diag = Diagnostics(werror=args.werror, no_warnings=args.no_warnings)
+    diag = Diagnostics(werror=args.werror, no_warnings=args.no_warnings, optional=optional_warnings(args))
     if not args.inputs:
         print("croktilec: fatal error: no input files", file=sys.stderr)
         return 1

@@ -9,7 +9,7 @@ import os
 import sys
 import unicodedata
 from dataclasses import dataclass
-from typing import Dict, List, Optional, TextIO, Tuple
+from typing import Dict, Iterable, List, Optional, TextIO, Tuple
 
 
 @dataclass(frozen=True)
@@ -77,10 +77,11 @@ class Diagnostics:
     """Collects and prints diagnostics; remembers source text to show the caret line."""
 
     def __init__(self, stream: Optional[TextIO] = None, werror: bool = False,
-                 no_warnings: bool = False, max_errors: int = 50):
+                 no_warnings: bool = False, max_errors: int = 50, optional: Iterable[str] = ()):
         self.stream = stream if stream is not None else sys.stderr
         self.werror = werror
         self.no_warnings = no_warnings
+        self.optional = frozenset(optional)   # warnings that are off unless asked for (-Wimplicit-fill)
         self.max_errors = max_errors
         self.errors = 0
         self.warnings = 0
@@ -134,6 +135,10 @@ class Diagnostics:
         if self.errors >= self.max_errors:
             print("croktilec: fatal error: too many errors emitted, stopping now", file=self.stream)
             raise FatalError()
+
+    def enabled(self, warning: str) -> bool:
+        """Whether the optional warning ``-W<warning>`` is asked for (and warnings are shown)."""
+        return warning in self.optional and not self.no_warnings
 
     def warning(self, loc: Optional[Loc], msg: str) -> None:
         if self.no_warnings:

@@ -22,7 +22,7 @@ from .atomic import is_special, write_atomic, write_stdout
 from .cstrings import escaped
 from .diagnostics import Diagnostics
 from .inputs import CO_SUFFIXES, frontend_options, macro_flags, read_source
-from .options import ParsedArgs
+from .options import ParsedArgs, optional_warnings
 from .profiles import ProfileError, cross_target, host_arch, load_profiles, select_profile
 
 CXX_SUFFIXES = (".cpp", ".cc", ".cxx", ".c++", ".C", ".c", ".cu")
@@ -271,6 +271,7 @@ def _run(args: ParsedArgs, diag: Diagnostics, toolchain, workdir: str, profile_f
             jobs.append(Job(["croktilec", "-S", "-t", toolchain.target, "--profile", toolchain.profile["name"]]
                             + (["--toolchain-file", args.toolchain_file] if args.toolchain_file else [])
                             + (["-w"] if args.no_warnings else []) + (["-Werror"] if args.werror else [])
+                            + [f"-W{w}" for w in optional_warnings(args)]
                             + (["-kt"] if args.kernel_templates else [])
                             + macro_flags(args)
                             + [f"-I{d}" for d in args.include_dirs] + ["-o", gen_path, path],
@@ -613,6 +614,10 @@ def _transpile(job: Job, args: ParsedArgs, diag: Diagnostics, toolchain, workdir
     if diag.errors:
         _discard(staged)
         return 1
+    if args.memory_report:
+        from .frontend.fills import report
+        for fn in tu.module.functions:
+            print(report(fn), file=diag.stream)
     from .toolchains.base import device_prototype, has_device_form, signature
     functions.extend(tu.module.functions)
     for fn in tu.module.functions:

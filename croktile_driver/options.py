@@ -41,6 +41,9 @@ OPTIONS: List[Option] = [
     Option("-Xcompiler", "separate", "xcompiler", "Pass FLAG to the target compiler", multi=True, metavar="FLAG"),
     Option("-Xlinker", "separate", "xlinker", "Pass FLAG to the linker", multi=True, metavar="FLAG"),
     Option("-Wl,", "joined", "wl", "Pass comma-separated FLAGS to the linker", multi=True, metavar="FLAGS"),
+    Option("-Wimplicit-fill", "flag", "warn_implicit_fill",
+           "Warn where declared data is zero-filled because it may be read before it is written"),
+    Option("-Wno-implicit-fill", "flag", "no_warn_implicit_fill", "Do not warn of implicit fills (the default)"),
     Option("-W", "joined", "warning_flags", "Warning flags, passed to the target compiler (e.g. -Wall)",
            multi=True, metavar="WARNING"),
     Option("-f", "joined", "f_flags", "Code generation flags, passed to the compiler and the linker "
@@ -115,6 +118,13 @@ class ParsedArgs:
 
 
 _BY_DEST = {o.dest: o for o in OPTIONS}
+
+
+def optional_warnings(args: ParsedArgs) -> List[str]:
+    """The warnings of croktilec's own that are off by default and asked for (the last of
+    -Wimplicit-fill / -Wno-implicit-fill wins); gcc and nvcc would reject them."""
+    last = [dest for dest, _ in args.order if dest in ("warn_implicit_fill", "no_warn_implicit_fill")]
+    return ["implicit-fill"] if last and last[-1] == "warn_implicit_fill" else []
 
 
 def _spellings():

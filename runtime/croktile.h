@@ -424,6 +424,13 @@ private:
   shape_type shape_;
 };
 
+// The tag of spanned_data's constructor that leaves the elements unset: generated
+// code uses it for results the compiler shows are written in full before any read.
+struct uninitialized_t {
+  explicit uninitialized_t() = default;
+};
+inline constexpr uninitialized_t uninitialized{};
+
 // Owning, zero-initialised, row-major buffer; the return type of __co__
 // functions. Move-only: tensors can be large and an implicit deep copy in
 // host code is almost always unintended. Use clone() for an explicit copy.
@@ -442,6 +449,9 @@ public:
   explicit spanned_data(const shape_type& shape)
       // new T[n]() value-initialises: zero for arithmetic types and f16/bf16.
       : data_(new T[detail::checked_count<T>(shape)]()), shape_(shape) {}
+  // elements left unset (default-initialised): the caller writes every one
+  spanned_data(uninitialized_t, const shape_type& shape)
+      : data_(new T[detail::checked_count<T>(shape)]), shape_(shape) {}
 
   spanned_data(spanned_data&& other) noexcept
       : data_(std::move(other.data_)), shape_(other.shape_) {

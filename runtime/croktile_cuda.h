@@ -488,12 +488,6 @@ inline void fill(void* p, long long n, T v, cudaStream_t s, const char* where) {
   check(cudaGetLastError(), "fill_kernel", where);
 }
 
-// Zero-fills `n` elements with the whole block.
-template <typename T>
-__device__ __forceinline__ void block_zero(T* p, long long n) {
-  for (long long i = threadIdx.x; i < n; i += blockDim.x) p[i] = T();
-}
-
 __device__ __forceinline__ void check_fail(check_record* rec, int id, long long v0, long long v1, long long v2,
                                            long long v3) {
   if (atomicCAS(&rec->id, 0, id + 1) == 0) {

@@ -194,15 +194,18 @@ class Assign(Stmt):
 
 @dataclass(eq=False)
 class Alloc(Stmt):
-    """A buffer comes into scope here (zero-filled when global)."""
+    """A buffer comes into scope here, its elements unset (frontend/fills.py adds the
+    zero ``Fill`` that declared data needs where it may be read unwritten)."""
     buffer: Buffer
 
 
 @dataclass(eq=False)
 class Fill(Stmt):
-    """`local s32 [8] t{-1};`: every element of a new buffer takes one value."""
+    """`local s32 [8] t{-1};`: every element of a new buffer takes one value (``implicit``:
+    the zeros of declared data that may be read before it is written, frontend/fills.py)."""
     buffer: Buffer
     value: object                      # an int or a float, converted as C converts it
+    implicit: bool = False
 
 
 @dataclass(eq=False)
@@ -536,6 +539,7 @@ class Function:
     max_level: int = 0
     unsupported: list = field(default_factory=list)   # (loc, message): checked constructs no target generates
     frags: List[Frag] = field(default_factory=list)   # tensor-core fragments
+    implicit_fills: list = field(default_factory=list)  # (buffer, fills.NeedsFill): zero fills it needs
 
     def walk(self) -> Iterator[Stmt]:
         yield from walk(self.body)
@@ -660,7 +664,8 @@ def dump(fn: Function) -> str:
             elif isinstance(s, Alloc):
                 out.append(f"{tag}{pad}alloc {s.buffer.describe()}")
             elif isinstance(s, Fill):
-                out.append(f"{tag}{pad}fill {s.buffer.name} with {s.value!r}")
+                why = " (implicit)" if s.implicit else ""
+                out.append(f"{tag}{pad}fill {s.buffer.name} with {s.value!r}{why}")
             elif isinstance(s, Dma):
                 kind = "dma.copy.async" if s.is_async else "dma.copy"
                 fut = f"{s.future} = " if s.future else ""

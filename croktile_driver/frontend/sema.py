@@ -13,6 +13,7 @@ from typing import Dict, Iterator, List, Optional, Set
 from . import ast as A
 from . import ir
 from .block_shared import place_block_shared
+from .fills import plan_fills
 from . import levels
 from . import pending as P
 from .control import BUILTIN_STATEMENTS, ControlFlow
@@ -260,6 +261,7 @@ class FunctionChecker(ControlFlow, DmaForms, SpannedData, EventForms, ElementChe
         irfn.frags = self.frags
         self.check_frags()
         place_block_shared(irfn, self.diag)
+        plan_fills(irfn, self.diag, self.diag.enabled("implicit-fill"))
         ir.number_and_live_ranges(irfn)
         return irfn
 

@@ -73,9 +73,11 @@ class FunctionEmitter(StatementWriter, FragmentWriter):
     def alloc(self, buf: ir.Buffer, depth: int) -> None:
         ctype = elem_ctype(buf.elem)
         dims = ", ".join(f"(std::size_t)({sym_c(d)})" for d in buf.shape)
+        # elements start unset: declared data that may be read unwritten is zero-filled
+        # by the Fill that frontend/fills.py put after its Alloc
         if buf.storage == "global":
             self.w(depth, f"croktile::spanned_data<{ctype}, {len(buf.shape)}> {buf.name}"
-                          f"(std::array<std::size_t, {len(buf.shape)}>{{{dims}}});")
+                          f"(croktile::uninitialized, std::array<std::size_t, {len(buf.shape)}>{{{dims}}});")
             self.w(depth, f"{ctype}* {self.ptr(buf)} = {buf.name}.data();")
             return
         count = " * ".join(f"({sym_c(d)})" for d in buf.shape)
@@ -84,11 +86,11 @@ class FunctionEmitter(StatementWriter, FragmentWriter):
         for d in buf.shape:
             nbytes *= d.value if d.is_const else 1
         if static and nbytes <= STACK_LIMIT_BYTES:
-            self.w(depth, f"{ctype} {buf.name}[{count}] = {{}};")
+            self.w(depth, f"{ctype} {buf.name}[{count}];")
             self.w(depth, f"{ctype}* {self.ptr(buf)} = {buf.name};")
         else:
-            self.w(depth, f"std::vector<{ctype}> {buf.name}((std::size_t)({count}));")
-            self.w(depth, f"{ctype}* {self.ptr(buf)} = {buf.name}.data();")
+            self.w(depth, f"std::unique_ptr<{ctype}[]> {buf.name}(new {ctype}[(std::size_t)({count})]);")
+            self.w(depth, f"{ctype}* {self.ptr(buf)} = {buf.name}.get();")
 
     def region_ptr(self, region: ir.Region) -> str:
         offset = linear_offset(region)

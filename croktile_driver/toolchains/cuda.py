@@ -213,10 +213,13 @@ class HostEmitter(DeviceHostEmitter):
         buf = s.buffer
         bytes_ = f"(std::size_t)({self.hx(product(buf.shape))}) * sizeof({elem_ctype(buf.elem)})"
         self.w(depth, f"croktile::cuda::buffer {self.mem(buf)}({bytes_}, croktile_st, {_where(s.loc)});")
-        self.w(depth, f"{self.mem(buf)}.zero({bytes_}, {_where(s.loc)});")
 
     def s_Fill(self, s: ir.Fill, depth: int) -> None:
         b = s.buffer
+        if s.value == 0:   # all bits zero in every element type: a memset
+            bytes_ = f"(std::size_t)({self.hx(product(b.shape))}) * sizeof({elem_ctype(b.elem)})"
+            self.w(depth, f"{self.mem(b)}.zero({bytes_}, {_where(s.loc)});")
+            return
         self.w(depth, f"croktile::cuda::fill({self.mem(b)}.get(), (long long)({self.hx(product(b.shape))}), "
                       f"{fill_literal(b.elem, s.value)}, croktile_st, {_where(s.loc)});")
 
@@ -284,10 +287,6 @@ class KernelEmitter(KernelEmitterBase, FragmentWriter):
         self.async_futures, self.future_of_buffer = waited_async_futures(self.all, self.cp_async_eligible)
         self.wait_groups = self.plan_waits()
         self.plan = plan_arena(self.arena, wait_extensions(s for s, _ in self.all))
-        self.zero_at: Dict[int, List[ir.Buffer]] = {}
-        for slot in self.plan.slots:
-            if slot.buffer.origin == "decl":
-                self.zero_at.setdefault(slot.first, []).append(slot.buffer)
         # A plan of known size up to 48 KiB is a static __shared__ array: nvcc then knows
         # the base address, and its code for tile loops was measured faster (bench/bench_cuda.py,
         # tiled_mm) than with the same bytes as dynamic shared memory. Larger or run-time
@@ -528,11 +527,6 @@ class KernelEmitter(KernelEmitterBase, FragmentWriter):
     def stmts(self, stmts: List[ir.Stmt], depth: int, level: int, state: State) -> State:
         for s in stmts:
             self.w(depth, line_directive(s.loc))
-            if level == 1 and s.sid in self.zero_at:
-                zeroed = frozenset().union(*(self.keys(b) for b in self.zero_at[s.sid]))
-                state = self.step(state, COOPERATIVE, frozenset(), zeroed, depth)
-                for b in self.zero_at[s.sid]:
-                    self.w(depth, f"croktile::cuda::block_zero({self.ptr(b)}, {dev_expr(product(b.shape))});")
             if self.collective and self.lane_zero_only(s):
                 # a warp runs the level for its tensor-core operations; the statement is the
                 # instance's, done once, by lane 0, and seen by the other lanes after it
@@ -648,14 +642,12 @@ class KernelEmitter(KernelEmitterBase, FragmentWriter):
             count = static_bytes(b)
             if count is None:
                 self.w(depth, f"{ct}* {self.ptr(b)} = reinterpret_cast<{ct}*>(croktile_slot_base + {b.name}__off);")
-                self.w(depth, f"for (long long croktile_i = 0; croktile_i < {dev_expr(product(b.shape))}; "
-                              f"++croktile_i) {self.ptr(b)}[croktile_i] = {ct}();")
                 continue
-            self.w(depth, f"__align__(16) {ct} {b.name}[{max(count // b.elem_bytes, 1)}] = {{}};")
+            self.w(depth, f"__align__(16) {ct} {b.name}[{max(count // b.elem_bytes, 1)}];")
             self.w(depth, f"[[maybe_unused]] {ct}* {self.ptr(b)} = {b.name};")   # nvcc warns of an unused one
 
     def s_Alloc(self, s: ir.Alloc, depth: int, level: int, state: State) -> State:
-        return state   # arena buffers are zeroed where their live range starts, thread arrays where declared
+        return state   # arena slots and thread arrays are set up where the kernel and the level start
 
     def s_Fill(self, s: ir.Fill, depth: int, level: int, state: State) -> State:
         b = s.buffer

@@ -573,7 +573,8 @@ class EntryEmitter(StatementWriter):
         return "\n".join(self.lines)
 
     def instance(self, par: ir.Parallel, depth: int) -> None:
-        """One instance of a level: its buffers (zeroed), its futures, its statements."""
+        """One instance of a level: its buffers (the zeros that declared data may need are
+        an ir.Fill where it is declared: frontend/fills.py), its futures, its statements."""
         for b in par.buffers:
             slot = self.slot_of[id(b)]
             base = f"croktile_core->{slot.pad} + " + (str(slot.offset) if slot.offset is not None
@@ -582,7 +583,6 @@ class EntryEmitter(StatementWriter):
                 base += f" + {slot.copies.var} * ({dev_expr(slot.stride)})"
             ctype = ir.ELEM_CTYPES[b.elem]
             self.w(depth, f"{ctype}* {self.ptr(b)} = ({ctype}*)({base});")
-            self.w(depth, f"memset({self.ptr(b)}, 0, (size_t)({dev_expr(slot.bytes)}));")
         futures = []
         for s in _same_level(par.body):
             if isinstance(s, ir.Dma) and s.is_async and s.future and s.future not in futures:

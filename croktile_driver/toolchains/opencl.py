@@ -693,10 +693,14 @@ class HostEmitter(DeviceHostEmitter):
         buf = s.buffer
         count = self.hx(_product(buf.shape))
         self.w(depth, f"croktile::opencl::buffer {self.mem(buf)}(croktile_rt, croktile_q, (std::size_t)({count}) * "
-                      f"sizeof({elem_ctype(buf.elem)}), {_where(s.loc)});")
+                      f"sizeof({elem_ctype(buf.elem)}), {_where(s.loc)}, false);")
 
     def s_Fill(self, s: ir.Fill, depth: int) -> None:
         b = s.buffer
+        if s.value == 0:   # all bits zero in every element type
+            self.w(depth, f"croktile::opencl::fill_zero(croktile_q, {self.mem(b)}.get(), (std::size_t)"
+                          f"({self.hx(_product(b.shape))}) * sizeof({elem_ctype(b.elem)}), {_where(s.loc)});")
+            return
         self.w(depth, f"croktile::opencl::fill_value(croktile_q, {self.mem(b)}.get(), "
                       f"(std::size_t)({self.hx(_product(b.shape))}), {fill_literal(b.elem, s.value)}, {_where(s.loc)});")
 
@@ -883,36 +887,24 @@ class KernelEmitter(KernelEmitterBase):
             self.w(1, f"__local {self.ctype(b)} {b.name}[{_product(b.shape).value}];")
         if self.scratch:
             self.w(1, "__global unsigned char* croktile_slot_base = croktile_scratch + get_global_id(0) * croktile_slot;")
-        state = self.setup_buffers(par, 1, 1, 0)
-        self.stmts(par.body, 1, 1, state)
+        self.setup_buffers(par, 1)
+        self.stmts(par.body, 1, 1, 0)
         self.lines.append("}")
         return "\n".join(self.lines)
 
-    def setup_buffers(self, par: ir.Parallel, depth: int, level: int, state: int) -> int:
-        """Pointers to (and zeroing of) the buffers an instance of `par` owns."""
-        coop_zero = []
+    def setup_buffers(self, par: ir.Parallel, depth: int) -> None:
+        """Pointers to the buffers an instance of `par` owns (the zeros that declared data
+        may need are an ir.Fill where it is declared: frontend/fills.py)."""
         for b in par.buffers:
             ct, kind = self.ctype(b), self.kind[b.name]
             q = self.qual(b)
             if kind == "static" and self.space[b.name] == "p":
-                self.w(depth, f"{ct} {b.name}[{_product(b.shape).value}] = {{0}};")
+                self.w(depth, f"{ct} {b.name}[{_product(b.shape).value}];")
                 self.w(depth, f"{ct}* {self.ptr(b)} = {b.name};")
             elif kind == "scratch":
                 self.w(depth, f"__global {ct}* {self.ptr(b)} = (__global {ct}*)(croktile_slot_base + {b.name}__off);")
-                self.w(depth, f"for (long croktile_i = 0; croktile_i < {dev_expr(_product(b.shape))}; ++croktile_i) "
-                              f"{self.ptr(b)}[croktile_i] = 0;")
-            else:   # __local, static or a kernel argument: zeroed by the whole group
+            else:   # __local, static or a kernel argument
                 self.w(depth, f"{q} {ct}* {self.ptr(b)} = {b.name};")
-                coop_zero.append(b)
-        if coop_zero:
-            if self.group and state:
-                self.w(depth, BARRIER)
-            for b in coop_zero:
-                start, step = ("croktile_lid", "croktile_lsize") if self.group else ("0", "1")
-                self.w(depth, f"for (long croktile_i = {start}; croktile_i < {dev_expr(_product(b.shape))}; "
-                              f"croktile_i += {step}) {self.ptr(b)}[croktile_i] = 0;")
-            state = 2 if self.group else 0
-        return state
 
     # Barrier state at the outer level of a group kernel: 0 all synchronised, 1 work-item 0
     # worked alone since the last barrier, 2 the whole group worked (or copies are pending).
@@ -947,7 +939,7 @@ class KernelEmitter(KernelEmitterBase):
             if any(isinstance(c, ir.Check) for c in ir.walk(s.body)):
                 self.end_label = f"croktile_end{self.label_count}"
                 self.label_count += 1
-            self.setup_buffers(s, depth + 2, 2, 0)
+            self.setup_buffers(s, depth + 2)
             self.stmts(s.body, depth + 2, 2, 0)
             if self.end_label:
                 self.w(depth + 2, f"{self.end_label}:;")
@@ -958,7 +950,7 @@ class KernelEmitter(KernelEmitterBase):
             return 0
         # deeper levels: a loop inside the work-item, as on the cpu target
         self.w(depth, f"for (long {s.var} = 0; {s.var} < {dev_expr(s.count)}; ++{s.var}) {{")
-        self.setup_buffers(s, depth + 1, s.level, 0)
+        self.setup_buffers(s, depth + 1)
         self.stmts(s.body, depth + 1, s.level, 0)
         self.w(depth, "}")
         return state
