@@ -585,7 +585,11 @@ def _transpile(job: Job, args: ParsedArgs, diag: Diagnostics, toolchain, workdir
     if diag.errors:
         _discard(staged)
         return 1
+    from .toolchains.instances import with_instances
+    checked = tu.module
+    tu.module = with_instances(checked)   # the code generators get the instances too
     files = toolchain.generate(tu, diag)
+    tu.module = checked
     if diag.errors:
         _discard(staged)
         return 1

@@ -1,0 +1,167 @@
+"""Instances of a function over symbolic shapes: compiled again for the divisibility
+class its tiles need, and chosen at the call.
+
+A tile of a symbolic dimension is usually written as a division by a constant
+(`parallel q by N / 1024`, `chunkat(jn # q)`): its chunk extent `N / (256 * (N / 1024))`
+is 4 whenever 1024 divides N, but a run-time expression otherwise, and a run-time
+extent costs the generated code its registers, its vector copies and its unrolled
+loops. So each function whose shapes divide a bound symbol by constants gets one more
+instance, where the symbol is replaced by `c * (N / c)` (c: the least common multiple of
+its divisors): the polynomial form then folds every extent that the tiling makes
+constant, checks that the assumption proves drop out, and the instance is the code the
+same program with constant shapes gets. The function itself starts with a `Dispatch`:
+when every assumption holds for the call's shapes it returns the instance's result;
+otherwise its generic body runs, which is right for every shape. An instance is made
+only where it pays: where it makes an extent, a buffer dimension or a loop count of the
+kernels constant.
+"""
+from __future__ import annotations
+
+import copy
+import dataclasses
+from math import lcm
+from typing import Dict, Iterator, List, Optional, Tuple
+
+from ..frontend import ir
+from ..frontend.nodes import dataclass
+from ..frontend.symbolic import Sym
+
+
+@dataclass(eq=False)
+class Dispatch(ir.Stmt):
+    """`if (cond) return callee(the same arguments);`: the call takes a faster instance."""
+    cond: Sym
+    callee: str
+    why: str
+
+
+def with_instances(module: Optional[ir.Module]) -> Optional[ir.Module]:
+    """The module the code generators get: each function that has a paying instance is a
+    copy that starts with its Dispatch and lists the instance in ``instances`` (emitted
+    before it); the instances are functions of the module too (kernels, device code)."""
+    if module is None:
+        return None
+    out: List[ir.Function] = []
+    for fn in module.functions:
+        made = divisibility_instance(fn)
+        if made is None:
+            out.append(fn)
+            continue
+        inst, cond, why = made
+        head = copy.copy(fn)
+        head.body = [Dispatch(fn.loc, cond, inst.name, why)] + list(fn.body)
+        head.instances = [inst]
+        out += [inst, head]
+    return ir.Module(out)
+
+
+def instances_of(fn: ir.Function) -> List[ir.Function]:
+    return getattr(fn, "instances", [])
+
+
+# -- the divisibility instance ----------------------------------------------------------
+
+def divisibility_instance(fn: ir.Function) -> Optional[Tuple[ir.Function, Sym, str]]:
+    """(instance, the condition that selects it, why) or None where none pays."""
+    divisors = symbol_divisors(fn)
+    if not divisors:
+        return None
+    mapping = {name: Sym.const(c) * Sym.var(name).op("/", c) for name, c in divisors.items()}
+    inst = substituted(fn, mapping)
+    inst.name = f"{fn.name}__v1"
+    before, after = run_time_sizes(fn), run_time_sizes(inst)
+    if after >= before:
+        return None
+    inst.body = [s for s in inst.body if not (isinstance(s, ir.Check) and s.cond.is_const and s.cond.value)]
+    cond = Sym.const(1)
+    for name, c in divisors.items():
+        test = Sym.var(name).op("%", c).op("==", 0)
+        cond = test if cond.is_const else cond.op("&&", test)
+    tests = " and ".join(f"{c} divides {name}" for name, c in divisors.items())
+    why = (f"instance {inst.name} when {tests}: {before - after} of {before} run-time extents, "
+           f"buffer dimensions and loop counts become constants; otherwise the generic body below")
+    return inst, cond, why
+
+
+def symbol_divisors(fn: ir.Function) -> Dict[str, int]:
+    """Bound shape symbols divided (or taken modulo) by constants: symbol -> their lcm."""
+    symbols = {b.symbol for b in fn.bindings}
+    out: Dict[str, int] = {}
+    for value in _syms(fn):
+        for atom in _atoms(value):
+            if atom.op not in ("/", "%") or len(atom.args) != 2:
+                continue
+            num, den = atom.args
+            if not (den.is_const and den.value >= 2 and len(num.terms) == 1):
+                continue
+            (mono, coeff), = num.terms.items()
+            if coeff == 1 and len(mono) == 1 and mono[0].op == "var" and mono[0].name in symbols:
+                out[mono[0].name] = lcm(out.get(mono[0].name, 1), den.value)
+    return dict(sorted(out.items()))
+
+
+def run_time_sizes(fn: ir.Function) -> int:
+    """How many sizes of the function's kernels are known only at run time: dimensions of
+    its non-global buffers, extents of its copies, counts of its loops."""
+    count = sum(1 for b in fn.buffers if b.storage != "global" for d in b.shape if not d.is_const)
+    for s in fn.walk():
+        if isinstance(s, ir.Dma):
+            count += sum(1 for e in s.src.extents if not e.is_const)
+        elif isinstance(s, ir.Loop):
+            count += 0 if s.count.is_const else 1
+    return count
+
+
+# -- copying a function with its symbols replaced --------------------------------------
+
+def substituted(fn: ir.Function, mapping: Dict[str, Sym]) -> ir.Function:
+    """A deep copy of `fn` (its own buffers, statements and parameters) in which every
+    symbolic value has `mapping` applied (and is folded again)."""
+    memo: Dict[int, object] = {}
+    cache: Dict[str, Sym] = {}
+
+    def sym(value: Sym) -> Sym:
+        key = value.key()
+        if key not in cache:
+            cache[key] = value.substitute(mapping)
+        return cache[key]
+
+    def remap(obj):
+        if isinstance(obj, Sym):
+            return sym(obj)
+        if isinstance(obj, list):
+            return [remap(x) for x in obj]
+        if isinstance(obj, tuple):
+            return tuple(remap(x) for x in obj)
+        if dataclasses.is_dataclass(obj) and not isinstance(obj, type) and not obj.__dataclass_params__.frozen:
+            if id(obj) in memo:
+                return memo[id(obj)]
+            new = copy.copy(obj)
+            memo[id(obj)] = new
+            for f in dataclasses.fields(obj):
+                setattr(new, f.name, remap(getattr(obj, f.name)))
+            return new
+        return obj
+    return remap(fn)
+
+
+def _syms(obj, seen=None) -> Iterator[Sym]:
+    """Every symbolic value reachable from an IR object."""
+    seen = set() if seen is None else seen
+    if isinstance(obj, Sym):
+        yield obj
+    elif isinstance(obj, (list, tuple)):
+        for x in obj:
+            yield from _syms(x, seen)
+    elif dataclasses.is_dataclass(obj) and not isinstance(obj, type) and id(obj) not in seen:
+        seen.add(id(obj))
+        for f in dataclasses.fields(obj):
+            yield from _syms(getattr(obj, f.name), seen)
+
+
+def _atoms(value: Sym):
+    for mono in value.terms:
+        for atom in mono:
+            yield atom
+            for arg in atom.args:
+                yield from _atoms(arg)
