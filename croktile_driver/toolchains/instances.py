@@ -55,10 +55,6 @@ def with_instances(module: Optional[ir.Module]) -> Optional[ir.Module]:
     return ir.Module(out)
 
 
-def instances_of(fn: ir.Function) -> List[ir.Function]:
-    return getattr(fn, "instances", [])
-
-
 # -- the divisibility instance ----------------------------------------------------------
 
 def divisibility_instance(fn: ir.Function) -> Optional[Tuple[ir.Function, Sym, str]]:
@@ -69,6 +65,7 @@ def divisibility_instance(fn: ir.Function) -> Optional[Tuple[ir.Function, Sym, s
     mapping = {name: Sym.const(c) * Sym.var(name).op("/", c) for name, c in divisors.items()}
     inst = substituted(fn, mapping)
     inst.name = f"{fn.name}__v1"
+    inst.instance_of = fn.name
     before, after = run_time_sizes(fn), run_time_sizes(inst)
     if after >= before:
         return None
@@ -78,9 +75,40 @@ def divisibility_instance(fn: ir.Function) -> Optional[Tuple[ir.Function, Sym, s
         test = Sym.var(name).op("%", c).op("==", 0)
         cond = test if cond.is_const else cond.op("&&", test)
     tests = " and ".join(f"{c} divides {name}" for name, c in divisors.items())
-    why = (f"instance {inst.name} when {tests}: {before - after} of {before} run-time extents, "
-           f"buffer dimensions and loop counts become constants; otherwise the generic body below")
+    why = (f"the call takes instance {inst.name} when {tests} ({before - after} of {before} run-time extents, "
+           f"buffer dimensions and loop counts become constants; {scratch_text(inst)}), "
+           f"else the generic body ({scratch_text(fn)})")
     return inst, cond, why
+
+
+def run_time_thread_buffers(fn: ir.Function) -> List[ir.Buffer]:
+    """Buffers of one inner-level instance whose size is known only at run time: the
+    cuda and opencl targets give each thread a slice of a global scratch buffer for them
+    (the cpu target a heap allocation), where a constant size is a register array."""
+    return [b for b in fn.buffers if b.level >= 2 and b.storage == "local" and not all(d.is_const for d in b.shape)]
+
+
+def scratch_text(fn: ir.Function) -> str:
+    bufs = run_time_thread_buffers(fn)
+    if not bufs:
+        return "no buffer in global scratch"
+    return "in global scratch: " + ", ".join(
+        f"'{b.source_name or b.name}' [{', '.join(d.to_c() for d in b.shape)}]" for b in bufs)
+
+
+def report(module: Optional[ir.Module]) -> List[str]:
+    """--memory-report: for each function over symbolic shapes, which instance a call takes
+    and why, and which buffers stay in global scratch."""
+    out = []
+    for fn in module.functions if module is not None else []:
+        if any(isinstance(s, Dispatch) for s in fn.body[:1]):
+            what = fn.body[0].why
+        elif fn.bindings and not getattr(fn, "instance_of", None) and run_time_thread_buffers(fn):
+            what = f"no instance pays; {scratch_text(fn)}"
+        else:
+            continue
+        out.append(f"{fn.loc.file}:{fn.loc.line}:{fn.loc.col}: '{fn.name}': {what}")
+    return out
 
 
 def symbol_divisors(fn: ir.Function) -> Dict[str, int]:
