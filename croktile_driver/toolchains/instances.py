@@ -35,80 +35,100 @@ class Dispatch(ir.Stmt):
     why: str
 
 
+SMALL_EXTENTS = (1, 2, 4, 8)   # thread-buffer extents that get an instance of their own
+
+
 def with_instances(module: Optional[ir.Module]) -> Optional[ir.Module]:
-    """The module the code generators get: each function that has a paying instance is a
-    copy that starts with its Dispatch and lists the instance in ``instances`` (emitted
-    before it); the instances are functions of the module too (kernels, device code)."""
+    """The module the code generators get: each function that has paying instances is a
+    copy that starts with their Dispatches (the most specific first) and lists them in
+    ``instances`` (emitted before it); the instances are functions of the module too
+    (kernels, device code)."""
     if module is None:
         return None
     out: List[ir.Function] = []
     for fn in module.functions:
-        made = divisibility_instance(fn)
-        if made is None:
+        made = instances(fn)
+        if not made:
             out.append(fn)
             continue
-        inst, cond, why = made
         head = copy.copy(fn)
-        head.body = [Dispatch(fn.loc, cond, inst.name, why)] + list(fn.body)
-        head.instances = [inst]
-        out += [inst, head]
+        head.body = [Dispatch(fn.loc, cond, inst.name, why) for inst, cond, why in made] + list(fn.body)
+        head.instances = [inst for inst, _, _ in made]
+        out += head.instances + [head]
     return ir.Module(out)
 
 
-# -- the divisibility instance ----------------------------------------------------------
-
-def divisibility_instance(fn: ir.Function) -> Optional[Tuple[ir.Function, Sym, str]]:
-    """(instance, the condition that selects it, why) or None where none pays."""
+def instances(fn: ir.Function) -> List[Tuple[ir.Function, Sym, str]]:
+    """(instance, the condition that selects it, why) for each instance that pays: one for
+    the divisibility class the tiles need, and beside it one per small extent of a thread
+    buffer that would otherwise be sized at run time (and live in global scratch)."""
     divisors = symbol_divisors(fn)
-    if not divisors:
-        return None
     mapping = {name: Sym.const(c) * Sym.var(name).op("/", c) for name, c in divisors.items()}
-    inst = substituted(fn, mapping)
-    inst.name = f"{fn.name}__v1"
-    inst.instance_of = fn.name
-    before, after = run_time_sizes(fn), run_time_sizes(inst)
-    if after >= before:
-        return None
-    inst.body = [s for s in inst.body if not (isinstance(s, ir.Check) and s.cond.is_const and s.cond.value)]
-    cond = Sym.const(1)
-    for name, c in divisors.items():
-        test = Sym.var(name).op("%", c).op("==", 0)
-        cond = test if cond.is_const else cond.op("&&", test)
-    tests = " and ".join(f"{c} divides {name}" for name, c in divisors.items())
-    why = (f"the call takes instance {inst.name} when {tests} ({before - after} of {before} run-time extents, "
-           f"buffer dimensions and loop counts become constants; {scratch_text(inst)}), "
-           f"else the generic body ({scratch_text(fn)})")
-    return inst, cond, why
 
-
-def run_time_thread_buffers(fn: ir.Function) -> List[ir.Buffer]:
-    """Buffers of one inner-level instance whose size is known only at run time: the
-    cuda and opencl targets give each thread a slice of a global scratch buffer for them
-    (the cpu target a heap allocation), where a constant size is a register array."""
-    return [b for b in fn.buffers if b.level >= 2 and b.storage == "local" and not all(d.is_const for d in b.shape)]
-
-
-def scratch_text(fn: ir.Function) -> str:
-    bufs = run_time_thread_buffers(fn)
-    if not bufs:
-        return "no buffer in global scratch"
-    return "in global scratch: " + ", ".join(
-        f"'{b.source_name or b.name}' [{', '.join(d.to_c() for d in b.shape)}]" for b in bufs)
-
-
-def report(module: Optional[ir.Module]) -> List[str]:
-    """--memory-report: for each function over symbolic shapes, which instance a call takes
-    and why, and which buffers stay in global scratch."""
-    out = []
-    for fn in module.functions if module is not None else []:
-        if any(isinstance(s, Dispatch) for s in fn.body[:1]):
-            what = fn.body[0].why
-        elif fn.bindings and not getattr(fn, "instance_of", None) and run_time_thread_buffers(fn):
-            what = f"no instance pays; {scratch_text(fn)}"
-        else:
+    def divisible_except(skip: str):
+        cond, tests = Sym.const(1), []
+        for name, c in divisors.items():
+            if name != skip:
+                cond = _and(cond, Sym.var(name).op("%", c).op("==", 0))
+                tests.append(f"{c} divides {name}")
+        return cond, tests
+    plans = []
+    for name, c in scratch_extent_symbols(substituted(fn, mapping) if divisors else fn):
+        cond, tests = divisible_except(name)
+        for v in SMALL_EXTENTS:
+            plans.append(({**mapping, name: Sym.const(c * v)}, _and(Sym.var(name).op("==", c * v), cond),
+                          [f"{name} is {c * v}"] + tests))
+    if divisors:
+        plans.append((mapping, *divisible_except("")))
+    made = []
+    before = run_time_sizes(fn)
+    for mapping, cond, tests in plans:
+        inst = substituted(fn, mapping)
+        after = run_time_sizes(inst)
+        if after >= before:
             continue
-        out.append(f"{fn.loc.file}:{fn.loc.line}:{fn.loc.col}: '{fn.name}': {what}")
+        inst.name = f"{fn.name}__v{len(made) + 1}"
+        inst.instance_of = fn.name
+        inst.body = [s for s in inst.body if not (isinstance(s, ir.Check) and s.cond.is_const and s.cond.value)]
+        made.append((inst, cond, f"the call takes instance {inst.name} when {' and '.join(tests)} ({before - after} "
+                                 f"of {before} run-time extents, buffer dimensions and loop counts become constants; "
+                                 f"{scratch_text(inst)})"))
+    return [(inst, cond, why + (", else the next" if k + 1 < len(made) else
+                                f", else the generic body ({scratch_text(fn)})"))
+            for k, (inst, cond, why) in enumerate(made)]
+
+
+def _and(a: Sym, b: Sym) -> Sym:
+    return b if a.is_const else a.op("&&", b)
+
+
+def scratch_extent_symbols(fn: ir.Function) -> List[Tuple[str, int]]:
+    """(symbol S, c) for each thread-buffer dimension sized at run time as `S / c` or `S`
+    (c = 1), S a bound shape symbol: S = c * v makes that dimension v."""
+    symbols = {b.symbol for b in fn.bindings}
+    out: List[Tuple[str, int]] = []
+    for b in run_time_thread_buffers(fn):
+        for d in b.shape:
+            found = _symbol_over_const(d, symbols)
+            if found is not None and found not in out:
+                out.append(found)
     return out
+
+
+def _symbol_over_const(d: Sym, symbols) -> Optional[Tuple[str, int]]:
+    if len(d.terms) != 1:
+        return None
+    (mono, coeff), = d.terms.items()
+    if coeff != 1 or len(mono) != 1:
+        return None
+    atom = mono[0]
+    if atom.op == "var" and atom.name in symbols:
+        return atom.name, 1
+    if atom.op == "/" and atom.args[1].is_const and atom.args[1].value > 0:
+        inner = _symbol_over_const(atom.args[0], symbols)
+        if inner is not None and inner[1] == 1:
+            return inner[0], atom.args[1].value
+    return None
 
 
 def symbol_divisors(fn: ir.Function) -> Dict[str, int]:
@@ -138,6 +158,37 @@ def run_time_sizes(fn: ir.Function) -> int:
         elif isinstance(s, ir.Loop):
             count += 0 if s.count.is_const else 1
     return count
+
+
+def run_time_thread_buffers(fn: ir.Function) -> List[ir.Buffer]:
+    """Buffers of one inner-level instance whose size is known only at run time: the
+    cuda and opencl targets give each thread a slice of a global scratch buffer for them
+    (the cpu target a heap allocation), where a constant size is a register array."""
+    return [b for b in fn.buffers if b.level >= 2 and b.storage == "local" and not all(d.is_const for d in b.shape)]
+
+
+def scratch_text(fn: ir.Function) -> str:
+    bufs = run_time_thread_buffers(fn)
+    if not bufs:
+        return "no buffer in global scratch"
+    return "in global scratch: " + ", ".join(
+        f"'{b.source_name or b.name}' [{', '.join(d.to_c() for d in b.shape)}]" for b in bufs)
+
+
+def report(module: Optional[ir.Module]) -> List[str]:
+    """--memory-report: for each function over symbolic shapes, which instance a call takes
+    and why, and which buffers stay in global scratch."""
+    out = []
+    for fn in module.functions if module is not None else []:
+        whys = [s.why for s in fn.body if isinstance(s, Dispatch)]
+        if whys:
+            what = "; ".join(whys)
+        elif fn.bindings and not getattr(fn, "instance_of", None) and run_time_thread_buffers(fn):
+            what = f"no instance pays; {scratch_text(fn)}"
+        else:
+            continue
+        out.append(f"{fn.loc.file}:{fn.loc.line}:{fn.loc.col}: '{fn.name}': {what}")
+    return out
 
 
 # -- copying a function with its symbols replaced --------------------------------------
