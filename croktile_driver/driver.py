@@ -610,7 +610,14 @@ def _transpile(job: Job, args: ParsedArgs, diag: Diagnostics, toolchain, workdir
     if diag.errors:
         _discard(staged)
         return 1
+    from .toolchains import instances
+    checked = tu.module
+    tu.module = instances.with_instances(checked)   # the code generators get the instances too
+    if getattr(args, "memory_report", False):
+        for line in instances.report(tu.module):
+            print(line, file=sys.stderr)
     files = toolchain.generate(tu, diag)
+    tu.module = checked
     if diag.errors:
         _discard(staged)
         return 1

@@ -4,7 +4,10 @@
 
 #include <algorithm>
 #include <utility>
-#include <atomic>
+#include <condition_variable>
+#include <memory>
+#include <type_traits>
+#include <unistd.h>
 #include <cstddef>
 #include <cstring>
 #include <exception>
@@ -22,40 +25,119 @@
 namespace croktile {
 namespace cpu {
 
-// Runs body(i) for i in [0, count) on up to hardware_concurrency threads; the
-// first exception thrown by any instance is rethrown to the caller.
+// The worker threads of the outermost `parallel`: started on the first launch that
+// has more than one instance, kept for the life of the process (a launch costs a wake-up,
+// not a thread start), one per hardware thread, the caller being the first.
+class thread_pool {
+ public:
+  using range_fn = void (*)(void* ctx, long long begin, long long end);
+
+  static thread_pool& get() {
+    // a child process after fork() has none of its parent's threads: it starts its own
+    static thread_pool* pool = nullptr;
+    static std::mutex made;
+    std::lock_guard<std::mutex> lock(made);
+    if (pool == nullptr || pool->owner_ != current_process()) pool = new thread_pool();  // never freed: workers
+    return *pool;                                                                       // outlive static destructors
+  }
+
+  unsigned size() const { return static_cast<unsigned>(workers_.size()) + 1; }
+
+  // Runs fn(ctx, begin, end) on `parts` contiguous ranges that cover [0, count), in
+  // order, one per thread; false (nothing run) when the pool is busy with another launch.
+  bool try_run(long long count, unsigned parts, range_fn fn, void* ctx) {
+    std::unique_lock<std::mutex> busy(launch_, std::try_to_lock);
+    if (!busy.owns_lock()) return false;
+    {
+      std::lock_guard<std::mutex> lock(m_);
+      fn_ = fn, ctx_ = ctx, count_ = count, parts_ = parts, error_ = nullptr;
+      pending_ = parts - 1;
+      ++generation_;
+    }
+    wake_.notify_all();
+    inside_worker() = true;   // a launch from inside this part runs in this thread
+    run_part(0);
+    inside_worker() = false;
+    std::unique_lock<std::mutex> lock(m_);
+    done_.wait(lock, [&] { return pending_ == 0; });
+    if (error_) std::rethrow_exception(error_);
+    return true;
+  }
+
+  // whether this thread is running instances of a launch (a worker, or the caller's part)
+  static bool& inside_worker() {
+    static thread_local bool inside = false;
+    return inside;
+  }
+
+ private:
+  thread_pool() : owner_(current_process()) {
+    unsigned hw = std::thread::hardware_concurrency();
+    for (unsigned t = 1; t < (hw ? hw : 1); ++t) workers_.emplace_back([this, t] { work(t); });
+    for (auto& w : workers_) w.detach();
+  }
+
+  static long long current_process();
+
+  void run_part(unsigned part) {
+    long long begin = count_ * part / parts_, end = count_ * (part + 1) / parts_;
+    try {
+      if (begin < end) fn_(ctx_, begin, end);
+    } catch (...) {
+      std::lock_guard<std::mutex> lock(m_);
+      if (!error_) error_ = std::current_exception();
+    }
+  }
+
+  void work(unsigned part) {
+    inside_worker() = true;
+    unsigned long long seen = 0;
+    for (;;) {
+      {
+        std::unique_lock<std::mutex> lock(m_);
+        wake_.wait(lock, [&] { return generation_ != seen; });
+        seen = generation_;
+        if (part >= parts_) continue;
+      }
+      run_part(part);
+      std::lock_guard<std::mutex> lock(m_);
+      if (--pending_ == 0) done_.notify_one();
+    }
+  }
+
+  long long owner_;
+  std::vector<std::thread> workers_;
+  std::mutex launch_, m_;
+  std::condition_variable wake_, done_;
+  unsigned long long generation_ = 0;
+  range_fn fn_ = nullptr;
+  void* ctx_ = nullptr;
+  long long count_ = 0;
+  unsigned parts_ = 1, pending_ = 0;
+  std::exception_ptr error_;
+};
+
+inline long long thread_pool::current_process() { return static_cast<long long>(::getpid()); }
+
+// Runs body(i) for i in [0, count) on the thread pool, each thread a contiguous range of
+// instances (neighbouring instances usually touch neighbouring memory); the first
+// exception thrown by any instance is rethrown to the caller. A launch from inside an
+// instance, or while another host thread's launch holds the pool, runs its instances in
+// the calling thread.
 template <typename Body>
 void parallel_for(long long count, Body&& body) {
   if (count <= 0) return;
-  unsigned hw = std::thread::hardware_concurrency();
-  long long workers = std::min<long long>(count, hw ? hw : 1);
-  if (workers <= 1) {
-    for (long long i = 0; i < count; ++i) body(i);
-    return;
-  }
-  std::atomic<long long> next{0};
-  std::exception_ptr error;
-  std::mutex error_mutex;
-  auto run = [&] {
-    for (;;) {
-      long long i = next.fetch_add(1);
-      if (i >= count) return;
-      try {
-        body(i);
-      } catch (...) {
-        std::lock_guard<std::mutex> lock(error_mutex);
-        if (!error) error = std::current_exception();
-        next.store(count);
-        return;
-      }
-    }
+  auto serial = [&] { for (long long i = 0; i < count; ++i) body(i); };
+  if (count == 1 || thread_pool::inside_worker()) return serial();
+  thread_pool& pool = thread_pool::get();
+  unsigned parts = static_cast<unsigned>(std::min<long long>(count, pool.size()));
+  if (parts <= 1) return serial();
+  auto range = [](void* ctx, long long begin, long long end) {
+    auto& b = *static_cast<std::remove_reference_t<Body>*>(ctx);
+    for (long long i = begin; i < end; ++i) b(i);
   };
-  std::vector<std::thread> threads;
-  threads.reserve(static_cast<std::size_t>(workers - 1));
-  for (long long t = 1; t < workers; ++t) threads.emplace_back(run);
-  run();
-  for (auto& th : threads) th.join();
-  if (error) std::rethrow_exception(error);
+  if (!pool.try_run(count, parts, range, const_cast<void*>(static_cast<const void*>(std::addressof(body)))))
+    serial();
 }
 
 // Copies the box `ext` at `src_off` of a row-major array shaped `src_shape`

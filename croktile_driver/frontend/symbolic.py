@@ -210,6 +210,8 @@ class Sym:
             if op in ("<<", ">>") and not 0 <= vals[1] < 64:
                 return Sym._node(op, *args)  # undefined in C++; sema reports it
             return Sym.const(_FOLD[op](*vals))
+        if op in ("&&", "||") and any(a.is_const for a in args):
+            return _logic_fold(op, *args)
         if op == "/":
             q = self.exact_div(args[1])
             if q is not None:
@@ -262,6 +264,21 @@ class Sym:
         for sign, text in parts[1:]:
             out += f" {sign} {text}"
         return out if len(parts) == 1 else f"({out})"
+
+
+_TRUTH_OPS = ("==", "!=", "<", ">", "<=", ">=", "&&", "||", "!")
+
+
+def _logic_fold(op: str, a: Sym, b: Sym) -> Sym:
+    """`x && 1` is x, `x && 0` is 0 (and `||` alike), as a truth value: 0 or 1."""
+    const, other = (a, b) if a.is_const else (b, a)
+    if bool(const.value) == (op == "||"):
+        return Sym.const(int(op == "||"))
+    if len(other.terms) == 1 and not other.is_const:
+        (mono, coeff), = other.terms.items()
+        if coeff == 1 and len(mono) == 1 and mono[0].op in _TRUTH_OPS:
+            return other
+    return Sym._node("!=", other, Sym.const(0))
 
 
 def _operand_c(value: Sym, name: Callable[[str], str]) -> str:

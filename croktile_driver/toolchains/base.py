@@ -148,6 +148,7 @@ def host_translation_unit(tu: TranslationUnit, head: List[str], cok_lines, co_te
                 device_declared.add(fn.name)
                 out.append(device_prototype(fn, api))
             if seg.kind == "co":
+                out.extend(co_text(inst) for inst in getattr(fn, "instances", ()))
                 out.append(co_text(fn))
     return "\n".join(out) + "\n"
 
@@ -317,6 +318,18 @@ class StatementWriter:
 
     def s_Print(self, s: ir.Print, depth: int) -> None:
         self.w(depth, print_stmt(s, self.expr, value=self.elements().value))
+
+    def dispatch_args(self) -> List[str]:
+        """The arguments a function passes on to one of its instances (instances.py)."""
+        return [p.name for p in self.fn.params]
+
+    def s_Dispatch(self, s, depth: int) -> None:
+        call = f"{s.callee}({', '.join(self.dispatch_args())})"
+        self.w(depth, f"// {s.why}")
+        if self.fn.ret_kind == "void":
+            self.w(depth, f"if ({condition(self.expr(s.cond))}) {{ {call}; return; }}")
+        else:
+            self.w(depth, f"if ({condition(self.expr(s.cond))}) return {call};")
 
 
 class ToolChain:

@@ -12,12 +12,14 @@ from typing import Dict, List
 
 from ..frontend import ir
 from ..frontend.pipeline import TranslationUnit
+from .box_copy import write_host_copy
+from .loop_order import instances_inside
 from .dma_transform import element_loops, write_loops
 from .fill import fill_literal
 from .elements import ElementWriter
 from .mma_emit import FragmentWriter, uses_mma
 from .base import (box_declarations, with_device_form, call_arguments, call_statement, host_translation_unit, StatementWriter, ToolChain, check_stmt, elem_ctype,
-                   line_directive, signature, sym_c)
+                   line_directive, loop_header, signature, sym_c)
 
 STACK_LIMIT_BYTES = 64 * 1024
 
@@ -101,6 +103,10 @@ class FunctionEmitter(StatementWriter, FragmentWriter):
         if s.level == 1:
             self.w(depth, f"croktile::cpu::parallel_for({sym_c(s.count)}, [&](long long {s.var}) {{")
         else:
+            nest = instances_inside(s)
+            if nest is not None:
+                self.instances_inside(s, nest, depth)
+                return
             self.w(depth, f"for (long long {s.var} = 0; {s.var} < {sym_c(s.count)}; ++{s.var}) {{")
         for buf in s.buffers:
             if all(v in self.entry_names for d in buf.shape for v in d.variables()):
@@ -112,6 +118,17 @@ class FunctionEmitter(StatementWriter, FragmentWriter):
         self.stmts(s.body, depth + 1)
         self.level_stack.pop()
         self.w(depth, "});" if s.level == 1 else "}")
+
+    def instances_inside(self, s: ir.Parallel, nest: List[ir.Loop], depth: int) -> None:
+        """An inner level run with its loop nest outside (loop_order.py)."""
+        for n, loop in enumerate(nest):
+            self.w(depth + n, line_directive(loop.loc))
+            self.w(depth + n, loop_header("long long", loop, self.expr))
+        d = depth + len(nest)
+        self.w(d, f"for (long long {s.var} = 0; {s.var} < {sym_c(s.count)}; ++{s.var}) {{")
+        self.stmts(nest[-1].body, d + 1)   # its buffers are allocated where the body allocates them
+        for n in range(len(nest), -1, -1):
+            self.w(depth + n, "}")
 
     def s_Alloc(self, s: ir.Alloc, depth: int) -> None:
         if s.buffer.name not in self.hoisted:
@@ -129,6 +146,10 @@ class FunctionEmitter(StatementWriter, FragmentWriter):
         if s.op != "copy":
             loops, body = element_loops(s, self.ptr, sym_c, elem_ctype(s.dst.buffer.elem))
             write_loops(self.w, depth, loops, body, sym_c)
+            return
+        if s.src.strides is None and s.dst.strides is None:
+            write_host_copy(self.w, depth, s, self.region_ptr(s.dst), self.region_ptr(s.src),
+                            elem_ctype(s.src.buffer.elem), self.expr)
             return
         self.w(depth, "{")
         for line in box_declarations(s, sym_c):

@@ -44,6 +44,7 @@ from ..frontend import ir
 from ..frontend.levels import check_cuda_levels
 from ..frontend.pipeline import TranslationUnit
 from ..frontend.symbolic import Sym
+from .box_copy import copy_dims
 from .dma_transform import element_loops, write_loops, write_shared_loops
 from .base import ToolChain, c_string, call_arguments, call_statement, elem_ctype, host_translation_unit, line_directive, print_stmt
 from .device_host import DeviceHostEmitter, where as _where
@@ -727,16 +728,7 @@ class KernelEmitter(KernelEmitterBase, FragmentWriter):
             self.w(depth, text)
         return state
 
-    @staticmethod
-    def copy_dims(s: ir.Dma):
-        """(strided dimensions, contiguous run, source strides, destination strides) of a copy:
-        trailing dimensions whole in both buffers merge into the run, extents of 1 drop out."""
-        ext = list(s.src.extents)
-        k = len(ext) - 1
-        while k > 0 and ext[k] == s.src.shape[k] and ext[k] == s.dst.shape[k]:
-            k -= 1
-        dims = [d for d in range(k) if not (ext[d].is_const and ext[d].value == 1)]
-        return dims, product(ext[k:]), strides(s.src.shape), strides(s.dst.shape)
+    copy_dims = staticmethod(copy_dims)
 
     def copy_box(self, s: ir.Dma) -> Optional[Tuple[int, str]]:
         """The strided dimensions and the `box` fields of a block-cooperative copy."""

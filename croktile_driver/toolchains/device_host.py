@@ -189,6 +189,9 @@ class DeviceHostEmitter(StatementWriter):
         out, self.lines = self.lines, saved
         return out
 
+    def dispatch_args(self) -> List[str]:
+        return super().dispatch_args() + (["croktile_stream"] if self.device_form else [])
+
     def caller_stream(self) -> str:
         """`(s)` where the function has a `stream s` parameter: its work goes on that stream."""
         name = stream_param(self.fn)

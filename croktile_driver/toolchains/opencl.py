@@ -63,6 +63,7 @@ from ..frontend.symbolic import Sym
 from ..cstrings import escaped
 from .base import DeviceBuild, ToolChain, c_string, call_statement, elem_ctype, host_translation_unit, line_directive, print_stmt
 from .device_host import DeviceHostEmitter, where as _where
+from .box_copy import copy_dims
 from .dma_transform import element_loops, write_loops, write_shared_loops
 from .elements import ElementWriter
 from .opencl_check import CHECK_FLAGS, DEFAULT_CHECKER, checker_command, locate, run_check, statement_line
@@ -118,6 +119,7 @@ typedef uint16_t u16;
 typedef uint32_t u32;
 typedef uint64_t u64;
 typedef float f32;
+typedef uint4 croktile_vec16;      // the generated copies' 16-byte vectors
 typedef event_t croktile_event_t;   // the generated kernels' events, whatever __cok__ code names event_t
 #ifndef __device__
 #define __device__
@@ -899,7 +901,7 @@ class KernelEmitter(KernelEmitterBase):
             ct, kind = self.ctype(b), self.kind[b.name]
             q = self.qual(b)
             if kind == "static" and self.space[b.name] == "p":
-                self.w(depth, f"{ct} {b.name}[{_product(b.shape).value}];")
+                self.w(depth, f"{ct} {b.name}[{_product(b.shape).value}] __attribute__((aligned(16)));")
                 self.w(depth, f"{ct}* {self.ptr(b)} = {b.name};")
             elif kind == "scratch":
                 self.w(depth, f"__global {ct}* {self.ptr(b)} = (__global {ct}*)(croktile_slot_base + {b.name}__off);")
@@ -932,8 +934,12 @@ class KernelEmitter(KernelEmitterBase):
                 self.w(depth, BARRIER)
             # work-item i runs instances i, i + size, ... (the group may be smaller than the count)
             self.w(depth, "{")
-            self.w(depth + 1, f"for (long {s.var} = croktile_lid; {s.var} < {dev_expr(s.count)}; "
-                              f"{s.var} += croktile_lsize) {{")
+            if all(p.count.is_const for p in self.inner):   # the group has an item per instance
+                self.w(depth + 1, f"if (croktile_lid < {dev_expr(s.count)}) {{")
+                self.w(depth + 2, f"const long {s.var} = croktile_lid;")
+            else:
+                self.w(depth + 1, f"for (long {s.var} = croktile_lid; {s.var} < {dev_expr(s.count)}; "
+                                  f"{s.var} += croktile_lsize) {{")
             saved = self.end_label
             self.end_label = None
             if any(isinstance(c, ir.Check) for c in ir.walk(s.body)):
@@ -1083,6 +1089,9 @@ class KernelEmitter(KernelEmitterBase):
         return k, _product(ext[k:])
 
     def copy_loops(self, s: ir.Dma, depth: int, coop: bool) -> None:
+        if not coop:
+            self.item_copy(s, depth)
+            return
         k, run = self.runs(s)
         dims = list(s.src.extents[:k]) + [run]          # the loop nest; the last one is contiguous
         src_st = _strides(s.src.shape)[:k] + [Sym.const(1)]
@@ -1099,7 +1108,7 @@ class KernelEmitter(KernelEmitterBase):
             loops.append((f"croktile_i{d}", e))
         body = f"{self.ptr(s.dst.buffer)}[{dev_expr(dst_at)}] = {self.ptr(s.src.buffer)}[{dev_expr(src_at)}];"
         self.w(depth, "{")
-        if coop and loops:     # all work-items, one element each in turn
+        if loops:     # all work-items, one element each in turn
             total = dev_expr(_product([e for _, e in loops]))
             self.w(depth + 1, f"for (long croktile_t = croktile_lid; croktile_t < {total}; "
                               "croktile_t += croktile_lsize) {")
@@ -1112,12 +1121,44 @@ class KernelEmitter(KernelEmitterBase):
                     rest = f"({rest} / {_paren(dev_expr(e))})"
             self.w(depth + 2, body)
             self.w(depth + 1, "}")
-        elif coop:
-            self.w(depth + 1, f"if (croktile_lid == 0) {body}")
         else:
-            for n, (i, e) in enumerate(loops):
-                self.w(depth + 1 + n, f"for (long {i} = 0; {i} < {dev_expr(e)}; ++{i})")
-            self.w(depth + 1 + len(loops), body)
+            self.w(depth + 1, f"if (croktile_lid == 0) {body}")
+        self.w(depth, "}")
+
+    def item_copy(self, s: ir.Dma, depth: int) -> None:
+        """One work-item copies a box, as the cuda target's thread copy: base pointers
+        computed once, loops with constant trip counts where the shapes are constant, and
+        16-byte vectors where the run and the strides allow and both addresses turn out
+        aligned (private arrays are declared 16-byte aligned)."""
+        dims, run, sst, dstr = copy_dims(s)
+        ext = s.src.extents
+        ct, size = self.ctype(s.src.buffer), s.src.buffer.elem_bytes
+        qd, qs = self.qual(s.dst.buffer), self.qual(s.src.buffer)
+        vec = run.is_const and run.value * size % 16 == 0 and all(
+            sst[d].is_const and dstr[d].is_const and sst[d].value * size % 16 == 0
+            and dstr[d].value * size % 16 == 0 for d in dims)
+        src_off = " + ".join(f"croktile_i{d} * {_paren(dev_expr(sst[d]))}" for d in dims) or "0"
+        dst_off = " + ".join(f"croktile_i{d} * {_paren(dev_expr(dstr[d]))}" for d in dims) or "0"
+
+        def nest(d0: int, body: str, inner: Sym, var: str) -> None:
+            loops = [(f"croktile_i{d}", ext[d]) for d in dims] + [(var, inner)]
+            for n, (v, e) in enumerate(loops):
+                self.w(d0 + n, f"for (long {v} = 0; {v} < {dev_expr(e)}; ++{v})")
+            self.w(d0 + len(loops), body)
+        self.w(depth, "{")
+        self.w(depth + 1, f"{qd} {ct}* const croktile_d = {self.region_ptr(s.dst)};")
+        self.w(depth + 1, f"{qs} const {ct}* const croktile_s = {self.region_ptr(s.src)};")
+        scalar = f"croktile_d[{dst_off} + croktile_e] = croktile_s[{src_off} + croktile_e];"
+        if vec:
+            self.w(depth + 1, "if ((((uint64_t)croktile_d | (uint64_t)croktile_s) & 15) == 0) {")
+            nest(depth + 2, f"(({qd} croktile_vec16*)(croktile_d + {dst_off}))[croktile_v] = "
+                            f"(({qs} const croktile_vec16*)(croktile_s + {src_off}))[croktile_v];",
+                 Sym.const(run.value * size // 16), "croktile_v")
+            self.w(depth + 1, "} else {")
+            nest(depth + 2, scalar, run, "croktile_e")
+            self.w(depth + 1, "}")
+        else:
+            nest(depth + 1, scalar, run, "croktile_e")
         self.w(depth, "}")
 
     def work_group_copy(self, s: ir.Dma, depth: int) -> None:
