@@ -126,7 +126,7 @@ def _function(fn: ir.Function, api: str) -> List[str]:
     for p in data:
         out.append(f"  static const py::param_info {p.name}__info{{{c_string(fn.name)}, {c_string(p.name)}, "
                    f"{c_string(_where(p.loc))}, {c_string(declared_type(p))}}};")
-        out.append(f"  const py::array {p.name}__arr = py::import_array({p.name}__obj, {p.name}__info);")
+        out.append(f"  const py::argument {p.name}__arr({p.name}__obj, {p.name}__info);")
 
     def call(args: List[str]) -> List[str]:
         text = f"{fn.name}({', '.join(args)})"
@@ -142,11 +142,12 @@ def _function(fn: ir.Function, api: str) -> List[str]:
         for p in data:
             out.append(f"    const auto {p.name} = py::dev_view<{elem_ctype(p.elem)}, {p.rank}>"
                        f"({p.name}__arr, {p.name}__info);")
-        out.append(f"    const {api}::stream croktile__stream = py::current_stream(croktile__stream_obj);")
+        out.append(f"    const {api}::stream croktile__stream = py::current_stream(croktile__stream_obj, "
+                   f"{data[0].name}__arr);")
         args = [p.name if p.kind == "data" else scalar[p.name] for p in fn.params] + ["croktile__stream"]
         out += ["  " + line for line in call(args)]
         out.append("  }")
-        out.append("  (void)croktile__stream_obj;")
+        out.append(f"  py::refuse_capture({c_string(fn.name)}, croktile__stream_obj);")
     for p in data:
         out.append(f"  const auto {p.name} = py::host_view<{elem_ctype(p.elem)}, {p.rank}>"
                    f"({p.name}__arr, {p.name}__info);")

@@ -50,6 +50,60 @@ inline void check(cudaError_t err, const char* call, const char* where) {
   if (err != cudaSuccess) fail(err, call, where);
 }
 
+// Which device's memory a pointer is, remembered per pointer so that a call on the same
+// arrays asks the driver once (cudaPointerGetAttributes costs as much as a launch's
+// bookkeeping). Filled by the pool's allocations, by DLPack tensors that say their
+// device, and by the first query of any other pointer; only device memory is kept. An
+// entry is one word (the address, below 2^48 on every CUDA platform, and the device),
+// so that threads read and write it without a lock. Memory that the caller frees and
+// allocates again on another device at the same address would keep its old entry:
+// the argument check then names the old device; the guard below still switches to it.
+namespace detail {
+constexpr std::size_t pointer_slots = 1024;
+inline std::atomic<unsigned long long>* pointer_table() {
+  static std::atomic<unsigned long long> table[pointer_slots];  // zero-initialised: empty
+  return table;
+}
+inline std::size_t pointer_slot(const void* p) {
+  const auto a = reinterpret_cast<unsigned long long>(p);
+  return static_cast<std::size_t>((a >> 8) ^ (a >> 20)) % pointer_slots;
+}
+}  // namespace detail
+
+inline void remember_device(const void* p, int device) {
+  const auto a = reinterpret_cast<unsigned long long>(p);
+  if (p == nullptr || device < 0 || device >= 0xffff || (a >> 48) != 0) return;
+  detail::pointer_table()[detail::pointer_slot(p)].store(a | (static_cast<unsigned long long>(device + 1) << 48),
+                                                         std::memory_order_relaxed);
+}
+
+// The device whose memory `p` is, if remembered; -1 if not.
+inline int remembered_device(const void* p) {
+  const auto a = reinterpret_cast<unsigned long long>(p);
+  const unsigned long long e = detail::pointer_table()[detail::pointer_slot(p)].load(std::memory_order_relaxed);
+  if (e == 0 || (e & ((1ULL << 48) - 1)) != a) return -1;
+  return static_cast<int>(e >> 48) - 1;
+}
+
+// What kind of memory `p` is: its device for device memory (remembered), else what the
+// driver says (the query's error is cleared: an unknown pointer is host memory).
+struct pointer_kind {
+  cudaMemoryType type;
+  int device;             // for cudaMemoryTypeDevice
+  bool host_accessible;   // host memory that kernels can reach (registered, mapped)
+};
+inline pointer_kind pointer_kind_of(const void* p) {
+  const int remembered = remembered_device(p);
+  if (remembered >= 0) return {cudaMemoryTypeDevice, remembered, false};
+  cudaPointerAttributes a{};
+  if (cudaPointerGetAttributes(&a, p) != cudaSuccess) {
+    cudaGetLastError();
+    return {cudaMemoryTypeUnregistered, -1, false};
+  }
+  if (a.type == cudaMemoryTypeDevice) remember_device(p, a.device);
+  return {a.type, a.device, a.type == cudaMemoryTypeHost && a.devicePointer != nullptr};
+}
+
 // ---------------------------------------------------------------------------
 // Device memory and streams (the backend of croktile_device.h)
 // ---------------------------------------------------------------------------
@@ -82,6 +136,7 @@ inline void* pool_allocate(std::size_t bytes, cudaStream_t stream, const char* w
   }
   void* p = nullptr;
   check(cudaMallocAsync(&p, bytes, stream), "cudaMallocAsync", where);
+  remember_device(p, dev);
   return p;
 }
 }  // namespace detail
@@ -216,40 +271,66 @@ inline void synchronize(cudaStream_t stream, const char* where) {
   poll_checks(stream, where);
 }
 
-// Arguments of a call: device memory where the overload takes device views, host
-// memory where it takes host arrays; checked before anything is queued. While `stream`
-// is being captured into a graph, memory that an earlier captured call allocated
-// (cudaMallocAsync) exists only once the graph runs, so the driver knows no such
-// pointer yet: an unknown pointer is then taken on trust.
+// While `stream` is being captured into a graph, memory that an earlier captured call
+// allocated (cudaMallocAsync) exists only once the graph runs, so the driver knows no
+// such pointer yet: an unknown pointer is then taken on trust.
 inline bool capturing(cudaStream_t stream) {
   cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
   return cudaStreamIsCapturing(stream, &status) == cudaSuccess && status == cudaStreamCaptureStatusActive;
 }
 
-inline void expect_device(const void* p, const char* arg, const char* fn, const char* where,
-                          cudaStream_t stream = nullptr) {
-  if (p == nullptr) return;
-  cudaPointerAttributes a{};
-  check(cudaPointerGetAttributes(&a, p), "cudaPointerGetAttributes", where);
-  if (a.type == cudaMemoryTypeUnregistered && capturing(stream)) return;
-  if (a.type == cudaMemoryTypeUnregistered || (a.type == cudaMemoryTypeHost && a.devicePointer == nullptr))
-    throw runtime_error(std::string(where) + ": argument '" + arg + "' of '" + fn +
-                        "' is host memory, but the parameter takes device memory (a croktile::device_view, or a "
-                        "view of memory from cudaMalloc for a 'global' parameter)");
-  if (a.type == cudaMemoryTypeDevice) {
-    int dev = 0;
-    check(cudaGetDevice(&dev), "cudaGetDevice", where);
-    if (a.device != dev)
-      throw runtime_error(std::string(where) + ": argument '" + arg + "' of '" + fn + "' is memory of device " +
-                          std::to_string(a.device) + ", but the call runs on device " + std::to_string(dev));
+// The device a call runs on: that of its first device-memory argument, made current
+// for the call (as PyTorch's operations do) and the caller's device restored after.
+// Every further argument must be memory of the same device (or memory any device
+// reaches: managed, mapped host memory).
+class call_device {
+ public:
+  call_device(cudaStream_t stream, const char* fn, const char* where) : stream_(stream), fn_(fn), where_(where) {}
+  call_device(const call_device&) = delete;
+  call_device& operator=(const call_device&) = delete;
+  ~call_device() {
+    if (saved_ >= 0) cudaSetDevice(saved_);
   }
-}
+
+  // Checks that argument `arg` is device memory, and of the call's device.
+  void expect(const void* p, const char* arg) {
+    if (p == nullptr) return;
+    const pointer_kind k = pointer_kind_of(p);
+    if (k.type == cudaMemoryTypeUnregistered && capturing(stream_)) return;
+    if (k.type == cudaMemoryTypeUnregistered || (k.type == cudaMemoryTypeHost && !k.host_accessible))
+      throw runtime_error(std::string(where_) + ": argument '" + arg + "' of '" + fn_ +
+                          "' is host memory, but the parameter takes device memory (a croktile::device_view, or a "
+                          "view of memory from cudaMalloc for a 'global' parameter)");
+    if (k.type != cudaMemoryTypeDevice) return;
+    if (device_ < 0) {
+      int current = 0;
+      check(cudaGetDevice(&current), "cudaGetDevice", where_);
+      if (current != k.device) {
+        check(cudaSetDevice(k.device), "cudaSetDevice", where_);
+        saved_ = current;
+      }
+      device_ = k.device;
+      first_ = arg;
+      return;
+    }
+    if (k.device != device_)
+      throw runtime_error(std::string(where_) + ": argument '" + arg + "' of '" + fn_ + "' is memory of device " +
+                          std::to_string(k.device) + ", but the call runs on device " + std::to_string(device_) +
+                          ", which holds argument '" + first_ + "'");
+  }
+
+ private:
+  cudaStream_t stream_;
+  const char* fn_;
+  const char* where_;
+  const char* first_ = "";
+  int device_ = -1;  // the call's device, once an argument said it
+  int saved_ = -1;   // the caller's device, restored at the end
+};
 
 inline void expect_host(const void* p, const char* arg, const char* fn, const char* where) {
   if (p == nullptr) return;
-  cudaPointerAttributes a{};
-  check(cudaPointerGetAttributes(&a, p), "cudaPointerGetAttributes", where);
-  if (a.type == cudaMemoryTypeDevice)
+  if (pointer_kind_of(p).type == cudaMemoryTypeDevice)
     throw runtime_error(std::string(where) + ": argument '" + arg + "' of '" + fn +
                         "' is device memory, but the parameter takes a host array (pass a croktile::device_view "
                         "to use it in place, or declare the parameter 'global')");
@@ -559,6 +640,45 @@ struct backend {
     if (bytes) check(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, s), "cudaMemcpyAsync", where);
   }
   static void synchronize(native_stream s, const char* where) { cuda::synchronize(s, where); }
+  static bool capturing(native_stream s) { return cuda::capturing(s); }
+  // Orders work queued on `consumer` after what is queued on `producer` now (an event;
+  // recorded into a graph while `producer` is captured).
+  static void order(native_stream producer, native_stream consumer, const char* where) {
+    cudaEvent_t e = nullptr;
+    check(cudaEventCreateWithFlags(&e, cudaEventDisableTiming), "cudaEventCreateWithFlags", where);
+    const cudaError_t recorded = cudaEventRecord(e, producer);
+    const cudaError_t waited = recorded == cudaSuccess ? cudaStreamWaitEvent(consumer, e, 0) : recorded;
+    cudaEventDestroy(e);
+    check(recorded, "cudaEventRecord", where);
+    check(waited, "cudaStreamWaitEvent", where);
+  }
+
+  // DLPack: the device type (kDLCUDA, kDLCUDAManaged, kDLCUDAHost, kDLCPU) and id of
+  // memory at p; memory of croktile's pool is known without asking the driver, which
+  // does not know it yet while a graph is being captured.
+  static int dlpack_device_of(const void* p, int& device) {
+    device = 0;
+    if (p == nullptr) return cudaGetDevice(&device), 2;
+    const pointer_kind k = pointer_kind_of(p);
+    switch (k.type) {
+      case cudaMemoryTypeDevice: device = k.device; return 2;
+      case cudaMemoryTypeManaged: return 13;
+      case cudaMemoryTypeHost: return 3;
+      default: return 1;
+    }
+  }
+  // A kDLCUDA tensor of device `id` at p: the device must exist; remembered for the call.
+  static void accept_device(const void* p, int id, const char* who) {
+    static const int count = [] {
+      int n = 0;
+      if (cudaGetDeviceCount(&n) != cudaSuccess) cudaGetLastError();
+      return n;
+    }();
+    if (id < 0 || id >= count)
+      throw runtime_error(std::string(who) + ": kDLCUDA device " + std::to_string(id) + " does not exist (" +
+                          std::to_string(count) + " CUDA device" + (count == 1 ? "" : "s") + ")");
+    remember_device(p, id);
+  }
 };
 
 CROKTILE_DEVICE_API(backend)

@@ -189,10 +189,13 @@ class HostEmitter(DeviceHostEmitter):
 
     def prologue(self) -> None:
         self.w(1, "[[maybe_unused]] const cudaStream_t croktile_st = croktile_stream.native();")
+        if self.device_form:
+            # before any buffer: the caller's device comes back after they are freed
+            self.w(1, f"croktile::cuda::call_device croktile_device(croktile_st, {c_string(self.fn.name)}, "
+                      f"{_where(self.fn.loc)});")
 
     def bind_param(self, p: ir.Param, where: str) -> None:
-        self.w(1, f"croktile::cuda::expect_device({p.name}.data(), {c_string(p.name)}, {c_string(self.fn.name)}, "
-                  f"{where}, croktile_st);")
+        self.w(1, f"croktile_device.expect({p.name}.data(), {c_string(p.name)});")
         self.w(1, f"croktile::cuda::buffer {self.mem(p.buffer)} = croktile::cuda::buffer::borrow({p.name}.data());")
 
     def host_arg_check(self, p: ir.Param, where: str) -> List[str]:
