@@ -21,7 +21,9 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <condition_variable>
 #include <mutex>
+#include <thread>
 #include <string>
 #include <utility>
 #include <vector>
@@ -336,6 +338,146 @@ inline void expect_host(const void* p, const char* arg, const char* fn, const ch
                         "to use it in place, or declare the parameter 'global')");
 }
 
+// ---------------------------------------------------------------------------
+// Host arrays: copies through pinned staging buffers
+// ---------------------------------------------------------------------------
+
+namespace detail {
+
+// Copies host memory with several threads (one memcpy is slower than the bus): a fixed
+// pool of workers that each take one slice of a copy; the calling thread takes the first.
+class parallel_copier {
+ public:
+  parallel_copier() {
+    const unsigned hw = std::thread::hardware_concurrency();
+    const unsigned n = std::max(1u, std::min(hw / 2, 8u));
+    for (unsigned i = 1; i < n; ++i) workers_.emplace_back([this, i] { work(i); });
+    threads_ = n;
+  }
+  // never destroyed (see staging::get): workers live as long as the process
+  void copy(void* dst, const void* src, std::size_t bytes) {
+    if (threads_ == 1 || bytes < (1u << 20)) {
+      std::memcpy(dst, src, bytes);
+      return;
+    }
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      dst_ = static_cast<char*>(dst);
+      src_ = static_cast<const char*>(src);
+      bytes_ = bytes;
+      pending_ = threads_ - 1;
+      ++generation_;
+    }
+    start_.notify_all();
+    slice(0);
+    std::unique_lock<std::mutex> lock(mutex_);
+    done_.wait(lock, [this] { return pending_ == 0; });
+  }
+
+ private:
+  void slice(unsigned i) {
+    const std::size_t per = (bytes_ / threads_ + 63) & ~std::size_t(63);
+    const std::size_t begin = std::min(bytes_, per * i), end = std::min(bytes_, begin + per);
+    if (end > begin) std::memcpy(dst_ + begin, src_ + begin, end - begin);
+  }
+  void work(unsigned i) {
+    unsigned long long seen = 0;
+    for (;;) {
+      {
+        std::unique_lock<std::mutex> lock(mutex_);
+        start_.wait(lock, [&] { return generation_ != seen; });
+        seen = generation_;
+      }
+      slice(i);
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (--pending_ == 0) done_.notify_one();
+    }
+  }
+
+  std::vector<std::thread> workers_;
+  unsigned threads_ = 1;
+  std::mutex mutex_;
+  std::condition_variable start_, done_;
+  unsigned long long generation_ = 0;
+  unsigned pending_ = 0;
+  char* dst_ = nullptr;
+  const char* src_ = nullptr;
+  std::size_t bytes_ = 0;
+};
+
+// Pageable host memory goes to and from the device through a ring of pinned buffers,
+// allocated once and reused by every call: chunk i is copied into (out of) pinned memory
+// by several threads while the copy engine moves chunk i - 1, so a transfer runs at the
+// bus's pinned-memory bandwidth instead of the driver's pageable path. Small transfers
+// and pinned or registered memory go straight to cudaMemcpyAsync.
+class staging {
+ public:
+  static staging& get() {
+    static staging* s = new staging();  // never destroyed: its threads and pinned memory live as long as the process
+    return *s;
+  }
+  static bool worth_it(const void* host, std::size_t bytes) {
+    return bytes >= 2 * chunk && pointer_kind_of(host).type == cudaMemoryTypeUnregistered;
+  }
+
+  void upload(void* dst, const void* src, std::size_t bytes, cudaStream_t s, const char* where) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    allocate(where);
+    for (std::size_t off = 0, i = 0; off < bytes; off += chunk, ++i) {
+      slot& sl = slots_[i % slots];
+      const std::size_t n = std::min(chunk, bytes - off);
+      check(cudaEventSynchronize(sl.done), "cudaEventSynchronize", where);  // its last copy has left
+      copier_.copy(sl.host, static_cast<const char*>(src) + off, n);
+      check(cudaMemcpyAsync(static_cast<char*>(dst) + off, sl.host, n, cudaMemcpyHostToDevice, s),
+            "cudaMemcpyAsync", where);
+      check(cudaEventRecord(sl.done, s), "cudaEventRecord", where);
+    }
+  }
+
+  // Returns once the bytes are in `dst` (after the work queued on `s` before).
+  void download(void* dst, const void* src, std::size_t bytes, cudaStream_t s, const char* where) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    allocate(where);
+    const std::size_t count = (bytes + chunk - 1) / chunk;
+    auto drain = [&](std::size_t i) {  // chunk i, whose copy was queued, to its place
+      slot& sl = slots_[i % slots];
+      check(cudaEventSynchronize(sl.done), "cudaMemcpyAsync", where);
+      copier_.copy(static_cast<char*>(dst) + i * chunk, sl.host, std::min(chunk, bytes - i * chunk));
+    };
+    for (std::size_t i = 0; i < count; ++i) {
+      if (i >= slots) drain(i - slots);
+      slot& sl = slots_[i % slots];
+      check(cudaMemcpyAsync(sl.host, static_cast<const char*>(src) + i * chunk, std::min(chunk, bytes - i * chunk),
+                            cudaMemcpyDeviceToHost, s),
+            "cudaMemcpyAsync", where);
+      check(cudaEventRecord(sl.done, s), "cudaEventRecord", where);
+    }
+    for (std::size_t i = count > slots ? count - slots : 0; i < count; ++i) drain(i);
+  }
+
+ private:
+  static constexpr std::size_t chunk = std::size_t(8) << 20;
+  static constexpr std::size_t slots = 4;
+  struct slot {
+    void* host = nullptr;
+    cudaEvent_t done = nullptr;
+  };
+
+  void allocate(const char* where) {
+    if (slots_[0].host) return;
+    for (slot& sl : slots_) {
+      check(cudaHostAlloc(&sl.host, chunk, cudaHostAllocPortable), "cudaHostAlloc", where);
+      check(cudaEventCreateWithFlags(&sl.done, cudaEventDisableTiming), "cudaEventCreateWithFlags", where);
+    }
+  }
+
+  std::mutex mutex_;
+  slot slots_[slots];
+  parallel_copier copier_;
+};
+
+}  // namespace detail
+
 // Kernel timing for benchmarks: with `timing().enabled`, each launch is bracketed by
 // CUDA events and `timing().last_ms` holds the kernel's time on the GPU (the launch
 // then waits for the kernel).
@@ -629,9 +771,13 @@ struct backend {
     if (bytes) check(cudaMemsetAsync(p, 0, bytes, s), "cudaMemsetAsync", where);
   }
   static void upload(void* dst, const void* src, std::size_t bytes, native_stream s, const char* where) {
-    if (bytes) check(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, s), "cudaMemcpyAsync", where);
+    if (detail::staging::worth_it(src, bytes))
+      detail::staging::get().upload(dst, src, bytes, s, where);
+    else if (bytes)
+      check(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, s), "cudaMemcpyAsync", where);
   }
   static void download(void* dst, const void* src, std::size_t bytes, native_stream s, const char* where) {
+    if (detail::staging::worth_it(dst, bytes)) return detail::staging::get().download(dst, src, bytes, s, where);
     if (!bytes) return;
     check(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToHost, s), "cudaMemcpyAsync", where);
     check(cudaStreamSynchronize(s), "cudaMemcpyAsync", where);

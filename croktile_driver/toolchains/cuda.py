@@ -280,6 +280,13 @@ class KernelEmitter(KernelEmitterBase):
                         for b in s.buffers if static_bytes(b) is None]
         self.globals = [b for b in self.fn.buffers if b.storage == "global" and self.uses(b)]
         self.async_futures, self.future_of_buffer = waited_async_futures(self.all, self.cp_async_eligible)
+        # Without async copies of its own, a block's synchronous copies from global into
+        # shared memory are issued as cp.async too, and waited for at the next barrier
+        # (every barrier waits, and so does the end of the block): consecutive copies then
+        # have all their loads in flight at once instead of one copy's at a time.
+        self.sync_as_async = not any(isinstance(s, ir.Dma) and s.is_async for s, _ in self.all)
+        self.issued_sync_async = self.sync_as_async and any(
+            isinstance(s, ir.Dma) and self.cp_async_eligible(s, level) for s, level in self.all)
         self.wait_groups = self.plan_waits()
         self.plan = plan_arena(self.arena, self.wait_extensions())
         self.zero_at: Dict[int, List[ir.Buffer]] = {}
@@ -506,6 +513,8 @@ class KernelEmitter(KernelEmitterBase):
             self.w(1, f"{elem_ctype(b.elem)}* {self.ptr(b)} = reinterpret_cast<{elem_ctype(b.elem)}*>(croktile_smem + "
                       f"{at});")
         self.stmts(par.body, 1, 1, EMPTY)
+        if self.issued_sync_async:
+            self.w(1, "croktile::cuda::cp_async_wait_group<0>();  // no copy into shared memory outlives the block")
         self.lines.append("}")
         return "\n".join(self.lines)
 
@@ -532,6 +541,12 @@ class KernelEmitter(KernelEmitterBase):
                 out.add(("buffer", b.name, 0))
         return frozenset(out)
 
+    def barrier(self, depth: int) -> None:
+        """__syncthreads(), after the cp.async copies issued for synchronous copies."""
+        if self.issued_sync_async:
+            self.w(depth, "croktile::cuda::cp_async_wait_group<0>();")
+        self.w(depth, BARRIER)
+
     def step(self, state: State, kind: int, reads: frozenset, writes: frozenset, depth: int) -> State:
         """Emits the barrier an outer-level step needs; returns the state after it."""
         cr, cw, mr, mw = state
@@ -540,7 +555,7 @@ class KernelEmitter(KernelEmitterBase):
         else:   # thread 0 alone: its own earlier accesses are ordered already
             need = _conflict(writes, cr | cw) or _conflict(reads, cw)
         if need:
-            self.w(depth, BARRIER)
+            self.barrier(depth)
             cr = cw = mr = mw = frozenset()
         if kind == COOPERATIVE:
             return (cr | reads, cw | writes, mr, mw)
@@ -549,7 +564,7 @@ class KernelEmitter(KernelEmitterBase):
     def s_Parallel(self, s: ir.Parallel, depth: int, level: int, state: State) -> State:
         if s.level == 2:
             if any(state):
-                self.w(depth, BARRIER)
+                self.barrier(depth)
             lanes = self.lanes(s)
             if lanes is not None:
                 self.lane_level(s, depth, *lanes)
@@ -750,7 +765,8 @@ class KernelEmitter(KernelEmitterBase):
             nd, literal = box
             dst, src = self.region_ptr(s.dst), self.region_ptr(s.src)
             state = self.step(state, COOPERATIVE, self.keys(s.src.buffer), self.keys(s.dst.buffer), depth)
-            is_async = "true" if s.future in self.async_futures and s.is_async else "false"
+            sync_as_async = self.sync_as_async and self.cp_async_eligible(s, level)
+            is_async = "true" if (s.future in self.async_futures and s.is_async) or sync_as_async else "false"
             self.w(depth, f"croktile::cuda::block_copy<{nd}, {is_async}>({dst}, {src}, "
                           f"croktile::cuda::box{{{literal}}});")
             return state
