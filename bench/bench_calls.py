@@ -3,6 +3,7 @@
     python bench/bench_calls.py                 # builds and runs; needs an NVIDIA GPU and PyTorch
     python bench/bench_calls.py --json out.json # also writes the figures as JSON
     python bench/bench_calls.py --cpp-only      # the C++ figures only (no PyTorch)
+    python bench/bench_calls.py --exe ./call_costs  # the C++ figures of a program built already
 
 bench/call/call_costs.co.cpp is built twice by this checkout's driver (`-t cuda --profile
 cuda-sm90a`; $CROKTILE_BENCH_PROFILE names another profile): as a program, whose figures
@@ -172,10 +173,14 @@ def main(argv=None) -> int:
     ap.add_argument("--json", help="also write the figures to this file")
     ap.add_argument("--cpp-only", action="store_true", help="only the C++ figures (no PyTorch)")
     ap.add_argument("--calls", type=int, default=5000, help="calls per timed round of the tiny add in Python")
+    ap.add_argument("--exe", help="call_costs built already (croktilec -t cuda -O2 bench/call/call_costs.co.cpp)")
     args = ap.parse_args(argv)
     figures = {}
-    with tempfile.TemporaryDirectory() as tmp:
-        figures.update(cpp_figures(build_program(tmp)))
+    if args.exe:
+        figures.update(cpp_figures(args.exe))
+    else:
+        with tempfile.TemporaryDirectory() as tmp:
+            figures.update(cpp_figures(build_program(tmp)))
     if not args.cpp_only:
         figures.update(python_figures(args.calls))
     try:

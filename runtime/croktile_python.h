@@ -16,7 +16,9 @@
 #include <nanobind/nanobind.h>
 #include <nanobind/ndarray.h>
 
+#include <algorithm>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <utility>
 
@@ -314,6 +316,17 @@ void refuse_capture(const char* fn, nb::handle given) {
     (void)fn;
     (void)given;
   }
+}
+
+// out= of a host-array call: the result copied into the caller's array, whose shape must be the result's.
+template <typename T, std::size_t Rank>
+void copy_into(spanned_view<T, Rank> out, const spanned_data<T, Rank>& result, const param_info& p) {
+  try {
+    detail::expect_result_shape(out, result.shape(), p.function, p.where);
+  } catch (const runtime_error& e) {
+    raise(errors().argument_error, e.what());
+  }
+  std::copy(result.data(), result.data() + result.element_count(), out.data());
 }
 
 // Runs a call of generated code without the GIL; its croktile::runtime_error (a failed

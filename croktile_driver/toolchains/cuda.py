@@ -207,10 +207,19 @@ class HostEmitter(DeviceHostEmitter):
         return (f"static croktile::cuda::check_slot croktile_checks(croktile_report__{self.fn.name}, "
                 f"&{self.record()});")
 
+    def bind_destination(self) -> None:
+        self.w(1, 'if (croktile_out) croktile_device.expect(croktile_out->data(), "out");')
+
     def s_Alloc(self, s: ir.Alloc, depth: int) -> None:
         buf = s.buffer
         bytes_ = f"(std::size_t)({self.hx(product(buf.shape))}) * sizeof({elem_ctype(buf.elem)})"
-        self.w(depth, f"croktile::cuda::buffer {self.mem(buf)}({bytes_}, croktile_st, {_where(s.loc)});")
+        if buf is self.destination_buffer:   # the destination form's result: the caller's memory
+            self.w(depth, f"croktile::cuda::buffer {self.mem(buf)} = croktile_out ? croktile::cuda::buffer::borrow("
+                          f"croktile::detail::destination(*croktile_out, {self.result_shape(buf)}, "
+                          f"{c_string(self.fn.name)}, {_where(s.loc)})) : croktile::cuda::buffer({bytes_}, "
+                          f"croktile_st, {_where(s.loc)});")
+        else:
+            self.w(depth, f"croktile::cuda::buffer {self.mem(buf)}({bytes_}, croktile_st, {_where(s.loc)});")
         self.w(depth, f"{self.mem(buf)}.zero({bytes_}, {_where(s.loc)});")
 
     def s_Fill(self, s: ir.Fill, depth: int) -> None:
