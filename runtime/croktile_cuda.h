@@ -490,6 +490,28 @@ inline launch_timing& timing() {
   return t;
 }
 
+namespace detail {
+// Whether a kernel's dynamic shared-memory limit on a device was raised to at least
+// `smem` bytes already (`record`: it now is), so that a launch asks the driver once.
+inline bool shared_limit_raised(const void* kernel, int dev, std::size_t smem, bool record = false) {
+  struct raised {
+    const void* kernel;
+    int dev;
+    std::size_t smem;
+  };
+  static std::mutex mutex;
+  static std::vector<raised> all;
+  std::lock_guard<std::mutex> lock(mutex);
+  for (raised& r : all)
+    if (r.kernel == kernel && r.dev == dev) {
+      if (record) r.smem = std::max(r.smem, smem);
+      return r.smem >= smem;
+    }
+  if (record) all.push_back({kernel, dev, smem});
+  return false;
+}
+}  // namespace detail
+
 #if defined(__CUDACC__)  // host code that only calls generated functions may be compiled by a C++ compiler
 // Queues `kernel` on `stream` with exactly `smem` bytes of dynamic shared memory and
 // checks the launch (cudaGetLastError); a fault while it runs is reported at the next
@@ -502,15 +524,19 @@ void launch(void (*kernel)(Params...), long long grid, long long block, std::siz
     throw runtime_error(std::string(where) + ": a parallel of " + std::to_string(grid) +
                         " instances exceeds the CUDA grid limit (2^31 - 1 blocks)");
   if (smem > 48 * 1024) {
-    int dev = 0, optin = 0;
+    int dev = 0;
     check(cudaGetDevice(&dev), "cudaGetDevice", where);
-    check(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev), "cudaDeviceGetAttribute",
-          where);
-    if (smem > static_cast<std::size_t>(optin))
-      throw runtime_error(std::string(where) + ": the kernel needs " + std::to_string(smem) +
-                          " bytes of shared memory; this device allows " + std::to_string(optin));
-    check(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)),
-          "cudaFuncSetAttribute", where);
+    if (!detail::shared_limit_raised(reinterpret_cast<const void*>(kernel), dev, smem)) {
+      int optin = 0;
+      check(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev), "cudaDeviceGetAttribute",
+            where);
+      if (smem > static_cast<std::size_t>(optin))
+        throw runtime_error(std::string(where) + ": the kernel needs " + std::to_string(smem) +
+                            " bytes of shared memory; this device allows " + std::to_string(optin));
+      check(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)),
+            "cudaFuncSetAttribute", where);
+      detail::shared_limit_raised(reinterpret_cast<const void*>(kernel), dev, smem, true);
+    }
   }
   cudaEvent_t start = nullptr, stop = nullptr;
   if (timing().enabled) {
