@@ -241,12 +241,34 @@ inline bool device_call(const argument& first) {
   }
 }
 
-// The stream a device-form call is queued on: `stream` if given (an int handle, or an
-// object with .cuda_stream or .ptr, as PyTorch's and CuPy's streams have); else the
-// current stream, for the first array's device, of the framework that made it: through
-// DLPack's exchange API where its type has one (PyTorch, no Python code run), else
-// PyTorch's or CuPy's current stream when one of them is imported; else croktile's
-// current stream (the legacy default stream on cuda).
+// A stream object as its native handle: an int (cudaStream_t), or an object with
+// .cuda_stream or .ptr (PyTorch's and CuPy's streams).
+template <typename Native>
+Native native_stream_of(nb::handle h) {
+  auto from_int = [](nb::handle v) { return reinterpret_cast<Native>(nb::cast<std::uintptr_t>(v)); };
+  if (PyLong_Check(h.ptr())) return from_int(h);
+  if (nb::hasattr(h, "cuda_stream")) return from_int(h.attr("cuda_stream"));
+  if (nb::hasattr(h, "ptr")) return from_int(h.attr("ptr"));
+  raise(errors().argument_error, "stream: an int (cudaStream_t) or a stream object with .cuda_stream or .ptr "
+                                 "expected, got " + python_type_name(h));
+}
+
+// PyTorch's current stream object (of `device`, or of the current device), if torch is
+// imported and has initialised CUDA; else None.
+inline nb::object torch_current_stream(int device = -1) {
+  PyObject* modules = PySys_GetObject("modules");  // borrowed
+  PyObject* torch = modules ? PyDict_GetItemString(modules, "torch") : nullptr;
+  if (torch == nullptr) return nb::none();
+  nb::handle cuda = nb::handle(torch).attr("cuda");
+  if (!nb::cast<bool>(cuda.attr("is_initialized")())) return nb::none();
+  return device < 0 ? cuda.attr("current_stream")() : cuda.attr("current_stream")(device);
+}
+
+// The stream a device-form call is queued on: `stream` if given; else the current
+// stream, for the first array's device, of the framework that made it: through DLPack's
+// exchange API where its type has one (PyTorch, no Python code run), else PyTorch's or
+// CuPy's current stream when one of them is imported; else croktile's current stream
+// (the legacy default stream on cuda).
 inline stream current_stream(nb::handle given, const argument& first) {
   using native = stream::native_type;
   if constexpr (!std::is_pointer<native>::value) {
@@ -254,24 +276,15 @@ inline stream current_stream(nb::handle given, const argument& first) {
     (void)first;
     return stream();
   } else {
-    auto from_int = [](nb::handle h) { return reinterpret_cast<native>(nb::cast<std::uintptr_t>(h)); };
-    auto from_object = [&](nb::handle h) -> native {
-      if (PyLong_Check(h.ptr())) return from_int(h);
-      if (nb::hasattr(h, "cuda_stream")) return from_int(h.attr("cuda_stream"));
-      if (nb::hasattr(h, "ptr")) return from_int(h.attr("ptr"));
-      raise(errors().argument_error, "stream: an int (cudaStream_t) or a stream object with .cuda_stream or .ptr "
-                                     "expected, got " + python_type_name(h));
-    };
-    if (!given.is_none()) return stream(from_object(given));
+    if (!given.is_none()) return stream(native_stream_of<native>(given));
     if constexpr (dlpack::default_backend::dlpack_device_type == dlpack::detail::device_cuda) {
       void* work = nullptr;
       if (first.work_stream(work)) return stream(static_cast<native>(work));
-      const int device = first.tensor().device.device_id;
+      nb::object torch_stream = torch_current_stream(first.tensor().device.device_id);
+      if (!torch_stream.is_none()) return stream(native_stream_of<native>(torch_stream));
       PyObject* modules = PySys_GetObject("modules");  // borrowed
-      if (PyObject* torch = modules ? PyDict_GetItemString(modules, "torch") : nullptr)
-        return stream(from_int(nb::handle(torch).attr("cuda").attr("current_stream")(device).attr("cuda_stream")));
       if (PyObject* cupy = modules ? PyDict_GetItemString(modules, "cupy") : nullptr)
-        return stream(from_int(nb::handle(cupy).attr("cuda").attr("get_current_stream")().attr("ptr")));
+        return stream(native_stream_of<native>(nb::handle(cupy).attr("cuda").attr("get_current_stream")()));
     }
     return stream();
   }
@@ -285,30 +298,8 @@ template <typename B = dlpack::default_backend>
 void refuse_capture(const char* fn, nb::handle given) {
   if constexpr (B::dlpack_device_type == dlpack::detail::device_cuda) {
     using native = typename B::native_stream;
-    auto from_int = [](nb::handle h) { return reinterpret_cast<native>(nb::cast<std::uintptr_t>(h)); };
-    native s = native();
-    bool known = false;
-    if (!given.is_none()) {
-      for (const char* attr : {"cuda_stream", "ptr"})
-        if (!known && nb::hasattr(given, attr)) {
-          s = from_int(given.attr(attr));
-          known = true;
-        }
-      if (PyLong_Check(given.ptr())) {
-        s = from_int(given);
-        known = true;
-      }
-    } else {
-      PyObject* modules = PySys_GetObject("modules");  // borrowed
-      if (PyObject* torch = modules ? PyDict_GetItemString(modules, "torch") : nullptr) {
-        nb::handle cuda = nb::handle(torch).attr("cuda");
-        if (nb::cast<bool>(cuda.attr("is_initialized")())) {
-          s = from_int(cuda.attr("current_stream")().attr("cuda_stream"));
-          known = true;
-        }
-      }
-    }
-    if (known && B::capturing(s))
+    nb::object s = given.is_none() ? torch_current_stream() : nb::borrow(given);
+    if (!s.is_none() && B::capturing(native_stream_of<native>(s)))
       raise(errors().error, std::string("'") + fn + "' with host arrays cannot be captured into a CUDA graph (its "
                             "arguments and result are copied through host memory, and it waits for them): pass "
                             "arrays in device memory");
