@@ -23,7 +23,7 @@ from typing import List, Optional, Tuple
 from .cstrings import c_string
 from .filelock import file_lock
 from .frontend import ir
-from .toolchains.base import device_prototype, elem_ctype, has_device_form, signature
+from .toolchains.base import device_prototype, elem_ctype, has_destination_form, has_device_form, signature
 
 NUMPY_DTYPES = {"s8": "int8", "s16": "int16", "s32": "int32", "u8": "uint8", "u16": "uint16",
                 "u32": "uint32", "f16": "float16", "bf16": "bfloat16", "f32": "float32"}
@@ -64,7 +64,7 @@ def _returns(fn: ir.Function) -> str:
     return fn.ret_kind
 
 
-def docstring(fn: ir.Function) -> str:
+def docstring(fn: ir.Function, api: str) -> str:
     """Each parameter's shape and type as written in the .co.cpp, and the result's."""
     lines = [f"__co__ {_returns(fn)} {fn.name}(...), defined at {_where(fn.loc)}.", ""]
     for p in fn.params:
@@ -75,6 +75,9 @@ def docstring(fn: ir.Function) -> str:
     if has_device_form(fn):
         lines.append("stream: the CUDA stream for arrays in device memory (default: the caller's current "
                      "stream); ignored otherwise")
+    if has_destination_form(fn, api):
+        lines.append("out: an array the result is written into (in device memory for device arguments), "
+                     "returned instead of new memory")
     if fn.ret_kind == "data":
         lines.append(f"returns: {_returns(fn)} ({NUMPY_DTYPES[fn.ret_elem]}): a NumPy array for host "
                      "arguments, a DLPack object for device ones")
@@ -91,10 +94,12 @@ def _py_return(fn: ir.Function) -> str:
     return {"data": "Any", "void": "None", "int": "int", "bool": "bool", "float": "float", "double": "float"}[fn.ret_kind]
 
 
-def _py_signature(fn: ir.Function) -> str:
+def _py_signature(fn: ir.Function, api: str) -> str:
     params = [f"{p.name}: {_py_type(p)}" for p in fn.params]
     if has_device_form(fn):
         params += ["*", "stream: Any = None"]
+    if has_destination_form(fn, api):
+        params += ["out: Any = None"]
     return f"def {fn.name}({', '.join(params)}) -> {_py_return(fn)}"
 
 
@@ -117,16 +122,26 @@ def _scalar_arg(p: ir.Param) -> str:
 def _function(fn: ir.Function, api: str) -> List[str]:
     data = [p for p in fn.params if p.kind == "data"]
     device = has_device_form(fn)
+    into = has_destination_form(fn, api)
     sig = []
     for p in fn.params:
         sig.append(f"nb::handle {p.name}__obj" if p.kind == "data" else f"{_scalar_ctype(p)} {p.name}")
     if device:
         sig.append("nb::handle croktile__stream_obj")
+    if into:
+        sig.append("nb::handle croktile__out_obj")
     out = [f"static nb::object croktile_py__{fn.name}({', '.join(sig)}) {{"]
     for p in data:
         out.append(f"  static const py::param_info {p.name}__info{{{c_string(fn.name)}, {c_string(p.name)}, "
                    f"{c_string(_where(p.loc))}, {c_string(declared_type(p))}}};")
-        out.append(f"  const py::array {p.name}__arr = py::import_array({p.name}__obj, {p.name}__info);")
+        out.append(f"  const py::argument {p.name}__arr({p.name}__obj, {p.name}__info);")
+    result = f"{elem_ctype(fn.ret_elem)}, {len(fn.ret_shape)}" if into else ""
+    if into:   # out=: the result goes into the caller's array, which the call returns
+        out.append(f"  static const py::param_info out__info{{{c_string(fn.name)}, \"out\", "
+                   f"{c_string(_where(fn.loc))}, {c_string(_returns(fn))}}};")
+        out.append("  const bool croktile__into = !croktile__out_obj.is_none();")
+        out.append("  std::optional<py::argument> out__arr;")
+        out.append("  if (croktile__into) out__arr.emplace(croktile__out_obj, out__info);")
 
     def call(args: List[str]) -> List[str]:
         text = f"{fn.name}({', '.join(args)})"
@@ -142,15 +157,30 @@ def _function(fn: ir.Function, api: str) -> List[str]:
         for p in data:
             out.append(f"    const auto {p.name} = py::dev_view<{elem_ctype(p.elem)}, {p.rank}>"
                        f"({p.name}__arr, {p.name}__info);")
-        out.append(f"    const {api}::stream croktile__stream = py::current_stream(croktile__stream_obj);")
+        out.append(f"    const {api}::stream croktile__stream = py::current_stream(croktile__stream_obj, "
+                   f"{data[0].name}__arr);")
         args = [p.name if p.kind == "data" else scalar[p.name] for p in fn.params] + ["croktile__stream"]
+        if into:
+            out.append("    if (croktile__into) {")
+            out.append(f"      const auto croktile__out = py::dev_view<{result}>(*out__arr, out__info);")
+            out.append(f"      py::run([&] {{ {fn.name}({', '.join(args[:-1] + ['croktile__out', args[-1]])}); }});")
+            out.append("      return nb::borrow(croktile__out_obj);")
+            out.append("    }")
         out += ["  " + line for line in call(args)]
         out.append("  }")
-        out.append("  (void)croktile__stream_obj;")
+        out.append(f"  py::refuse_capture({c_string(fn.name)}, croktile__stream_obj);")
     for p in data:
         out.append(f"  const auto {p.name} = py::host_view<{elem_ctype(p.elem)}, {p.rank}>"
                    f"({p.name}__arr, {p.name}__info);")
-    out += call([p.name if p.kind == "data" else scalar[p.name] for p in fn.params])
+    host_args = [p.name if p.kind == "data" else scalar[p.name] for p in fn.params]
+    if into:
+        out.append("  if (croktile__into) {")
+        out.append(f"    const auto croktile__out = py::host_view<{result}>(*out__arr, out__info);")
+        out.append(f"    py::copy_into(croktile__out, py::run([&] {{ return {fn.name}({', '.join(host_args)}); }}), "
+                   "out__info);")
+        out.append("    return nb::borrow(croktile__out_obj);")
+        out.append("  }")
+    out += call(host_args)
     out.append("}")
     return out
 
@@ -186,9 +216,11 @@ def bindings_source(functions: List[ir.Function], module: str, toolchain, source
         args = [f'nb::arg("{p.name}")' + (".noconvert()" if p.kind == "bool" else "") for p in fn.params]
         if has_device_form(fn):
             args += ["nb::kw_only()", 'nb::arg("stream") = nb::none()']
+        if has_destination_form(fn, api):
+            args += ['nb::arg("out") = nb::none()']
         out.append(f"  m.def({c_string(fn.name)}, &croktile_py__{fn.name}, {', '.join(args)},")
-        out.append(f"        nb::sig({c_string(_py_signature(fn))}),")
-        out.append(f"        {c_string(docstring(fn))});")
+        out.append(f"        nb::sig({c_string(_py_signature(fn, api))}),")
+        out.append(f"        {c_string(docstring(fn, api))});")
     out.append("}")
     return "\n".join(out) + "\n"
 
@@ -207,8 +239,8 @@ def stub_source(functions: List[ir.Function], module: str, toolchain, sources: L
            "    def __dlpack_device__(self) -> tuple[int, int]: ...",
            "    def to_numpy(self) -> Any: ...", ""]
     for fn in functions:
-        out.append(_py_signature(fn) + ":")
-        doc = docstring(fn).replace("\\", "\\\\").replace('"""', '\\"\\"\\"')
+        out.append(_py_signature(fn, toolchain.device_api) + ":")
+        doc = docstring(fn, toolchain.device_api).replace("\\", "\\\\").replace('"""', '\\"\\"\\"')
         out.append('    """' + doc.replace("\n", "\n    ") + '\n    """')
         out.append("")
     return "\n".join(out)

@@ -21,7 +21,9 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <condition_variable>
 #include <mutex>
+#include <thread>
 #include <string>
 #include <utility>
 #include <vector>
@@ -48,6 +50,60 @@ namespace cuda {
 
 inline void check(cudaError_t err, const char* call, const char* where) {
   if (err != cudaSuccess) fail(err, call, where);
+}
+
+// Which device's memory a pointer is, remembered per pointer so that a call on the same
+// arrays asks the driver once (cudaPointerGetAttributes costs as much as a launch's
+// bookkeeping). Filled by the pool's allocations, by DLPack tensors that say their
+// device, and by the first query of any other pointer; only device memory is kept. An
+// entry is one word (the address, below 2^48 on every CUDA platform, and the device),
+// so that threads read and write it without a lock. Memory that the caller frees and
+// allocates again on another device at the same address would keep its old entry:
+// the argument check then names the old device; the guard below still switches to it.
+namespace detail {
+constexpr std::size_t pointer_slots = 1024;
+inline std::atomic<unsigned long long>* pointer_table() {
+  static std::atomic<unsigned long long> table[pointer_slots];  // zero-initialised: empty
+  return table;
+}
+inline std::size_t pointer_slot(const void* p) {
+  const auto a = reinterpret_cast<unsigned long long>(p);
+  return static_cast<std::size_t>((a >> 8) ^ (a >> 20)) % pointer_slots;
+}
+}  // namespace detail
+
+inline void remember_device(const void* p, int device) {
+  const auto a = reinterpret_cast<unsigned long long>(p);
+  if (p == nullptr || device < 0 || device >= 0xffff || (a >> 48) != 0) return;
+  detail::pointer_table()[detail::pointer_slot(p)].store(a | (static_cast<unsigned long long>(device + 1) << 48),
+                                                         std::memory_order_relaxed);
+}
+
+// The device whose memory `p` is, if remembered; -1 if not.
+inline int remembered_device(const void* p) {
+  const auto a = reinterpret_cast<unsigned long long>(p);
+  const unsigned long long e = detail::pointer_table()[detail::pointer_slot(p)].load(std::memory_order_relaxed);
+  if (e == 0 || (e & ((1ULL << 48) - 1)) != a) return -1;
+  return static_cast<int>(e >> 48) - 1;
+}
+
+// What kind of memory `p` is: its device for device memory (remembered), else what the
+// driver says (the query's error is cleared: an unknown pointer is host memory).
+struct pointer_kind {
+  cudaMemoryType type;
+  int device;             // for cudaMemoryTypeDevice
+  bool host_accessible;   // host memory that kernels can reach (registered, mapped)
+};
+inline pointer_kind pointer_kind_of(const void* p) {
+  const int remembered = remembered_device(p);
+  if (remembered >= 0) return {cudaMemoryTypeDevice, remembered, false};
+  cudaPointerAttributes a{};
+  if (cudaPointerGetAttributes(&a, p) != cudaSuccess) {
+    cudaGetLastError();
+    return {cudaMemoryTypeUnregistered, -1, false};
+  }
+  if (a.type == cudaMemoryTypeDevice) remember_device(p, a.device);
+  return {a.type, a.device, a.type == cudaMemoryTypeHost && a.devicePointer != nullptr};
 }
 
 // ---------------------------------------------------------------------------
@@ -82,6 +138,7 @@ inline void* pool_allocate(std::size_t bytes, cudaStream_t stream, const char* w
   }
   void* p = nullptr;
   check(cudaMallocAsync(&p, bytes, stream), "cudaMallocAsync", where);
+  remember_device(p, dev);
   return p;
 }
 }  // namespace detail
@@ -216,44 +273,210 @@ inline void synchronize(cudaStream_t stream, const char* where) {
   poll_checks(stream, where);
 }
 
-// Arguments of a call: device memory where the overload takes device views, host
-// memory where it takes host arrays; checked before anything is queued. While `stream`
-// is being captured into a graph, memory that an earlier captured call allocated
-// (cudaMallocAsync) exists only once the graph runs, so the driver knows no such
-// pointer yet: an unknown pointer is then taken on trust.
+// While `stream` is being captured into a graph, memory that an earlier captured call
+// allocated (cudaMallocAsync) exists only once the graph runs, so the driver knows no
+// such pointer yet: an unknown pointer is then taken on trust.
 inline bool capturing(cudaStream_t stream) {
   cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
   return cudaStreamIsCapturing(stream, &status) == cudaSuccess && status == cudaStreamCaptureStatusActive;
 }
 
-inline void expect_device(const void* p, const char* arg, const char* fn, const char* where,
-                          cudaStream_t stream = nullptr) {
-  if (p == nullptr) return;
-  cudaPointerAttributes a{};
-  check(cudaPointerGetAttributes(&a, p), "cudaPointerGetAttributes", where);
-  if (a.type == cudaMemoryTypeUnregistered && capturing(stream)) return;
-  if (a.type == cudaMemoryTypeUnregistered || (a.type == cudaMemoryTypeHost && a.devicePointer == nullptr))
-    throw runtime_error(std::string(where) + ": argument '" + arg + "' of '" + fn +
-                        "' is host memory, but the parameter takes device memory (a croktile::device_view, or a "
-                        "view of memory from cudaMalloc for a 'global' parameter)");
-  if (a.type == cudaMemoryTypeDevice) {
-    int dev = 0;
-    check(cudaGetDevice(&dev), "cudaGetDevice", where);
-    if (a.device != dev)
-      throw runtime_error(std::string(where) + ": argument '" + arg + "' of '" + fn + "' is memory of device " +
-                          std::to_string(a.device) + ", but the call runs on device " + std::to_string(dev));
+// The device a call runs on: that of its first device-memory argument, made current
+// for the call (as PyTorch's operations do) and the caller's device restored after.
+// Every further argument must be memory of the same device (or memory any device
+// reaches: managed, mapped host memory).
+class call_device {
+ public:
+  call_device(cudaStream_t stream, const char* fn, const char* where) : stream_(stream), fn_(fn), where_(where) {}
+  call_device(const call_device&) = delete;
+  call_device& operator=(const call_device&) = delete;
+  ~call_device() {
+    if (saved_ >= 0) cudaSetDevice(saved_);
   }
-}
+
+  // Checks that argument `arg` is device memory, and of the call's device.
+  void expect(const void* p, const char* arg) {
+    if (p == nullptr) return;
+    const pointer_kind k = pointer_kind_of(p);
+    if (k.type == cudaMemoryTypeUnregistered && capturing(stream_)) return;
+    if (k.type == cudaMemoryTypeUnregistered || (k.type == cudaMemoryTypeHost && !k.host_accessible))
+      throw runtime_error(std::string(where_) + ": argument '" + arg + "' of '" + fn_ +
+                          "' is host memory, but the parameter takes device memory (a croktile::device_view, or a "
+                          "view of memory from cudaMalloc for a 'global' parameter)");
+    if (k.type != cudaMemoryTypeDevice) return;
+    if (device_ < 0) {
+      int current = 0;
+      check(cudaGetDevice(&current), "cudaGetDevice", where_);
+      if (current != k.device) {
+        check(cudaSetDevice(k.device), "cudaSetDevice", where_);
+        saved_ = current;
+      }
+      device_ = k.device;
+      first_ = arg;
+      return;
+    }
+    if (k.device != device_)
+      throw runtime_error(std::string(where_) + ": argument '" + arg + "' of '" + fn_ + "' is memory of device " +
+                          std::to_string(k.device) + ", but the call runs on device " + std::to_string(device_) +
+                          ", which holds argument '" + first_ + "'");
+  }
+
+ private:
+  cudaStream_t stream_;
+  const char* fn_;
+  const char* where_;
+  const char* first_ = "";
+  int device_ = -1;  // the call's device, once an argument said it
+  int saved_ = -1;   // the caller's device, restored at the end
+};
 
 inline void expect_host(const void* p, const char* arg, const char* fn, const char* where) {
   if (p == nullptr) return;
-  cudaPointerAttributes a{};
-  check(cudaPointerGetAttributes(&a, p), "cudaPointerGetAttributes", where);
-  if (a.type == cudaMemoryTypeDevice)
+  if (pointer_kind_of(p).type == cudaMemoryTypeDevice)
     throw runtime_error(std::string(where) + ": argument '" + arg + "' of '" + fn +
                         "' is device memory, but the parameter takes a host array (pass a croktile::device_view "
                         "to use it in place, or declare the parameter 'global')");
 }
+
+// ---------------------------------------------------------------------------
+// Host arrays: copies through pinned staging buffers
+// ---------------------------------------------------------------------------
+
+namespace detail {
+
+// Copies host memory with several threads (one memcpy is slower than the bus): a fixed
+// pool of workers that each take one slice of a copy; the calling thread takes the first.
+class parallel_copier {
+ public:
+  parallel_copier() {
+    const unsigned hw = std::thread::hardware_concurrency();
+    const unsigned n = std::max(1u, std::min(hw / 2, 8u));
+    for (unsigned i = 1; i < n; ++i) workers_.emplace_back([this, i] { work(i); });
+    threads_ = n;
+  }
+  // never destroyed (see staging::get): workers live as long as the process
+  void copy(void* dst, const void* src, std::size_t bytes) {
+    if (threads_ == 1 || bytes < (1u << 20)) {
+      std::memcpy(dst, src, bytes);
+      return;
+    }
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      dst_ = static_cast<char*>(dst);
+      src_ = static_cast<const char*>(src);
+      bytes_ = bytes;
+      pending_ = threads_ - 1;
+      ++generation_;
+    }
+    start_.notify_all();
+    slice(0);
+    std::unique_lock<std::mutex> lock(mutex_);
+    done_.wait(lock, [this] { return pending_ == 0; });
+  }
+
+ private:
+  void slice(unsigned i) {
+    const std::size_t per = (bytes_ / threads_ + 63) & ~std::size_t(63);
+    const std::size_t begin = std::min(bytes_, per * i), end = std::min(bytes_, begin + per);
+    if (end > begin) std::memcpy(dst_ + begin, src_ + begin, end - begin);
+  }
+  void work(unsigned i) {
+    unsigned long long seen = 0;
+    for (;;) {
+      {
+        std::unique_lock<std::mutex> lock(mutex_);
+        start_.wait(lock, [&] { return generation_ != seen; });
+        seen = generation_;
+      }
+      slice(i);
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (--pending_ == 0) done_.notify_one();
+    }
+  }
+
+  std::vector<std::thread> workers_;
+  unsigned threads_ = 1;
+  std::mutex mutex_;
+  std::condition_variable start_, done_;
+  unsigned long long generation_ = 0;
+  unsigned pending_ = 0;
+  char* dst_ = nullptr;
+  const char* src_ = nullptr;
+  std::size_t bytes_ = 0;
+};
+
+// Pageable host memory goes to and from the device through a ring of pinned buffers,
+// allocated once and reused by every call: chunk i is copied into (out of) pinned memory
+// by several threads while the copy engine moves chunk i - 1, so a transfer runs at the
+// bus's pinned-memory bandwidth instead of the driver's pageable path. Small transfers
+// and pinned or registered memory go straight to cudaMemcpyAsync.
+class staging {
+ public:
+  static staging& get() {
+    static staging* s = new staging();  // never destroyed: its threads and pinned memory live as long as the process
+    return *s;
+  }
+  static bool worth_it(const void* host, std::size_t bytes) {
+    return bytes >= 2 * chunk && pointer_kind_of(host).type == cudaMemoryTypeUnregistered;
+  }
+
+  void upload(void* dst, const void* src, std::size_t bytes, cudaStream_t s, const char* where) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    allocate(where);
+    for (std::size_t off = 0, i = 0; off < bytes; off += chunk, ++i) {
+      slot& sl = slots_[i % slots];
+      const std::size_t n = std::min(chunk, bytes - off);
+      check(cudaEventSynchronize(sl.done), "cudaEventSynchronize", where);  // its last copy has left
+      copier_.copy(sl.host, static_cast<const char*>(src) + off, n);
+      check(cudaMemcpyAsync(static_cast<char*>(dst) + off, sl.host, n, cudaMemcpyHostToDevice, s),
+            "cudaMemcpyAsync", where);
+      check(cudaEventRecord(sl.done, s), "cudaEventRecord", where);
+    }
+  }
+
+  // Returns once the bytes are in `dst` (after the work queued on `s` before).
+  void download(void* dst, const void* src, std::size_t bytes, cudaStream_t s, const char* where) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    allocate(where);
+    const std::size_t count = (bytes + chunk - 1) / chunk;
+    auto drain = [&](std::size_t i) {  // chunk i, whose copy was queued, to its place
+      slot& sl = slots_[i % slots];
+      check(cudaEventSynchronize(sl.done), "cudaMemcpyAsync", where);
+      copier_.copy(static_cast<char*>(dst) + i * chunk, sl.host, std::min(chunk, bytes - i * chunk));
+    };
+    for (std::size_t i = 0; i < count; ++i) {
+      if (i >= slots) drain(i - slots);
+      slot& sl = slots_[i % slots];
+      check(cudaMemcpyAsync(sl.host, static_cast<const char*>(src) + i * chunk, std::min(chunk, bytes - i * chunk),
+                            cudaMemcpyDeviceToHost, s),
+            "cudaMemcpyAsync", where);
+      check(cudaEventRecord(sl.done, s), "cudaEventRecord", where);
+    }
+    for (std::size_t i = count > slots ? count - slots : 0; i < count; ++i) drain(i);
+  }
+
+ private:
+  static constexpr std::size_t chunk = std::size_t(8) << 20;
+  static constexpr std::size_t slots = 4;
+  struct slot {
+    void* host = nullptr;
+    cudaEvent_t done = nullptr;
+  };
+
+  void allocate(const char* where) {
+    if (slots_[0].host) return;
+    for (slot& sl : slots_) {
+      check(cudaHostAlloc(&sl.host, chunk, cudaHostAllocPortable), "cudaHostAlloc", where);
+      check(cudaEventCreateWithFlags(&sl.done, cudaEventDisableTiming), "cudaEventCreateWithFlags", where);
+    }
+  }
+
+  std::mutex mutex_;
+  slot slots_[slots];
+  parallel_copier copier_;
+};
+
+}  // namespace detail
 
 // Kernel timing for benchmarks: with `timing().enabled`, each launch is bracketed by
 // CUDA events and `timing().last_ms` holds the kernel's time on the GPU (the launch
@@ -267,6 +490,28 @@ inline launch_timing& timing() {
   return t;
 }
 
+namespace detail {
+// Whether a kernel's dynamic shared-memory limit on a device was raised to at least
+// `smem` bytes already (`record`: it now is), so that a launch asks the driver once.
+inline bool shared_limit_raised(const void* kernel, int dev, std::size_t smem, bool record = false) {
+  struct raised {
+    const void* kernel;
+    int dev;
+    std::size_t smem;
+  };
+  static std::mutex mutex;
+  static std::vector<raised> all;
+  std::lock_guard<std::mutex> lock(mutex);
+  for (raised& r : all)
+    if (r.kernel == kernel && r.dev == dev) {
+      if (record) r.smem = std::max(r.smem, smem);
+      return r.smem >= smem;
+    }
+  if (record) all.push_back({kernel, dev, smem});
+  return false;
+}
+}  // namespace detail
+
 #if defined(__CUDACC__)  // host code that only calls generated functions may be compiled by a C++ compiler
 // Queues `kernel` on `stream` with exactly `smem` bytes of dynamic shared memory and
 // checks the launch (cudaGetLastError); a fault while it runs is reported at the next
@@ -279,15 +524,19 @@ void launch(void (*kernel)(Params...), long long grid, long long block, std::siz
     throw runtime_error(std::string(where) + ": a parallel of " + std::to_string(grid) +
                         " instances exceeds the CUDA grid limit (2^31 - 1 blocks)");
   if (smem > 48 * 1024) {
-    int dev = 0, optin = 0;
+    int dev = 0;
     check(cudaGetDevice(&dev), "cudaGetDevice", where);
-    check(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev), "cudaDeviceGetAttribute",
-          where);
-    if (smem > static_cast<std::size_t>(optin))
-      throw runtime_error(std::string(where) + ": the kernel needs " + std::to_string(smem) +
-                          " bytes of shared memory; this device allows " + std::to_string(optin));
-    check(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)),
-          "cudaFuncSetAttribute", where);
+    if (!detail::shared_limit_raised(reinterpret_cast<const void*>(kernel), dev, smem)) {
+      int optin = 0;
+      check(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev), "cudaDeviceGetAttribute",
+            where);
+      if (smem > static_cast<std::size_t>(optin))
+        throw runtime_error(std::string(where) + ": the kernel needs " + std::to_string(smem) +
+                            " bytes of shared memory; this device allows " + std::to_string(optin));
+      check(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)),
+            "cudaFuncSetAttribute", where);
+      detail::shared_limit_raised(reinterpret_cast<const void*>(kernel), dev, smem, true);
+    }
   }
   cudaEvent_t start = nullptr, stop = nullptr;
   if (timing().enabled) {
@@ -542,9 +791,13 @@ struct backend {
     if (bytes) check(cudaMemsetAsync(p, 0, bytes, s), "cudaMemsetAsync", where);
   }
   static void upload(void* dst, const void* src, std::size_t bytes, native_stream s, const char* where) {
-    if (bytes) check(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, s), "cudaMemcpyAsync", where);
+    if (detail::staging::worth_it(src, bytes))
+      detail::staging::get().upload(dst, src, bytes, s, where);
+    else if (bytes)
+      check(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, s), "cudaMemcpyAsync", where);
   }
   static void download(void* dst, const void* src, std::size_t bytes, native_stream s, const char* where) {
+    if (detail::staging::worth_it(dst, bytes)) return detail::staging::get().download(dst, src, bytes, s, where);
     if (!bytes) return;
     check(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToHost, s), "cudaMemcpyAsync", where);
     check(cudaStreamSynchronize(s), "cudaMemcpyAsync", where);
@@ -553,6 +806,45 @@ struct backend {
     if (bytes) check(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, s), "cudaMemcpyAsync", where);
   }
   static void synchronize(native_stream s, const char* where) { cuda::synchronize(s, where); }
+  static bool capturing(native_stream s) { return cuda::capturing(s); }
+  // Orders work queued on `consumer` after what is queued on `producer` now (an event;
+  // recorded into a graph while `producer` is captured).
+  static void order(native_stream producer, native_stream consumer, const char* where) {
+    cudaEvent_t e = nullptr;
+    check(cudaEventCreateWithFlags(&e, cudaEventDisableTiming), "cudaEventCreateWithFlags", where);
+    const cudaError_t recorded = cudaEventRecord(e, producer);
+    const cudaError_t waited = recorded == cudaSuccess ? cudaStreamWaitEvent(consumer, e, 0) : recorded;
+    cudaEventDestroy(e);
+    check(recorded, "cudaEventRecord", where);
+    check(waited, "cudaStreamWaitEvent", where);
+  }
+
+  // DLPack: the device type (kDLCUDA, kDLCUDAManaged, kDLCUDAHost, kDLCPU) and id of
+  // memory at p; memory of croktile's pool is known without asking the driver, which
+  // does not know it yet while a graph is being captured.
+  static int dlpack_device_of(const void* p, int& device) {
+    device = 0;
+    if (p == nullptr) return cudaGetDevice(&device), 2;
+    const pointer_kind k = pointer_kind_of(p);
+    switch (k.type) {
+      case cudaMemoryTypeDevice: device = k.device; return 2;
+      case cudaMemoryTypeManaged: return 13;
+      case cudaMemoryTypeHost: return 3;
+      default: return 1;
+    }
+  }
+  // A kDLCUDA tensor of device `id` at p: the device must exist; remembered for the call.
+  static void accept_device(const void* p, int id, const char* who) {
+    static const int count = [] {
+      int n = 0;
+      if (cudaGetDeviceCount(&n) != cudaSuccess) cudaGetLastError();
+      return n;
+    }();
+    if (id < 0 || id >= count)
+      throw runtime_error(std::string(who) + ": kDLCUDA device " + std::to_string(id) + " does not exist (" +
+                          std::to_string(count) + " CUDA device" + (count == 1 ? "" : "s") + ")");
+    remember_device(p, id);
+  }
 };
 
 CROKTILE_DEVICE_API(backend)

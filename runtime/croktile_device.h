@@ -333,6 +333,36 @@ spanned_data<T, Rank> finish_on_host(const basic_device_data<T, Rank, B>& dev, b
   return out;
 }
 
+// The destination form's check of the caller's view (`out`): the result's shape.
+template <typename V, std::size_t Rank>
+void expect_result_shape(const V& out, const std::array<std::size_t, Rank>& shape, const char* fn, const char* where) {
+  if (out.shape() == shape) return;
+  auto text = [](const std::array<std::size_t, Rank>& dims) {
+    std::string t = "[";
+    for (std::size_t d = 0; d < Rank; ++d) t += (d ? ", " : "") + std::to_string(dims[d]);
+    return t + "]";
+  };
+  throw runtime_error(std::string(where) + ": argument 'out' of '" + fn + "' has shape " + text(out.shape()) +
+                      ", but the result's shape is " + text(shape));
+}
+
+// The destination form's result memory: the caller's view, checked.
+template <typename T, std::size_t Rank, typename B>
+typename B::template device_pointer<T> destination(const basic_device_view<T, Rank, B>& out,
+                                                   const std::array<std::size_t, Rank>& shape, const char* fn,
+                                                   const char* where) {
+  expect_result_shape(out, shape, fn, where);
+  return out.data();
+}
+
+// The destination form of a function whose result is not written in place: a copy.
+template <typename T, std::size_t Rank, typename B>
+void copy_result(const basic_device_view<T, Rank, B>& out, typename B::template device_pointer<T> src,
+                 const std::array<std::size_t, Rank>& shape, basic_stream<B> s, const char* fn, const char* where) {
+  expect_result_shape(out, shape, fn, where);
+  B::copy(out.data(), src, out.bytes(), s.native(), where);
+}
+
 // A device form that returns a parameter returns a copy of it (the caller keeps its own).
 template <typename B, typename T, std::size_t Rank>
 basic_device_data<T, Rank, B> device_copy(const basic_device_view<T, Rank, B>& src, basic_stream<B> s,

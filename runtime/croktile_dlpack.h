@@ -13,7 +13,8 @@
 //   croktile::dlpack::to_view<float, 2>(dltensor)       -> croktile::device_view<float, 2>
 //       for the device form of a __co__ function. The tensor must be in the target's
 //       device memory: kDLCPU (kDLCUDAHost, kDLCUDAManaged) on cpu and factor; kDLCUDA
-//       (kDLCUDAManaged, kDLCUDAHost) on cuda, a kDLCUDA one of the current device;
+//       (kDLCUDAManaged, kDLCUDAHost) on cuda, a kDLCUDA one of any device (a call
+//       runs on the device that holds its arrays);
 //       kDLOpenCL on opencl (data is the cl_mem, which must be of croktile's context).
 //       The view uses the backend of the first target header included; name another
 //       as to_view<float, 2, croktile::opencl::backend>(t).
@@ -393,42 +394,28 @@ void describe(DLTensor& t, std::int64_t (&shape)[Rank], std::int64_t (&strides)[
   t.byte_offset = 0;
 }
 
-// The DLPack device of memory of backend B at p (cuda: what the driver says it is).
+// The DLPack device of memory of backend B at p (cuda: where the backend knows it is).
 template <typename B>
 DLDevice device_of(const void* p) {
   DLDevice dev{static_cast<DLDeviceType>(B::dlpack_device_type), 0};
-#if defined(__CUDA_RUNTIME_H__)
   if constexpr (B::dlpack_device_type == device_cuda) {
-    cudaPointerAttributes a{};
-    if (p && cudaPointerGetAttributes(&a, p) == cudaSuccess) {
-      if (a.type == cudaMemoryTypeManaged) dev.device_type = static_cast<DLDeviceType>(device_cuda_managed);
-      if (a.type == cudaMemoryTypeHost) dev.device_type = static_cast<DLDeviceType>(device_cuda_host);
-      if (a.type == cudaMemoryTypeUnregistered) dev.device_type = static_cast<DLDeviceType>(device_cpu);
-      dev.device_id = a.type == cudaMemoryTypeDevice ? a.device : 0;
-    } else {
-      cudaGetLastError();  // an unknown pointer is not an error of the next CUDA call
-      cudaGetDevice(&dev.device_id);
-    }
+    int id = 0;
+    dev.device_type = static_cast<DLDeviceType>(B::dlpack_device_of(p, id));
+    dev.device_id = id;
   }
-#endif
   (void)p;
   return dev;
 }
 
-// cuda: a kDLCUDA tensor must be memory of the device croktile's calls run on.
+// cuda: a kDLCUDA tensor's device must exist; the call then runs on it (its device guard),
+// which the tensor's word spares a query of the pointer.
 template <typename B>
-void check_current_device(const DLTensor& t, const char* who) {
-#if defined(__CUDA_RUNTIME_H__)
+void check_cuda_device(const DLTensor& t, const void* start, const char* who) {
   if constexpr (B::dlpack_device_type == device_cuda) {
-    int current = 0;
-    if (static_cast<int>(t.device.device_type) != device_cuda || cudaGetDevice(&current) != cudaSuccess) return;
-    if (t.device.device_id != current)
-      throw runtime_error(std::string(who) + ": CUDA device " + std::to_string(current) +
-                          " (the current device) expected, got kDLCUDA (device " + std::to_string(t.device.device_id) +
-                          "); call cudaSetDevice(" + std::to_string(t.device.device_id) + ") first");
+    if (static_cast<int>(t.device.device_type) == device_cuda) B::accept_device(start, t.device.device_id, who);
   }
-#endif
   (void)t;
+  (void)start;
   (void)who;
 }
 
@@ -449,10 +436,11 @@ basic_device_view<T, Rank, B> to_view(const DLTensor& t) {
   static constexpr const char* who = "croktile::dlpack::to_view";
   using pointer = typename B::template device_pointer<T>;
   detail::check_device(t, detail::devices_of<B>(), who);
-  detail::check_current_device<B>(t, who);
   const auto shape = detail::checked_shape<T, Rank>(t, who);
   if constexpr (B::typed_pointers) {
-    return basic_device_view<T, Rank, B>(pointer(detail::element_start<T>(t, who)), shape);
+    T* start = detail::element_start<T>(t, who);
+    detail::check_cuda_device<B>(t, start, who);
+    return basic_device_view<T, Rank, B>(pointer(start), shape);
   } else {
     // An untyped handle (cl_mem) cannot be offset.
     if (t.byte_offset != 0)

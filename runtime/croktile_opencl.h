@@ -10,7 +10,9 @@
 // Environment (read once, on first use):
 //   CROKTILE_OPENCL_PLATFORM       index or case-insensitive substring of the
 //                                  platform name or vendor (default: the first
-//                                  platform with a device of the requested type)
+//                                  platform with a device of the requested type;
+//                                  with no variable set, a GPU of any platform
+//                                  before a CPU device)
 //   CROKTILE_OPENCL_DEVICE         index or substring of the device name within
 //                                  that platform (default: its first device)
 //   CROKTILE_OPENCL_DEVICE_TYPE    all (default), cpu, gpu, accelerator, default
@@ -264,35 +266,43 @@ class runtime {
                                       "' matches no OpenCL platform (" + known + ")");
     }
     cl_int last = CL_DEVICE_NOT_FOUND;
-    for (cl_platform_id p : candidates) {
-      std::vector<cl_device_id> devs = devices_of(p, type, &last);
-      if (devs.empty()) continue;
-      std::string dev_known;
-      for (std::size_t i = 0; i < devs.size(); ++i)
-        dev_known += (i ? ", " : "") + std::to_string(i) + ": '" + device_info(devs[i], CL_DEVICE_NAME) + "'";
-      cl_device_id chosen = nullptr;
-      if (want_device.empty()) {
-        chosen = devs[0];
-      } else if (is_index(want_device)) {
-        const unsigned long i = std::strtoul(want_device.c_str(), nullptr, 10);
-        if (i < devs.size()) chosen = devs[i];
-      } else {
-        for (cl_device_id d : devs)
-          if (lower(device_info(d, CL_DEVICE_NAME)).find(lower(want_device)) != std::string::npos) {
-            chosen = d;
-            break;
-          }
+    // With nothing asked for, a GPU of any platform comes before the first platform's
+    // CPU device (PoCL is often listed first); without a GPU, the first device of any type.
+    const bool nothing_asked = want_platform.empty() && want_device.empty() && env("CROKTILE_OPENCL_DEVICE_TYPE").empty();
+    std::vector<cl_device_type> passes{type};
+    if (nothing_asked) passes.insert(passes.begin(), CL_DEVICE_TYPE_GPU);
+    for (cl_device_type pass : passes) {
+      if (device != nullptr) break;
+      for (cl_platform_id p : candidates) {
+        std::vector<cl_device_id> devs = devices_of(p, pass, &last);
+        if (devs.empty()) continue;
+        std::string dev_known;
+        for (std::size_t i = 0; i < devs.size(); ++i)
+          dev_known += (i ? ", " : "") + std::to_string(i) + ": '" + device_info(devs[i], CL_DEVICE_NAME) + "'";
+        cl_device_id chosen = nullptr;
+        if (want_device.empty()) {
+          chosen = devs[0];
+        } else if (is_index(want_device)) {
+          const unsigned long i = std::strtoul(want_device.c_str(), nullptr, 10);
+          if (i < devs.size()) chosen = devs[i];
+        } else {
+          for (cl_device_id d : devs)
+            if (lower(device_info(d, CL_DEVICE_NAME)).find(lower(want_device)) != std::string::npos) {
+              chosen = d;
+              break;
+            }
+        }
+        if (chosen == nullptr) {
+          if (candidates.size() == 1)
+            throw croktile::runtime_error(std::string(where) + ": CROKTILE_OPENCL_DEVICE='" + want_device +
+                                          "' matches no device of OpenCL platform '" +
+                                          platform_info(p, CL_PLATFORM_NAME) + "' (" + dev_known + ")");
+          continue;
+        }
+        platform = p;
+        device = chosen;
+        break;
       }
-      if (chosen == nullptr) {
-        if (candidates.size() == 1)
-          throw croktile::runtime_error(std::string(where) + ": CROKTILE_OPENCL_DEVICE='" + want_device +
-                                        "' matches no device of OpenCL platform '" +
-                                        platform_info(p, CL_PLATFORM_NAME) + "' (" + dev_known + ")");
-        continue;
-      }
-      platform = p;
-      device = chosen;
-      break;
     }
     if (device == nullptr) {
       if (!want_device.empty() && last == CL_SUCCESS)

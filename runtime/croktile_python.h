@@ -16,7 +16,9 @@
 #include <nanobind/nanobind.h>
 #include <nanobind/ndarray.h>
 
+#include <algorithm>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <utility>
 
@@ -28,10 +30,6 @@ namespace croktile {
 namespace python {
 
 namespace nb = nanobind;
-
-// An array argument as nanobind imports it: read-only is accepted (croktile writes
-// only to the parameters a __co__ function writes to).
-using array = nb::ndarray<nb::ro>;
 
 // The exception classes: croktile.Error (a RuntimeError) and croktile.ArgumentError
 // (also a ValueError). Set once by the module's init.
@@ -86,33 +84,112 @@ inline std::string python_type_name(nb::handle h) {
   return nb::borrow<nb::str>(nb::handle(reinterpret_cast<PyObject*>(Py_TYPE(h.ptr()))).attr("__name__")).c_str();
 }
 
-// The array behind a Python object, or croktile.ArgumentError naming the parameter.
-inline array import_array(nb::handle h, const param_info& p) {
-  array a;
-  if (!nb::try_cast<array>(h, a, false))
-    raise(errors().argument_error,
-          named(p) + ": an array expected (an object with __dlpack__ or the buffer protocol: NumPy, PyTorch, "
-                     "CuPy, JAX), got " + python_type_name(h));
-  return a;
+// DLPack's C exchange API (DLPack 1.3; PyTorch from 2.10): a table of C functions that
+// a framework's tensor type carries (`__dlpack_c_exchange_api__`, a capsule named
+// "dlpack_exchange_api"; `__c_dlpack_exchange_api__` before, also an int), through which
+// a call reads a tensor's DLTensor and the framework's current stream without running
+// Python code. Declared here with the specification's layout, so that any dlpack.h will do.
+struct exchange_api {
+  std::uint32_t major, minor;  // DLPackExchangeAPIHeader: version, then prev_api
+  const void* prev_api;
+  void* managed_tensor_allocator;
+  void* managed_tensor_from_py_object_no_sync;
+  void* managed_tensor_to_py_object_no_sync;
+  int (*dltensor_from_py_object_no_sync)(void* py_object, DLTensor* out);  // may be NULL
+  int (*current_work_stream)(DLDeviceType type, std::int32_t device_id, void** out);
+};
+
+// The exchange API of a Python type (nullptr if it has none), looked up once per type.
+inline const exchange_api* exchange_api_of(PyTypeObject* type) {
+  struct entry {
+    PyTypeObject* type;
+    const exchange_api* api;
+  };
+  static entry cache[8] = {};
+  for (const entry& e : cache)
+    if (e.type == type) return e.api;
+  const exchange_api* api = nullptr;
+  for (const char* name : {"__dlpack_c_exchange_api__", "__c_dlpack_exchange_api__"}) {
+    PyObject* attr = PyObject_GetAttrString(reinterpret_cast<PyObject*>(type), name);
+    if (attr == nullptr) {
+      PyErr_Clear();
+      continue;
+    }
+    void* ptr = nullptr;
+    if (PyCapsule_CheckExact(attr))
+      ptr = PyCapsule_GetPointer(attr, "dlpack_exchange_api");
+    else if (PyLong_Check(attr))
+      ptr = PyLong_AsVoidPtr(attr);
+    if (PyErr_Occurred()) PyErr_Clear();
+    Py_DECREF(attr);
+    api = static_cast<const exchange_api*>(ptr);
+    if (api != nullptr && (api->major != 1 || api->dltensor_from_py_object_no_sync == nullptr ||
+                           api->current_work_stream == nullptr))
+      api = nullptr;
+    if (api != nullptr) break;
+  }
+  for (entry& e : cache)
+    if (e.type == nullptr) {
+      e = entry{type, api};
+      break;
+    }
+  return api;
 }
 
-// The DLTensor nanobind's ndarray describes (its data already includes the offset).
-inline DLTensor describe(const array& a, std::int64_t* shape, std::int64_t* strides) {
-  DLTensor t{};
-  t.data = const_cast<void*>(a.data());
-  t.device = DLDevice{static_cast<DLDeviceType>(a.device_type()), a.device_id()};
-  t.ndim = static_cast<std::int32_t>(a.ndim());
-  const nb::dlpack::dtype d = a.dtype();
-  t.dtype = DLDataType{d.code, d.bits, d.lanes};
-  for (std::size_t i = 0; i < a.ndim(); ++i) {
-    shape[i] = a.shape(i);
-    strides[i] = a.stride(i);
+// One array argument of a call: the DLTensor of any object that speaks DLPack or the
+// buffer protocol (NumPy, PyTorch, CuPy, JAX), of the same memory; through the exchange
+// API where the object's type has it (the tensor's own shape and strides, valid while the
+// object lives, as arguments do during the call), else as nanobind imports it.
+class argument {
+ public:
+  argument(nb::handle h, const param_info& p) {
+    api_ = exchange_api_of(Py_TYPE(h.ptr()));
+    if (api_ != nullptr) {
+      if (api_->dltensor_from_py_object_no_sync(h.ptr(), &t_) == 0) return;
+      PyErr_Clear();  // e.g. a tensor DLPack cannot describe: nanobind's import says why
+      api_ = nullptr;
+    }
+    if (!nb::try_cast<nb::ndarray<nb::ro>>(h, nd_, false))
+      raise(errors().argument_error,
+            named(p) + ": an array expected (an object with __dlpack__ or the buffer protocol: NumPy, PyTorch, "
+                       "CuPy, JAX), got " + python_type_name(h));
+    if (nd_.ndim() > max_rank)
+      raise(errors().argument_error, named(p) + ": an array of rank at most " + std::to_string(max_rank) +
+                                         " expected, got rank " + std::to_string(nd_.ndim()));
+    t_.data = const_cast<void*>(nd_.data());  // nanobind's data already includes the offset
+    t_.device = DLDevice{static_cast<DLDeviceType>(nd_.device_type()), nd_.device_id()};
+    t_.ndim = static_cast<std::int32_t>(nd_.ndim());
+    const nb::dlpack::dtype d = nd_.dtype();
+    t_.dtype = DLDataType{d.code, d.bits, d.lanes};
+    for (std::size_t i = 0; i < nd_.ndim(); ++i) {
+      shape_[i] = nd_.shape(i);
+      strides_[i] = nd_.stride(i);
+    }
+    t_.shape = shape_;
+    t_.strides = strides_;
+    t_.byte_offset = 0;
   }
-  t.shape = shape;
-  t.strides = strides;
-  t.byte_offset = 0;
-  return t;
-}
+  argument(const argument&) = delete;
+  argument& operator=(const argument&) = delete;
+
+  const DLTensor& tensor() const { return t_; }
+  int device_type() const { return static_cast<int>(t_.device.device_type); }
+  // The framework's current stream for this tensor's device, through the exchange API;
+  // false where the type has none.
+  bool work_stream(void*& out) const {
+    if (api_ == nullptr) return false;
+    if (api_->current_work_stream(t_.device.device_type, t_.device.device_id, &out) == 0) return true;
+    PyErr_Clear();
+    return false;
+  }
+
+ private:
+  static constexpr std::size_t max_rank = 16;
+  const exchange_api* api_ = nullptr;
+  DLTensor t_{};
+  nb::ndarray<nb::ro> nd_;
+  std::int64_t shape_[max_rank] = {}, strides_[max_rank] = {};
+};
 
 // Rewords a check of croktile_dlpack.h ("croktile::dlpack::to_view: dtype float32
 // expected, got int64") for the parameter it is about.
@@ -123,20 +200,18 @@ inline DLTensor describe(const array& a, std::int64_t* shape, std::int64_t* stri
   raise(errors().argument_error, named(p) + ": " + what);
 }
 
-inline void check_rank(const array& a, std::size_t rank, const param_info& p) {
-  if (a.ndim() != rank)
+inline void check_rank(const argument& a, std::size_t rank, const param_info& p) {
+  if (static_cast<std::size_t>(a.tensor().ndim) != rank)
     raise(errors().argument_error, named(p) + ": an array of rank " + std::to_string(rank) + " expected, got rank " +
-                                       std::to_string(a.ndim()));
+                                       std::to_string(a.tensor().ndim));
 }
 
 // A host view (the host-array form) of an argument.
 template <typename T, std::size_t Rank>
-spanned_view<T, Rank> host_view(const array& a, const param_info& p) {
+spanned_view<T, Rank> host_view(const argument& a, const param_info& p) {
   check_rank(a, Rank, p);
-  std::int64_t shape[Rank > 0 ? Rank : 1], strides[Rank > 0 ? Rank : 1];
-  const DLTensor t = describe(a, shape, strides);
   try {
-    return dlpack::to_host_view<T, Rank>(t);
+    return dlpack::to_host_view<T, Rank>(a.tensor());
   } catch (const std::exception& e) {
     argument_failed(p, e);
   }
@@ -144,12 +219,10 @@ spanned_view<T, Rank> host_view(const array& a, const param_info& p) {
 
 // A device view (the device form) of an argument.
 template <typename T, std::size_t Rank>
-device_view<T, Rank> dev_view(const array& a, const param_info& p) {
+device_view<T, Rank> dev_view(const argument& a, const param_info& p) {
   check_rank(a, Rank, p);
-  std::int64_t shape[Rank > 0 ? Rank : 1], strides[Rank > 0 ? Rank : 1];
-  const DLTensor t = describe(a, shape, strides);
   try {
-    return dlpack::to_view<T, Rank>(t);
+    return dlpack::to_view<T, Rank>(a.tensor());
   } catch (const std::exception& e) {
     argument_failed(p, e);
   }
@@ -157,7 +230,7 @@ device_view<T, Rank> dev_view(const array& a, const param_info& p) {
 
 // Whether a call takes the device form: on a target whose device memory is not host
 // memory, when its first array argument is in device memory (then every array must be).
-inline bool device_call(const array& first) {
+inline bool device_call(const argument& first) {
   using backend = dlpack::default_backend;
   if constexpr (backend::dlpack_device_type == dlpack::detail::device_cpu) {
     (void)first;
@@ -168,38 +241,83 @@ inline bool device_call(const array& first) {
   }
 }
 
-// The stream a device-form call is queued on: `stream` if given (an int handle, or an
-// object with .cuda_stream or .ptr, as PyTorch's and CuPy's streams have); else the
-// current stream of PyTorch or CuPy when one of them is imported; else croktile's
-// current stream (the legacy default stream on cuda).
-inline stream current_stream(nb::handle given) {
+// A stream object as its native handle: an int (cudaStream_t), or an object with
+// .cuda_stream or .ptr (PyTorch's and CuPy's streams).
+template <typename Native>
+Native native_stream_of(nb::handle h) {
+  auto from_int = [](nb::handle v) { return reinterpret_cast<Native>(nb::cast<std::uintptr_t>(v)); };
+  if (PyLong_Check(h.ptr())) return from_int(h);
+  if (nb::hasattr(h, "cuda_stream")) return from_int(h.attr("cuda_stream"));
+  if (nb::hasattr(h, "ptr")) return from_int(h.attr("ptr"));
+  raise(errors().argument_error, "stream: an int (cudaStream_t) or a stream object with .cuda_stream or .ptr "
+                                 "expected, got " + python_type_name(h));
+}
+
+// PyTorch's current stream object (of `device`, or of the current device), if torch is
+// imported and has initialised CUDA; else None.
+inline nb::object torch_current_stream(int device = -1) {
+  PyObject* modules = PySys_GetObject("modules");  // borrowed
+  PyObject* torch = modules ? PyDict_GetItemString(modules, "torch") : nullptr;
+  if (torch == nullptr) return nb::none();
+  nb::handle cuda = nb::handle(torch).attr("cuda");
+  if (!nb::cast<bool>(cuda.attr("is_initialized")())) return nb::none();
+  return device < 0 ? cuda.attr("current_stream")() : cuda.attr("current_stream")(device);
+}
+
+// The stream a device-form call is queued on: `stream` if given; else the current
+// stream, for the first array's device, of the framework that made it: through DLPack's
+// exchange API where its type has one (PyTorch, no Python code run), else PyTorch's or
+// CuPy's current stream when one of them is imported; else croktile's current stream
+// (the legacy default stream on cuda).
+inline stream current_stream(nb::handle given, const argument& first) {
   using native = stream::native_type;
   if constexpr (!std::is_pointer<native>::value) {
     (void)given;
+    (void)first;
     return stream();
   } else {
-    auto from_int = [](nb::handle h) { return reinterpret_cast<native>(nb::cast<std::uintptr_t>(h)); };
-    auto from_object = [&](nb::handle h) -> native {
-      if (PyLong_Check(h.ptr())) return from_int(h);
-      if (nb::hasattr(h, "cuda_stream")) return from_int(h.attr("cuda_stream"));
-      if (nb::hasattr(h, "ptr")) return from_int(h.attr("ptr"));
-      raise(errors().argument_error, "stream: an int (cudaStream_t) or a stream object with .cuda_stream or .ptr "
-                                     "expected, got " + python_type_name(h));
-    };
-    if (!given.is_none()) return stream(from_object(given));
+    if (!given.is_none()) return stream(native_stream_of<native>(given));
     if constexpr (dlpack::default_backend::dlpack_device_type == dlpack::detail::device_cuda) {
-      nb::dict modules = nb::borrow<nb::dict>(nb::module_::import_("sys").attr("modules"));
-      if (modules.contains("torch")) {
-        nb::handle torch = modules["torch"];
-        return stream(from_int(torch.attr("cuda").attr("current_stream")().attr("cuda_stream")));
-      }
-      if (modules.contains("cupy")) {
-        nb::handle cupy = modules["cupy"];
-        return stream(from_int(cupy.attr("cuda").attr("get_current_stream")().attr("ptr")));
-      }
+      void* work = nullptr;
+      if (first.work_stream(work)) return stream(static_cast<native>(work));
+      nb::object torch_stream = torch_current_stream(first.tensor().device.device_id);
+      if (!torch_stream.is_none()) return stream(native_stream_of<native>(torch_stream));
+      PyObject* modules = PySys_GetObject("modules");  // borrowed
+      if (PyObject* cupy = modules ? PyDict_GetItemString(modules, "cupy") : nullptr)
+        return stream(native_stream_of<native>(nb::handle(cupy).attr("cuda").attr("get_current_stream")()));
     }
     return stream();
   }
+}
+
+// A host-array call copies through host memory and waits for its result: it cannot be
+// recorded into a CUDA graph. Called before one on cuda: if the caller's current stream
+// (given, or PyTorch's where it has initialised CUDA) is being captured, croktile.Error
+// says so before anything is queued (a queued copy would end the capture with an error).
+template <typename B = dlpack::default_backend>
+void refuse_capture(const char* fn, nb::handle given) {
+  if constexpr (B::dlpack_device_type == dlpack::detail::device_cuda) {
+    using native = typename B::native_stream;
+    nb::object s = given.is_none() ? torch_current_stream() : nb::borrow(given);
+    if (!s.is_none() && B::capturing(native_stream_of<native>(s)))
+      raise(errors().error, std::string("'") + fn + "' with host arrays cannot be captured into a CUDA graph (its "
+                            "arguments and result are copied through host memory, and it waits for them): pass "
+                            "arrays in device memory");
+  } else {
+    (void)fn;
+    (void)given;
+  }
+}
+
+// out= of a host-array call: the result copied into the caller's array, whose shape must be the result's.
+template <typename T, std::size_t Rank>
+void copy_into(spanned_view<T, Rank> out, const spanned_data<T, Rank>& result, const param_info& p) {
+  try {
+    detail::expect_result_shape(out, result.shape(), p.function, p.where);
+  } catch (const runtime_error& e) {
+    raise(errors().argument_error, e.what());
+  }
+  std::copy(result.data(), result.data() + result.element_count(), out.data());
 }
 
 // Runs a call of generated code without the GIL; its croktile::runtime_error (a failed
@@ -228,8 +346,10 @@ auto run(F&& f) -> decltype(f()) {
 // argument): it waits for the stream the result was made on.
 struct device_array {
   nb::ndarray<> nd;
-  std::uintptr_t producer = 0;                      // the native stream of the call
-  void (*ready)(std::uintptr_t producer) = nullptr;  // waits for it
+  std::uintptr_t producer = 0;  // the native stream of the call
+  // makes the result safe on `consumer`: waits for the producer (while the producer is
+  // being captured into a graph, orders the consumer after it on the GPU instead)
+  void (*ready)(std::uintptr_t producer, std::uintptr_t consumer) = nullptr;
   // copies `bytes` to host memory after the work queued on `producer` (waits)
   void (*download)(void* dst, const void* src, std::size_t bytes, std::uintptr_t producer) = nullptr;
 };
@@ -255,12 +375,14 @@ inline nb::handle& device_array_type() {
 }
 
 // The DLPack `stream` argument as a CUDA stream: None is the legacy default stream (1),
-// 2 the per-thread default stream, -1 "no synchronisation wanted".
-inline bool needs_wait(nb::handle stream, std::uintptr_t producer) {
+// 2 the per-thread default stream (cudaStreamPerThread, 2 too), -1 "no synchronisation
+// wanted". Whether the consumer must be made to wait for the producer.
+inline bool needs_wait(nb::handle stream, std::uintptr_t producer, std::uintptr_t& consumer) {
+  consumer = 0;
   if (stream.is_none()) return producer != 0;
   const long long s = nb::cast<long long>(stream);
   if (s == -1) return false;
-  const std::uintptr_t consumer = s == 1 ? 0 : static_cast<std::uintptr_t>(s);
+  consumer = s == 1 ? 0 : static_cast<std::uintptr_t>(s);
   return consumer != producer;
 }
 
@@ -277,8 +399,10 @@ void init_device_array(nb::module_& m) {
       .def(
           "__dlpack__",
           [](D& self, nb::handle stream, nb::handle, nb::handle, nb::handle) {
-            if (self.ready && self.nd.device_type() == nb::device::cuda::value && needs_wait(stream, self.producer))
-              run([&] { self.ready(self.producer); });
+            std::uintptr_t consumer = 0;
+            if (self.ready && self.nd.device_type() == nb::device::cuda::value &&
+                needs_wait(stream, self.producer, consumer))
+              run([&] { self.ready(self.producer, consumer); });
             return nb::cast(self.nd, nb::rv_policy::reference);
           },
           nb::kw_only(), nb::arg("stream") = nb::none(), nb::arg("max_version") = nb::none(),
@@ -330,7 +454,14 @@ nb::object to_python(basic_device_data<T, Rank, B>&& d) {
   const native s = d.stream().native();
   device_array ops;
   ops.producer = reinterpret_cast<std::uintptr_t>(s);
-  ops.ready = [](std::uintptr_t p) { B::synchronize(reinterpret_cast<native>(p), "croktile DeviceArray"); };
+  ops.ready = [](std::uintptr_t p, std::uintptr_t c) {
+    if constexpr (B::dlpack_device_type == dlpack::detail::device_cuda) {
+      if (B::capturing(reinterpret_cast<native>(p)))
+        return B::order(reinterpret_cast<native>(p), reinterpret_cast<native>(c), "croktile DeviceArray.__dlpack__");
+    }
+    (void)c;
+    B::synchronize(reinterpret_cast<native>(p), "croktile DeviceArray");
+  };
   ops.download = [](void* dst, const void* src, std::size_t bytes, std::uintptr_t p) {
     B::download(dst, reinterpret_cast<pointer>(const_cast<void*>(src)), bytes, reinterpret_cast<native>(p),
                 "croktile DeviceArray.to_numpy");

@@ -86,10 +86,37 @@ def device_signature(fn: ir.Function, api: str) -> str:
     return f"{ret} {fn.name}({', '.join(params)})"
 
 
+# The device APIs of targets whose device form of a function returning data has a
+# destination-passing overload (the caller's device view instead of new memory).
+DESTINATION_APIS = {"croktile::cuda"}
+
+
+def has_destination_form(fn: ir.Function, api: str) -> bool:
+    return fn.ret_kind == "data" and has_device_form(fn) and api in DESTINATION_APIS
+
+
+def result_view(fn: ir.Function, api: str) -> str:
+    return f"{api}::device_view<{elem_ctype(fn.ret_elem)}, {len(fn.ret_shape)}>"
+
+
+def destination_signature(fn: ir.Function, api: str) -> str:
+    """The destination-passing overload: the device form's parameters, then the view the
+    result is written into (`croktile_out`), then the stream; it returns nothing."""
+    head = device_signature(fn, api)
+    params = head[head.index("(") + 1:head.rindex(f", {api}::stream croktile_stream)")]
+    sep = ", " if params else ""
+    return f"void {fn.name}({params}{sep}{result_view(fn, api)} croktile_out, {api}::stream croktile_stream)"
+
+
 def device_prototype(fn: ir.Function, api: str) -> str:
-    """The device form's declaration, where the stream argument gets its default."""
-    return device_signature(fn, api).replace(f"{api}::stream croktile_stream)",
-                                             f"{api}::stream croktile_stream = {api}::stream())") + ";"
+    """The device form's declaration (and its destination-passing overload's), where the
+    stream argument gets its default."""
+    def with_default(sig: str) -> str:
+        return sig.replace(f"{api}::stream croktile_stream)", f"{api}::stream croktile_stream = {api}::stream())") + ";"
+    out = with_default(device_signature(fn, api))
+    if has_destination_form(fn, api):
+        out += "\n" + with_default(destination_signature(fn, api))
+    return out
 
 
 def host_over_device_form(fn: ir.Function, api: str) -> str:

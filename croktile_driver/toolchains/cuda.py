@@ -195,10 +195,13 @@ class HostEmitter(DeviceHostEmitter):
 
     def prologue(self) -> None:
         self.w(1, "[[maybe_unused]] const cudaStream_t croktile_st = croktile_stream.native();")
+        if self.device_form:
+            # before any buffer: the caller's device comes back after they are freed
+            self.w(1, f"croktile::cuda::call_device croktile_device(croktile_st, {c_string(self.fn.name)}, "
+                      f"{_where(self.fn.loc)});")
 
     def bind_param(self, p: ir.Param, where: str) -> None:
-        self.w(1, f"croktile::cuda::expect_device({p.name}.data(), {c_string(p.name)}, {c_string(self.fn.name)}, "
-                  f"{where}, croktile_st);")
+        self.w(1, f"croktile_device.expect({p.name}.data(), {c_string(p.name)});")
         self.w(1, f"croktile::cuda::buffer {self.mem(p.buffer)} = croktile::cuda::buffer::borrow({p.name}.data());")
 
     def host_arg_check(self, p: ir.Param, where: str) -> List[str]:
@@ -210,10 +213,19 @@ class HostEmitter(DeviceHostEmitter):
         return (f"static croktile::cuda::check_slot croktile_checks(croktile_report__{self.fn.name}, "
                 f"&{self.record()});")
 
+    def bind_destination(self) -> None:
+        self.w(1, 'if (croktile_out) croktile_device.expect(croktile_out->data(), "out");')
+
     def s_Alloc(self, s: ir.Alloc, depth: int) -> None:
         buf = s.buffer
         bytes_ = f"(std::size_t)({self.hx(product(buf.shape))}) * sizeof({elem_ctype(buf.elem)})"
-        self.w(depth, f"croktile::cuda::buffer {self.mem(buf)}({bytes_}, croktile_st, {_where(s.loc)});")
+        if buf is self.destination_buffer:   # the destination form's result: the caller's memory
+            self.w(depth, f"croktile::cuda::buffer {self.mem(buf)} = croktile_out ? croktile::cuda::buffer::borrow("
+                          f"croktile::detail::destination(*croktile_out, {self.result_shape(buf)}, "
+                          f"{c_string(self.fn.name)}, {_where(s.loc)})) : croktile::cuda::buffer({bytes_}, "
+                          f"croktile_st, {_where(s.loc)});")
+        else:
+            self.w(depth, f"croktile::cuda::buffer {self.mem(buf)}({bytes_}, croktile_st, {_where(s.loc)});")
 
     def s_Fill(self, s: ir.Fill, depth: int) -> None:
         b = s.buffer
@@ -286,6 +298,13 @@ class KernelEmitter(KernelEmitterBase, FragmentWriter):
                         for b in s.buffers if static_bytes(b) is None]
         self.globals = [b for b in self.fn.buffers if b.storage == "global" and self.uses(b)]
         self.async_futures, self.future_of_buffer = waited_async_futures(self.all, self.cp_async_eligible)
+        # Without async copies of its own, a block's synchronous copies from global into
+        # shared memory are issued as cp.async too, and waited for at the next barrier
+        # (every barrier waits, and so does the end of the block): consecutive copies then
+        # have all their loads in flight at once instead of one copy's at a time.
+        self.sync_as_async = not any(isinstance(s, ir.Dma) and s.is_async for s, _ in self.all)
+        self.issued_sync_async = self.sync_as_async and any(
+            isinstance(s, ir.Dma) and self.cp_async_eligible(s, level) for s, level in self.all)
         self.wait_groups = self.plan_waits()
         self.plan = plan_arena(self.arena, wait_extensions(s for s, _ in self.all))
         # A plan of known size up to 48 KiB is a static __shared__ array: nvcc then knows
@@ -522,6 +541,8 @@ class KernelEmitter(KernelEmitterBase, FragmentWriter):
                       f"{at});")
         self.declare_frags(par.body, 1)
         self.stmts(par.body, 1, 1, EMPTY)
+        if self.issued_sync_async:
+            self.w(1, "croktile::cuda::cp_async_wait_group<0>();  // no copy into shared memory outlives the block")
         self.lines.append("}")
         return "\n".join(self.lines)
 
@@ -559,6 +580,12 @@ class KernelEmitter(KernelEmitterBase, FragmentWriter):
                 out.add(("buffer", b.name, 0))
         return frozenset(out)
 
+    def barrier(self, depth: int) -> None:
+        """__syncthreads(), after the cp.async copies issued for synchronous copies."""
+        if self.issued_sync_async:
+            self.w(depth, "croktile::cuda::cp_async_wait_group<0>();")
+        self.w(depth, BARRIER)
+
     def step(self, state: State, kind: int, reads: frozenset, writes: frozenset, depth: int) -> State:
         """Emits the barrier an outer-level step needs; returns the state after it."""
         cr, cw, mr, mw = state
@@ -567,7 +594,7 @@ class KernelEmitter(KernelEmitterBase, FragmentWriter):
         else:   # thread 0 alone: its own earlier accesses are ordered already
             need = _conflict(writes, cr | cw) or _conflict(reads, cw)
         if need:
-            self.w(depth, BARRIER)
+            self.barrier(depth)
             cr = cw = mr = mw = frozenset()
         if kind == COOPERATIVE:
             return (cr | reads, cw | writes, mr, mw)
@@ -576,7 +603,7 @@ class KernelEmitter(KernelEmitterBase, FragmentWriter):
     def s_Parallel(self, s: ir.Parallel, depth: int, level: int, state: State) -> State:
         if s.level == 2:
             if any(state):
-                self.w(depth, BARRIER)
+                self.barrier(depth)
             lanes = self.lanes(s)
             if lanes is not None:
                 self.lane_level(s, depth, *lanes)
@@ -769,7 +796,8 @@ class KernelEmitter(KernelEmitterBase, FragmentWriter):
             nd, literal = box
             dst, src = self.region_ptr(s.dst), self.region_ptr(s.src)
             state = self.step(state, COOPERATIVE, self.keys(s.src.buffer), self.keys(s.dst.buffer), depth)
-            is_async = "true" if s.future in self.async_futures and s.is_async else "false"
+            sync_as_async = self.sync_as_async and self.cp_async_eligible(s, level)
+            is_async = "true" if (s.future in self.async_futures and s.is_async) or sync_as_async else "false"
             self.w(depth, f"croktile::cuda::block_copy<{nd}, {is_async}>({dst}, {src}, "
                           f"croktile::cuda::box{{{literal}}});")
             return state

@@ -14,8 +14,9 @@ from typing import Dict, List
 
 from ..frontend import ir
 from ..frontend.symbolic import Sym
-from .base import (StatementWriter, stream_param, box_declarations, c_string, check_stmt, device_signature, elem_ctype,
-                   has_device_form, line_directive, signature)
+from .base import (StatementWriter, stream_param, box_declarations, c_string, check_stmt, destination_signature,
+                   device_signature, elem_ctype, has_destination_form, has_device_form, line_directive, result_view,
+                   signature)
 from .elements import float_values
 from .kernel_ir import MAX_CHECK_VALUES
 
@@ -114,8 +115,15 @@ class DeviceHostEmitter(StatementWriter):
         fn = self.fn
         where_fn = where(fn.loc)
         self.device_form = has_device_form(fn)
+        self.destination = has_destination_form(fn, self.api)
+        self.destination_buffer = self.returned_buffer() if self.destination else None
         self.w(0, line_directive(fn.loc))
-        self.w(0, (device_signature(fn, self.api) if self.device_form else signature(fn)) + " {")
+        if self.destination:   # one body; the device form and the destination form call it
+            sig = device_signature(fn, self.api)
+            sig = sig.replace(f" {fn.name}(", f" {fn.name}__body(", 1)[:-1]
+            self.w(0, f"static {sig}, const {result_view(fn, self.api)}* croktile_out) {{")
+        else:
+            self.w(0, (device_signature(fn, self.api) if self.device_form else signature(fn)) + " {")
         body = self.entry(fn)
         self.w(1, line_directive(fn.loc))
         if not self.device_form:
@@ -126,6 +134,8 @@ class DeviceHostEmitter(StatementWriter):
             for p in fn.params:
                 if p.kind == "data":
                     self.bind_param(p, where_fn)
+        if self.destination:
+            self.bind_destination()
         self.stmts(body, 1)
         if fn.ret_kind == "void" and not self.device_form:
             self.w(1, self.synchronize(fn.loc))
@@ -135,7 +145,30 @@ class DeviceHostEmitter(StatementWriter):
             self.lines.insert(checks_at, "  " + self.checks_declaration(where_fn))
             head = self.report_function()
         tail = self.host_form() if self.device_form else []
-        return head + self.lines + tail
+        return head + self.lines + self.destination_wrappers() + tail
+
+    def destination_wrappers(self) -> List[str]:
+        """The device form and its destination-passing overload, over the one body."""
+        if not self.destination:
+            return []
+        fn, api = self.fn, self.api
+        args = ", ".join([p.name for p in fn.params] + ["croktile_stream"])
+        return [device_signature(fn, api) + " {", f"  return {fn.name}__body({args}, nullptr);", "}",
+                destination_signature(fn, api) + " {", f"  {fn.name}__body({args}, &croktile_out);", "}"]
+
+    def returned_buffer(self):
+        """The local buffer every `return` returns: the destination form writes it in the
+        caller's memory from the start (else the result is copied there at the return)."""
+        returned = {id(s.buffer): s.buffer for s in self.fn.walk() if isinstance(s, ir.Return) and s.buffer}
+        bufs = list(returned.values())
+        return bufs[0] if len(bufs) == 1 and bufs[0].origin != "param" else None
+
+    def bind_destination(self) -> None:
+        """The destination form's checks of the caller's view (the target's)."""
+
+    def result_shape(self, buf: ir.Buffer) -> str:
+        return ("std::array<std::size_t, " + str(len(buf.shape)) + ">{" +
+                ", ".join(f"(std::size_t)({self.hx(d)})" for d in buf.shape) + "}")
 
     def entry(self, fn: ir.Function) -> List[ir.Stmt]:
         """Writes the shape bindings and the checks that lead the body (they run on the host
@@ -232,10 +265,16 @@ class DeviceHostEmitter(StatementWriter):
                 p = next(p for p in self.fn.params if p.buffer is buf)
                 result = f"croktile::detail::device_copy({p.name}, croktile_stream, {where(s.loc)})"
             else:
-                shape = (f"std::array<std::size_t, {rank}>{{" +
-                         ", ".join(f"(std::size_t)({self.hx(d)})" for d in buf.shape) + "}")
                 result = (f"{self.api}::device_data<{ctype}, {rank}>::adopt({self.mem(buf)}.release<{ctype}>(), "
-                          f"{shape}, croktile_stream)")
+                          f"{self.result_shape(buf)}, croktile_stream)")
+            if self.destination:
+                if buf is self.destination_buffer:
+                    self.w(depth, "if (croktile_out) return {};   // written in place")
+                else:
+                    src = p.name + ".data()" if buf.origin == "param" else f"{self.mem(buf)}.as<{ctype}>()"
+                    self.w(depth, f"if (croktile_out) return croktile::detail::copy_result(*croktile_out, {src}, "
+                                  f"{self.result_shape(buf)}, croktile_stream, {c_string(self.fn.name)}, "
+                                  f"{where(s.loc)}), {self.api}::device_data<{ctype}, {rank}>();")
             if self.device_form:
                 self.w(depth, f"return {result};")
             else:

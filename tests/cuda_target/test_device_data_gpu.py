@@ -227,3 +227,25 @@ def test_compute_sanitizer_is_clean(executables, output, tool):
     assert "check_call" not in cases and "host_pointer_a" not in cases and "two_streams_ms" not in cases
     assert set(EXPECTED) | {"two_streams_results", "graph_guard_changed", "graph_arg_changed"} <= set(cases)
     assert cases == {k: output["cuda"].get(k) for k in cases}
+
+
+def test_destination_form_of_a_returning_function(output):
+    """add(a, b, out) writes a + b into the caller's view; a view of another shape is an
+    error naming 'out' and the line of the declaration whose result it would hold."""
+    cases = output["cuda"]
+    assert cases["returning_into"] == SUM
+    assert cases["returning_into_shape"] == (f"{at('add result', 'out;')} argument 'out' of 'add' has shape "
+                                             "[6, 4], but the result's shape is [4, 6]")
+
+
+def test_call_runs_on_the_device_of_its_arrays(output):
+    """Device views of device 1 while device 0 is current: the call runs on device 1 (its
+    result is memory of device 1), device 0 is current again after it; views of two
+    devices in one call are an error naming the argument and the function's line."""
+    cases = output["cuda"]
+    if cases.get("two_devices") == "one device":
+        pytest.skip("needs two CUDA GPUs")
+    assert cases["two_devices_where"] == "result on device 1, current device 0"
+    assert cases["two_devices_sum"] == cases["two_devices_into"] == SUM
+    assert cases["two_devices_mixed"] == (f"{at('add', '__co__')} argument 'b' of 'add' is memory of device 0, but "
+                                          "the call runs on device 1, which holds argument 'a'")

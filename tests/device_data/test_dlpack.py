@@ -53,6 +53,13 @@ CANNOT_OFFSET = ("byte_offset 0 expected (a kDLOpenCL tensor's data is a buffer 
                  "offset), got {}")
 
 
+
+def cuda_devices() -> str:
+    """How the runtime counts this machine's GPUs in a message: "1 CUDA device"."""
+    out = subprocess.run(["nvidia-smi", "-L"], capture_output=True, text=True).stdout if shutil.which("nvidia-smi") else ""
+    n = sum(1 for line in out.splitlines() if line.startswith("GPU "))
+    return f"{n} CUDA device" + ("" if n == 1 else "s")
+
 def floats(values) -> str:
     return " ".join(f"{v:g}" for v in values)
 
@@ -118,10 +125,10 @@ def expected(target: str) -> Dict[str, str]:
     }
     if offsets:
         out["offset"] = "3x4 " + floats(3 * v for v in a[2:14])
-    wrong_device = {   # a kDLCUDA tensor of device 1
-        "opencl": "device kDLOpenCL expected (a cl_mem of the opencl target's context), got kDLCUDA (device 1)",
-        "cuda": "CUDA device 0 (the current device) expected, got kDLCUDA (device 1); call cudaSetDevice(1) first",
-    }.get(target, HOST_DEVICES + " (host memory, as on the cpu and factor targets), got kDLCUDA (device 1)")
+    wrong_device = {   # a kDLCUDA tensor of device 9
+        "opencl": "device kDLOpenCL expected (a cl_mem of the opencl target's context), got kDLCUDA (device 9)",
+        "cuda": "kDLCUDA device 9 does not exist (" + cuda_devices() + ")",
+    }.get(target, HOST_DEVICES + " (host memory, as on the cpu and factor targets), got kDLCUDA (device 9)")
     strides = "compact row-major strides [4, 1] expected for shape [3, 4], got {}; make the tensor contiguous " \
               "first (e.g. .contiguous() in PyTorch)"
     out.update({

@@ -146,3 +146,119 @@ def test_cupy_arrays():
     out = cp.from_dlpack(mod.add(a, a))
     assert out.data.ptr != a.data.ptr
     assert cp.asnumpy(out).tolist() == (2 * np.arange(12, dtype=np.int32).reshape(3, 4)).tolist()
+
+
+# -- CUDA graphs: PyTorch's capture pattern (warm-up on a side stream, capture, replay on
+#    new inputs), for the returning form and destination passing
+
+def _warm_up(fn):
+    side = torch.cuda.Stream()
+    side.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(side):
+        fn()
+    torch.cuda.current_stream().wait_stream(side)
+
+
+def test_graph_capture_of_the_returning_form(gpu, cpu):
+    a = torch.zeros(64, 96, dtype=torch.int32, device="cuda")
+    b = torch.zeros(64, 96, dtype=torch.int32, device="cuda")
+    _warm_up(lambda: gpu.add(a, b))
+    g = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(g):
+        out = gpu.add(a, b)
+        t = torch.from_dlpack(out)   # same stream: no wait, no host synchronisation
+    assert type(out).__name__ == "DeviceArray" and t.is_cuda
+    rng = np.random.default_rng(5)
+    for _ in range(3):
+        ha = rng.integers(-100, 100, (64, 96), dtype=np.int32)
+        hb = rng.integers(-100, 100, (64, 96), dtype=np.int32)
+        a.copy_(torch.from_numpy(ha))
+        b.copy_(torch.from_numpy(hb))
+        g.replay()
+        torch.cuda.synchronize()
+        np.testing.assert_array_equal(t.cpu().numpy(), cpu.add(ha, hb))
+        np.testing.assert_array_equal(t.cpu().numpy(), torch.from_dlpack(gpu.add(a, b)).cpu().numpy())
+
+
+def test_graph_capture_of_destination_passing(gpu):
+    src = torch.zeros(8, 16, dtype=torch.float16, device="cuda")
+    dst = torch.zeros(8, 16, dtype=torch.float16, device="cuda")
+    _warm_up(lambda: gpu.copy_into(src, dst))
+    g = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(g):
+        gpu.copy_into(src, dst)
+    for k in range(3):
+        src.copy_(torch.rand(8, 16, device="cuda").half() + k)
+        g.replay()
+        torch.cuda.synchronize()
+        assert torch.equal(dst, src)
+
+
+def test_graph_of_chained_calls_replays_the_eager_chain(gpu):
+    x0 = torch.zeros(32, 32, dtype=torch.int32, device="cuda")
+    one = torch.ones(32, 32, dtype=torch.int32, device="cuda")
+
+    def chain(x):
+        for _ in range(100):
+            x = torch.from_dlpack(gpu.add(x, one))   # each intermediate freed during capture
+        return x
+
+    _warm_up(lambda: chain(x0))
+    g = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(g):
+        y = chain(x0)
+    x0.copy_(torch.arange(32 * 32, dtype=torch.int32, device="cuda").reshape(32, 32))
+    g.replay()
+    torch.cuda.synchronize()
+    assert torch.equal(y, chain(x0)) and torch.equal(y, x0 + 100)
+
+
+def test_what_cannot_be_captured_raises(gpu):
+    host = np.ones((4, 4), dtype=np.int32)
+    a = torch.ones(4, 4, dtype=torch.int32, device="cuda")
+    _warm_up(lambda: gpu.add(a, a))
+    g = torch.cuda.CUDAGraph()
+    with pytest.raises(croktile.Error, match=r"'add' with host arrays cannot be captured into a CUDA graph"):
+        with torch.cuda.graph(g):
+            gpu.add(host, host)
+    # the same call outside a capture works, and so does a capture after it
+    np.testing.assert_array_equal(gpu.add(host, host), 2 * host)
+    g = torch.cuda.CUDAGraph()   # the failed capture's graph is ended (empty) and kept by the old one
+    with torch.cuda.graph(g):
+        t = torch.from_dlpack(gpu.add(a, a))
+    g.replay()
+    torch.cuda.synchronize()
+    assert int(t.sum().item()) == 32
+
+
+# -- several GPUs: a call runs on the device that holds its arrays
+
+two_gpus = pytest.mark.skipif(torch.cuda.device_count() < 2, reason="needs two CUDA GPUs")
+
+
+@two_gpus
+def test_call_runs_on_the_device_of_its_arrays(gpu, cpu):
+    torch.cuda.set_device(0)
+    a = np.arange(24 * 40, dtype=np.int32).reshape(24, 40)
+    t = torch.from_numpy(a).to("cuda:1")
+    out = gpu.add(t, t)
+    assert out.__dlpack_device__() == (2, 1)
+    r = torch.from_dlpack(out)
+    assert r.device == torch.device("cuda:1")
+    np.testing.assert_array_equal(r.cpu().numpy(), cpu.add(a, a))
+    assert torch.cuda.current_device() == 0   # restored after the call
+    # on the stream PyTorch uses for that device
+    s = torch.cuda.Stream(device=1)
+    with torch.cuda.stream(s):
+        r2 = torch.from_dlpack(gpu.add(t, t))
+    s.synchronize()
+    assert torch.equal(r2, r)
+
+
+@two_gpus
+def test_arrays_on_two_devices_are_an_error(gpu):
+    a = torch.ones(4, 4, dtype=torch.int32, device="cuda:0")
+    b = torch.ones(4, 4, dtype=torch.int32, device="cuda:1")
+    with pytest.raises(croktile.Error, match=r"ops\.co\.cpp:\d+:\d+: argument 'b' of 'add' is memory of device 1, "
+                                             r"but the call runs on device 0, which holds argument 'a'"):
+        gpu.add(a, b)

@@ -32,7 +32,7 @@ __device__ void spin(int* x, int iters) {
 }
 
 __co__ s32 [a.span] add(s32 [M, N] a, s32 [M, N] b) {                     // CHECK: add
-  s32 [a.span] out;
+  s32 [a.span] out;                                                          // CHECK: add result
   parallel p by M {
     x = dma.copy a.chunkat(p, _) => local;
     y = dma.copy b.chunkat(p, _) => local;
@@ -56,7 +56,7 @@ __co__ void add_into(s32 [M, N] a, s32 [M, N] b, s32 [M, N] dst) {        // CHE
 
 // one block per element, each running `iters` steps: few blocks, as long as asked
 __co__ s32 [a.span] spin_each(s32 [K] a, int iters) {
-  s32 [a.span] out;
+  s32 [a.span] out;                                                          // CHECK: add result
   parallel p by K {
     t = dma.copy a.chunkat(p) => local;
     call spin(t.data, iters);
@@ -67,7 +67,7 @@ __co__ s32 [a.span] spin_each(s32 [K] a, int iters) {
 
 // a division in device code by a value of the instance: zero where p == base
 __co__ s32 [a.span] divided(s32 [N] a, int base) {
-  s32 [a.span] out;
+  s32 [a.span] out;                                                          // CHECK: add result
   parallel p by 4 {
     t = dma.copy a.chunkat(p) => local;
     call bump(t.data, |t.span|, 12 / (p - base));                        // CHECK: device division
@@ -400,6 +400,45 @@ void pointer_kinds() {
 }
 #endif
 
+#if defined(__CUDACC__)
+// The destination form of a function that returns data (cuda): the result goes into
+// the caller's view; a view of another shape is an error naming 'out'.
+void returning_into() {
+  program_memory a(A, source::cuda_malloc), b(B, source::cuda_malloc);
+  program_memory out(std::vector<int>(24, -1), source::cuda_malloc);
+  add(a.view(), b.view(), out.view());
+  print("returning_into", out.read());
+  expect_error("returning_into_shape", [&] { add(a.view(), b.view(), ck::make_device_view<2>(out.data(), {6, 4})); });
+}
+
+// Arrays of device 1 while device 0 is current: the call runs on device 1 and device 0
+// is current again after it; arrays of two devices in one call are an error.
+void two_devices() {
+  int count = 0;
+  cuda_ok(cudaGetDeviceCount(&count), "cudaGetDeviceCount");
+  if (count < 2) {
+    std::printf("two_devices: one device\n");
+    return;
+  }
+  cuda_ok(cudaSetDevice(1), "cudaSetDevice");
+  program_memory a(A, source::cuda_malloc), b(B, source::cuda_malloc), out(std::vector<int>(24, -1), source::cuda_malloc);
+  cuda_ok(cudaSetDevice(0), "cudaSetDevice");
+  program_memory b0(B, source::cuda_malloc);
+  auto sum = add(a.view(), b.view());
+  int current = -1;
+  cuda_ok(cudaGetDevice(&current), "cudaGetDevice");
+  cudaPointerAttributes attr{};
+  cuda_ok(cudaPointerGetAttributes(&attr, sum.data()), "cudaPointerGetAttributes");
+  std::printf("two_devices_where: result on device %d, current device %d\n", attr.device, current);
+  print("two_devices_sum", sum.to_host());
+  add(a.view(), b.view(), out.view());
+  cuda_ok(cudaSetDevice(1), "cudaSetDevice");
+  print("two_devices_into", out.read());
+  cuda_ok(cudaSetDevice(0), "cudaSetDevice");
+  expect_error("two_devices_mixed", [&] { add(a.view(), b0.view()); });
+}
+#endif
+
 // A check failing in device code: at the call on cpu (synchronous), at the next
 // synchronize on cuda (the call only queues work), once.
 void device_check(bool failing) {
@@ -423,6 +462,8 @@ int main(int argc, char** argv) {
 #if defined(__CUDACC__)
   ok = part("two_streams", [&] { two_streams(!sanitize); }) && ok;
   if (!sanitize) ok = part("pointer_kinds", pointer_kinds) && ok;
+  ok = part("returning_into", returning_into) && ok;
+  ok = part("two_devices", two_devices) && ok;
 #endif
   return ok ? 0 : 1;
 }

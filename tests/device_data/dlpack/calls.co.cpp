@@ -353,7 +353,7 @@ void errors() {
   expect_error("column_major", [&] { device_view(fw_tensor(dev, dev_device, f32, {3, 4}, {1, 3})); });
   expect_error("padded_rows", [&] { host_view(fw_tensor(host, host_device, f32, {3, 4}, {5, 1})); });
   expect_error("broadcast", [&] { host_view(fw_tensor(host, host_device, f32, {3, 4}, {0, 1})); });
-  expect_error("wrong_device", [&] { device_view(fw_tensor(host, DLDevice{kDLCUDA, 1}, f32, {3, 4})); });
+  expect_error("wrong_device", [&] { device_view(fw_tensor(host, DLDevice{kDLCUDA, 9}, f32, {3, 4})); });
   expect_error("wrong_device_host", [&] { host_view(fw_tensor(host, DLDevice{kDLOpenCL, 0}, f32, {3, 4})); });
   expect_error("unknown_device", [&] { host_view(fw_tensor(host, DLDevice{DLDeviceType(99), 2}, f32, {3, 4})); });
   expect_error("null_data", [&] { device_view(fw_tensor(nullptr, dev_device, f32, {3, 4})); });
