@@ -221,6 +221,34 @@ inline void choreo_assert(bool cond, const char* msg, const char* file = CROKTIL
   }
 }
 
+// Checks a sample of a matrix product's elements (at most max_i x max_j of them, spread
+// evenly) against a float reference: |got - ref| <= base_tol + rel_tol * |ref|. `lhs` is
+// M x K; `rhs` is K x N (row_col) or N x K (row_row), as the mma forms of that name read it.
+template <bool RhsTransposed, typename A, typename B, typename C>
+inline void verify_matmul_subset(const A& lhs, const B& rhs, const C& res, float base_tol, float rel_tol,
+                                 std::size_t max_i, std::size_t max_j) {
+  const std::size_t m = res.shape()[0], n = res.shape()[1], k = lhs.shape()[1];
+  const std::size_t di = m / max_i ? m / max_i : 1, dj = n / max_j ? n / max_j : 1;
+  for (std::size_t i = 0; i < m; i += di)
+    for (std::size_t j = 0; j < n; j += dj) {
+      float ref = 0.0f;
+      for (std::size_t x = 0; x < k; ++x)
+        ref += static_cast<float>(lhs[i][x]) * static_cast<float>(RhsTransposed ? rhs[j][x] : rhs[x][j]);
+      const float got = static_cast<float>(res[i][j]);
+      choreo_assert(std::fabs(got - ref) <= base_tol + rel_tol * std::fabs(ref), "values are not equal.");
+    }
+}
+template <typename A, typename B, typename C>
+inline void verify_matmul_row_col_subset(const A& lhs, const B& rhs, const C& res, float base_tol, float rel_tol,
+                                         std::size_t max_i = 8, std::size_t max_j = 8) {
+  verify_matmul_subset<false>(lhs, rhs, res, base_tol, rel_tol, max_i, max_j);
+}
+template <typename A, typename B, typename C>
+inline void verify_matmul_row_row_subset(const A& lhs, const B& rhs, const C& res, float base_tol, float rel_tol,
+                                         std::size_t max_i = 8, std::size_t max_j = 8) {
+  verify_matmul_subset<true>(lhs, rhs, res, base_tol, rel_tol, max_i, max_j);
+}
+
 namespace detail {
 
 // Integers of any width draw integers; the float types draw floats.
