@@ -50,6 +50,7 @@ class Buffer:
     # `select(k, a, b, ...)`: (selector, candidate regions); such a buffer has no storage
     # and never reaches a code generator (sema_dma.expand_aliases rewrites its uses)
     alias: Optional[tuple] = None
+    align: int = 16           # bytes; a swizzled shared buffer needs 8 of its rows (cuda)
 
     @property
     def elem_bytes(self) -> int:
@@ -217,6 +218,8 @@ class Dma(Stmt):
     op: str = "copy"                       # "transp", "pad": the destination is the source rearranged
     perm: Optional[List[int]] = None       # transp: destination dimension i is source dimension perm[i]
     pad: Optional[tuple] = None            # pad: (low, high, mid: List[Sym], value: Sym or float text)
+    swizzle: int = 0                       # `.swiz<N>`: the destination in N-byte swizzled rows (cuda)
+    engine: str = "dma"                    # "tma": `tma.copy`
 
 
 @dataclass(eq=False)

@@ -1634,7 +1634,8 @@ class FunctionChecker(ControlFlow, DmaForms, SpannedData, EventForms, ElementChe
                 return out
         if src.region.strides is not None or dst_region.strides is not None:
             return out + self.strided_copy(node, src.region, dst_region, is_async)
-        out.append(ir.Dma(node.loc, src.region, dst_region, is_async, fut_ir_name, node.op, perm, pad))
+        out.append(ir.Dma(node.loc, src.region, dst_region, is_async, fut_ir_name, node.op, perm, pad,
+                          swizzle=swizzle, engine=getattr(node, "engine", "dma")))
         return out
 
     def _declare_failed_future(self, name: Optional[A.Name]) -> List[ir.Stmt]:

@@ -68,7 +68,7 @@ def _aliases_of(s: ir.Stmt) -> List[ir.Buffer]:
 def _rewrite(s: ir.Stmt, mapping: dict) -> ir.Stmt:
     if isinstance(s, ir.Dma):
         return ir.Dma(s.loc, substitute_region(s.src, mapping), substitute_region(s.dst, mapping),
-                      s.is_async, s.future, s.op, s.perm, s.pad)
+                      s.is_async, s.future, s.op, s.perm, s.pad, s.swizzle, s.engine)
     args = [ir.CallArg(a.kind, substitute_region(a.region, mapping) if a.region is not None else None,
                        a.value, a.text) for a in s.args]
     return ir.Call(s.loc, s.func, s.template_args, args)
@@ -104,7 +104,8 @@ class DmaForms:
     def dma_swizzle(self, node: A.DmaCopy) -> Optional[int]:
         """`.swiz<N>` of a `dma.copy`/`tma.copy`: the bytes of the destination's swizzle
         atom (0: none); None after an error. Every target keeps the plain row-major
-        layout in memory, so a swizzle changes no result (README "Tensor cores")."""
+        layout in memory except where a cuda warp group reads it through wgmma descriptors
+        (docs/language/tensor-cores.md), so a swizzle changes no result."""
         if node.swizzle is None:
             return 0
         v = scalar(self.expr(node.swizzle))

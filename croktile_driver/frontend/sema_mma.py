@@ -283,6 +283,8 @@ class MmaForms:
         engine = "wgmma" if any(p.kind == "group-4" for p in self.parallel_stack) else "sync"
         missing = None
         if engine == "wgmma":
+            if not self._wgmma_operands(s, (a, b), f"{la}.{lb}"):
+                return []
             inst = wgmma_shape(M, N, Ka, a.frag.elem, b.frag.elem, c.frag.elem)
             if inst is None:
                 self.error(s.loc, f"no warp-group (wgmma) instruction computes a {M} x {N} x {Ka} tile of "
@@ -311,6 +313,28 @@ class MmaForms:
             f.inst, f.engine = inst, engine
             f.sparse = f.sparse or sparse
         return [ir.MmaMul(s.loc, c, a, b, f"{la}.{lb}", e, missing)]
+
+    def _wgmma_operands(self, s: A.MmaOp, refs, layout: str) -> bool:
+        """A warp group reads its operands from shared memory in a swizzled layout: each
+        must be `mma.load.swiz<N>` of a shared buffer whose rows are N bytes, both K-major."""
+        if layout != "row.row":
+            self.error(s.loc, f"a warp group (wgmma) multiplies K-major operands: 'mma.row.row' (B given as N x K); "
+                              f"'mma.{layout}' is not supported yet")
+            return False
+        for ref, arg in zip(refs, s.args[1:3]):
+            for load in ref.frag.loads:
+                buf = load.src.buffer
+                row = buf.shape[-1]
+                if buf.storage != "shared" or not load.swizzle:
+                    self.error(load.loc, "a warp group (wgmma) reads its operands from shared memory through "
+                                         "a swizzled layout: load them with 'mma.load.swiz<N>' from shared data")
+                    return False
+                if not (row.is_const and row.value * ir.ELEM_BYTES[buf.elem] == load.swizzle):
+                    self.error(load.loc, f"the rows of '{buf.source_name or buf.name}' must be {load.swizzle} bytes "
+                                         f"for 'mma.load.swiz<{load.swizzle}>' (its rows are "
+                                         f"[{row.to_c()}] x {ir.ELEM_BYTES[buf.elem]} bytes)")
+                    return False
+        return True
 
     def _set_tile(self, frag: ir.Frag, role: str, shape, loc, transposed: bool = False) -> bool:
         """Gives a fragment its role and logical tile, or reports that it has another."""

@@ -306,7 +306,11 @@ class KernelEmitter(KernelEmitterBase, FragmentWriter):
         self.issued_sync_async = self.sync_as_async and any(
             isinstance(s, ir.Dma) and self.cp_async_eligible(s, level) for s, level in self.all)
         self.wait_groups = self.plan_waits()
+        for st, _ in self.all:   # a swizzled layout repeats every 8 of its rows (croktile_swizzle.h)
+            if isinstance(st, ir.Dma) and st.swizzle:
+                st.dst.buffer.align = max(st.dst.buffer.align, 8 * st.swizzle)
         self.plan = plan_arena(self.arena, wait_extensions(s for s, _ in self.all))
+        self.arena_align = max([16] + [b.align for b in self.arena])
         # A plan of known size up to 48 KiB is a static __shared__ array: nvcc then knows
         # the base address, and its code for tile loops was measured faster (bench/bench_cuda.py,
         # tiled_mm) than with the same bytes as dynamic shared memory. Larger or run-time
@@ -523,9 +527,9 @@ class KernelEmitter(KernelEmitterBase, FragmentWriter):
         self.lines.append(f"__global__ void __launch_bounds__({self.static_block()}) {self.name}({params}) {{")
         if self.arena:
             if self.static_arena:
-                self.w(1, f"__shared__ __align__(16) unsigned char croktile_smem[{self.plan.static_bytes}];")
+                self.w(1, f"__shared__ __align__({self.arena_align}) unsigned char croktile_smem[{self.plan.static_bytes}];")
             else:
-                self.w(1, "extern __shared__ __align__(16) unsigned char croktile_smem[];")
+                self.w(1, f"extern __shared__ __align__({self.arena_align}) unsigned char croktile_smem[];")
         if self.uses_checks:
             self.w(1, f"croktile::cuda::check_record* const croktile_err = &{self.host.record()};")
         self.w(1, f"[[maybe_unused]] const long long {par.var} = blockIdx.x;")
@@ -788,6 +792,15 @@ class KernelEmitter(KernelEmitterBase, FragmentWriter):
                 write_shared_loops(self.w, depth, loops, body, dev_expr, "croktile_tid", "croktile_nt")
             else:
                 write_loops(self.w, depth, loops, body, dev_expr)
+            return state
+        if level == 1 and s.swizzle and s.dst.buffer.storage == "shared":
+            # written in the swizzled layout a warp group's wgmma descriptors read
+            state = self.step(state, COOPERATIVE, self.keys(s.src.buffer), self.keys(s.dst.buffer), depth)
+            ct = elem_ctype(s.dst.buffer.elem)
+            rows, cols = s.src.extents[-2:]
+            stride = strides(s.src.shape)[-2]
+            self.w(depth, f"croktile::swizzle::copy_2d<{ct}, {s.swizzle}>({self.region_ptr(s.dst)}, "
+                          f"{self.region_ptr(s.src)}, {dev_expr(rows)}, {dev_expr(cols)}, {dev_expr(stride)});")
             return state
         if level == 1:
             box = self.copy_box(s)

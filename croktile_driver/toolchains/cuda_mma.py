@@ -34,8 +34,7 @@ def _check_stmts(stmts: List[ir.Stmt], stack: List[ir.Parallel], diag, arch, num
             continue
         frag = s.c.frag if isinstance(s, ir.MmaMul) else s.ref.frag
         if frag.engine == "wgmma":
-            diag.error(s.loc, "warp-group tensor-core operations (wgmma, in a 'group-4' level) are not "
-                              "generated for the cuda target yet; the cpu target runs them")
+            _check_wgmma(s, stack, diag, arch)
             continue
         in_warp = len(stack) >= 2 and stack[1].kind == "group" and stack[1].count.is_const
         if not in_warp and not isinstance(s, ir.MmaFill):   # a fill is each thread's registers
@@ -52,3 +51,16 @@ def _check_stmts(stmts: List[ir.Stmt], stack: List[ir.Parallel], diag, arch, num
             if form is not None and number is not None and form.min_sm > number:
                 diag.error(s.loc, f"mma.sync m{form.m}n{form.n}k{form.k} of {a.elem} x {b.elem} -> {c.elem} needs "
                                   f"sm_{form.min_sm} or newer; -arch={arch} has no such instruction")
+
+
+def _check_wgmma(s: ir.Stmt, stack: List[ir.Parallel], diag, arch: Optional[str]) -> None:
+    """wgmma is sm_90a's; its accumulator belongs to the block's one warp group, so the
+    block is that warp group: its inner levels are `group-4` levels of one instance."""
+    if not (arch or "").endswith("a") or (arch_number(arch) or 0) < 90:
+        diag.error(s.loc, f"warp-group tensor-core operations (wgmma) need -arch=sm_90a; -arch={arch} has none")
+        return
+    launch = stack[0] if stack else None
+    inner = [p for p in ir.walk(launch.body) if isinstance(p, ir.Parallel)] if launch is not None else []
+    if not inner or any(p.kind != "group-4" or not (p.count.is_const and p.count.value == 1) for p in inner):
+        diag.error(s.loc, "on the cuda target a block that uses wgmma is one warp group: its inner levels must "
+                          "be 'parallel p by 1 : group-4'")

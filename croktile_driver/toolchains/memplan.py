@@ -78,10 +78,11 @@ def plan_arena(buffers: List[ir.Buffer], extend: Dict[str, int]) -> ArenaPlan:
                       if p.first <= slot.last and slot.first <= p.last)
         offset = 0
         for lo, hi in busy:
+            offset = align_up(offset, slot.buffer.align)
             if offset + align_up(slot.size) <= lo:
                 break
             offset = max(offset, hi)
-        slot.offset = offset
+        slot.offset = align_up(offset, slot.buffer.align)
         placed.append(slot)
         plan.static_bytes = max(plan.static_bytes, offset + align_up(slot.size))
     return plan

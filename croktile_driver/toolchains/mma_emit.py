@@ -19,8 +19,23 @@ ROLE = {"a": "a", "b": "b", "c": "c", "e": "e"}
 
 def frag_type(f: ir.Frag) -> str:
     elem = "uint32_t" if f.role == "e" else elem_ctype(f.elem)
+    if f.engine == "wgmma":   # a warp group's accumulator, or an operand read from shared memory
+        if f.role == "c":
+            return f"croktile::wgmma::acc<{elem}, {f.rows}, {f.cols}>"
+        rows, cols = f.chunk
+        return f"croktile::wgmma::tile<{elem}, {rows}, {cols}, {f.loads[0].swizzle}>"
     m, n, k = f.inst
     return f"croktile::mma::frag<{elem}, {f.rows}, {f.cols}, croktile::mma::role::{f.role}, {m}, {n}, {k}>"
+
+
+def api(f: ir.Frag) -> str:
+    """The runtime namespace of a fragment's operations."""
+    return "croktile::wgmma" if f.engine == "wgmma" else "croktile::mma"
+
+
+def is_view(f: ir.Frag) -> bool:
+    """A warp group's operand: a view of shared memory, made where it is loaded."""
+    return f.engine == "wgmma" and f.role in ("a", "b")
 
 
 def region_strides(region: ir.Region) -> List[Sym]:
@@ -106,7 +121,8 @@ class FragmentWriter:
         one may sit in a part of a level that block_shared.py split from the parts that
         use it, and registers live as long as the thread anyway."""
         for f in declared_in(stmts):
-            self.frag_declare(f, depth)
+            if not is_view(f):
+                self.frag_declare(f, depth)
 
     def frag_declare(self, f: ir.Frag, depth: int) -> None:
         inner = self.replicated.get(f.name)
@@ -142,29 +158,34 @@ class FragmentWriter:
     def s_MmaFill(self, s: ir.MmaFill, depth: int) -> None:
         f = s.ref.frag
         if s.declare:
-            self.each_fragment(s.ref, depth, f"croktile::mma::fill(F, {self.fill_value(f, s.value)})")
+            self.each_fragment(s.ref, depth, f"{api(f)}::fill(F, {self.fill_value(f, s.value)})")
         else:
-            self.w(depth, f"croktile::mma::fill({self.frag_ref(s.ref)}, {self.fill_value(f, s.value)});")
+            self.w(depth, f"{api(f)}::fill({self.frag_ref(s.ref)}, {self.fill_value(f, s.value)});")
 
     def s_MmaLoad(self, s: ir.MmaLoad, depth: int) -> None:
         off, s0, s1 = chunk_access(s.src, s.transposed, self.expr)
         ptr = self.ptr(s.src.buffer) + ("" if off == "0" else f" + ({off})")
+        f = s.ref.frag
+        if is_view(f):
+            decl = f"{frag_type(f)} " if s.declare else ""
+            self.w(depth, f"{decl}{self.frag_ref(s.ref)} = croktile::wgmma::smem({ptr});")
+            return
         self.w(depth, f"croktile::mma::load({self.frag_ref(s.ref)}, {ptr}, {s0}, {s1});")
 
     def s_MmaStore(self, s: ir.MmaStore, depth: int) -> None:
         off, s0, s1 = chunk_access(s.dst, False, self.expr)
         ptr = self.ptr(s.dst.buffer) + ("" if off == "0" else f" + ({off})")
-        self.w(depth, f"croktile::mma::store({self.frag_ref(s.ref)}, {ptr}, {s0}, {s1});")
+        self.w(depth, f"{api(s.ref.frag)}::store({self.frag_ref(s.ref)}, {ptr}, {s0}, {s1});")
 
     def s_MmaMul(self, s: ir.MmaMul, depth: int) -> None:
         c, a, b = (self.frag_ref(r) for r in (s.c, s.a, s.b))
         if s.e is not None:
             self.w(depth, f"croktile::mma::mma_sp({c}, {a}, {b}, {self.frag_ref(s.e)});")
         else:
-            self.w(depth, f"croktile::mma::mma({c}, {a}, {b});")
+            self.w(depth, f"{api(s.c.frag)}::mma({c}, {a}, {b});")
 
     def s_FragUpdate(self, s: ir.FragUpdate, depth: int) -> None:
         ctype = elem_ctype(s.ref.frag.elem)
         value = self.elements().value(s.value)
-        self.w(depth, f"{{ const auto croktile_v = {value}; croktile::mma::for_each({self.frag_ref(s.ref)}, "
+        self.w(depth, f"{{ const auto croktile_v = {value}; {api(s.ref.frag)}::for_each({self.frag_ref(s.ref)}, "
                       f"[&]({ctype}& x) {{ x = ({ctype})(x {s.op} croktile_v); }}); }}")
