@@ -215,6 +215,29 @@ __device__ __forceinline__ void store(const frag<T, ROWS, COLS, R, IM, IN, IK>& 
   using F = frag<T, ROWS, COLS, R, IM, IN, IK>;
   static_assert(R != role::e, "croktile::mma::store: metadata tiles are not stored");
   const int g = detail::lane_id() / 4, t = detail::lane_id() % 4;
+  if constexpr (R == role::c && (sizeof(E) == 2 || sizeof(E) == 4)) {
+    // A lane's accumulator elements come in pairs of adjacent columns: one store each
+    // where the row is contiguous and the pair aligned.
+    struct alignas(2 * sizeof(E)) pair {
+      E v[2];
+    };
+    if (s1 == 1) {
+#pragma unroll
+      for (int n = 0; n < F::count; n += 2) {
+        int i, j;
+        F::layout::where(n, g, t, i, j);
+        E* q = p + i * s0 + j;
+        const pair v{{detail::convert<E>(f.get(n)), detail::convert<E>(f.get(n + 1))}};
+        if (reinterpret_cast<unsigned long long>(q) % sizeof(pair) == 0) {
+          *reinterpret_cast<pair*>(q) = v;
+        } else {
+          q[0] = v.v[0];
+          q[1] = v.v[1];
+        }
+      }
+      return;
+    }
+  }
 #pragma unroll
   for (int n = 0; n < F::count; ++n) {
     int i, j;
