@@ -157,6 +157,20 @@ __device__ __forceinline__ void ldmatrix_words(F& f, int w0, const E* p, long lo
   ldmatrix<N>(reinterpret_cast<std::uint32_t*>(f.w) + w0, p + i * s0 + j * s1, trans);
 }
 
+// Stores two adjacent elements (4 or 8 bytes, aligned to that) with one instruction.
+template <class E>
+__device__ __forceinline__ void store_pair(E* q, const E* v) {
+  if constexpr (sizeof(E) == 2) {
+    std::uint32_t w;
+    memcpy(&w, v, 4);
+    asm volatile("st.b32 [%0], %1;" ::"l"(q), "r"(w) : "memory");
+  } else {
+    std::uint32_t w[2];
+    memcpy(w, v, 8);
+    asm volatile("st.v2.b32 [%0], {%1, %2};" ::"l"(q), "r"(w[0]), "r"(w[1]) : "memory");
+  }
+}
+
 }  // namespace detail
 
 // Element (i, j) of the tile is p[i * s0 + j * s1]; converted to T (tf32 for float a, b).
@@ -216,23 +230,21 @@ __device__ __forceinline__ void store(const frag<T, ROWS, COLS, R, IM, IN, IK>& 
   static_assert(R != role::e, "croktile::mma::store: metadata tiles are not stored");
   const int g = detail::lane_id() / 4, t = detail::lane_id() % 4;
   if constexpr (R == role::c && (sizeof(E) == 2 || sizeof(E) == 4)) {
-    // A lane's accumulator elements come in pairs of adjacent columns: one store each
-    // where the row is contiguous and the pair aligned.
-    struct alignas(2 * sizeof(E)) pair {
-      E v[2];
-    };
+    // A lane's accumulator elements come in pairs of adjacent columns: one 4- or 8-byte
+    // store each where the row is contiguous and the pair aligned (through PTX: the
+    // compiler splits such a store again when both branches store the same values).
     if (s1 == 1) {
 #pragma unroll
       for (int n = 0; n < F::count; n += 2) {
         int i, j;
         F::layout::where(n, g, t, i, j);
         E* q = p + i * s0 + j;
-        const pair v{{detail::convert<E>(f.get(n)), detail::convert<E>(f.get(n + 1))}};
-        if (reinterpret_cast<unsigned long long>(q) % sizeof(pair) == 0) {
-          *reinterpret_cast<pair*>(q) = v;
+        const E v[2] = {detail::convert<E>(f.get(n)), detail::convert<E>(f.get(n + 1))};
+        if (reinterpret_cast<unsigned long long>(q) % (2 * sizeof(E)) == 0) {
+          detail::store_pair(q, v);
         } else {
-          q[0] = v.v[0];
-          q[1] = v.v[1];
+          q[0] = v[0];
+          q[1] = v[1];
         }
       }
       return;
