@@ -215,6 +215,19 @@ void run_case(const char* name) {
 }
 
 int main() {
+#if defined(__CUDACC__)
+  {  // make_map names what the driver refused
+    float* d = nullptr;
+    CHECK_CUDA(cudaMalloc(&d, 4096));
+    try {
+      map_of(reinterpret_cast<const float*>(reinterpret_cast<const char*>(d) + 4), 8, 32, 128);
+      std::printf("FAIL make_map accepted a global address that is not 16-byte aligned\n");
+    } catch (const croktile::runtime_error& e) {
+      if (!std::strstr(e.what(), "16-byte aligned")) std::printf("FAIL make_map's message: %s\n", e.what());
+    }
+    cudaFree(d);
+  }
+#endif
   run_case<f16, f16, float, 64, 128>("m64n64.f16.f16.f32.swz128");
   run_case<f16, f16, float, 96, 128>("m64n96.f16.f16.f32.swz128");
   run_case<f16, f16, f16, 256, 64>("m64n256.f16.f16.f16.swz64");
