@@ -28,9 +28,10 @@ using e5m2 = croktile::f8_e5m2;
 }  // namespace ptx
 
 // X(IM, IN, IK, A type, B type, C type, sparse, min sm, operand signature, instruction).
-// The signature names the register counts (CROKTILE_MMA_SIG_*, below); m8n8k4 f16 is
-// computed by m16n8k8 with the extra rows and k zero (its own quad-pair layout does not
-// fit a warp-wide tile), hence the EMU signatures.
+// The signature names the register counts (CROKTILE_MMA_SIG_*, below). The m8n8k4 f16
+// form is computed by m16n8k8 with the extra rows and k zero (its own quad-pair layout
+// does not fit a warp-wide tile), and m8n8k16 f16/bf16 (8-row tiles, the reference's
+// wmma m8n32k16) by m16n8k16 with the extra rows zero: the EMU signatures.
 #define CROKTILE_MMA_FORMS(X)                                                                          \
   X(16, 8, 16, f16, f16, f16, 0, 80, R2_A4_B2, "mma.sync.aligned.m16n8k16.row.col.f16.f16.f16.f16")   \
   X(16, 8, 16, f16, f16, f32, 0, 80, F4_A4_B2, "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32")   \
@@ -38,6 +39,9 @@ using e5m2 = croktile::f8_e5m2;
   X(16, 8, 8, f16, f16, f32, 0, 80, F4_A2_B1, "mma.sync.aligned.m16n8k8.row.col.f32.f16.f16.f32")     \
   X(8, 8, 4, f16, f16, f16, 0, 80, EMU_R2, "mma.sync.aligned.m16n8k8.row.col.f16.f16.f16.f16")        \
   X(8, 8, 4, f16, f16, f32, 0, 80, EMU_F4, "mma.sync.aligned.m16n8k8.row.col.f32.f16.f16.f32")        \
+  X(8, 8, 16, f16, f16, f16, 0, 80, EMU16_R2, "mma.sync.aligned.m16n8k16.row.col.f16.f16.f16.f16")     \
+  X(8, 8, 16, f16, f16, f32, 0, 80, EMU16_F4, "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32")     \
+  X(8, 8, 16, bf16, bf16, f32, 0, 80, EMU16_F4, "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32") \
   X(16, 8, 16, bf16, bf16, f32, 0, 80, F4_A4_B2, "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32") \
   X(16, 8, 8, bf16, bf16, f32, 0, 80, F4_A2_B1, "mma.sync.aligned.m16n8k8.row.col.f32.bf16.bf16.f32")  \
   X(16, 8, 4, tf32, tf32, f32, 0, 80, F4_A2_B1, "mma.sync.aligned.m16n8k4.row.col.f32.tf32.tf32.f32")  \
@@ -139,6 +143,21 @@ using e5m2 = croktile::f8_e5m2;
     float c2 = 0.f, c3 = 0.f;                                                              \
     asm volatile(PTX " {%0,%1,%2,%3}, {%4,%5}, {%6}, {%0,%1,%2,%3};"                       \
                  : "+f"(CF[0]), "+f"(CF[1]), "+f"(c2), "+f"(c3) : "r"(AR[0]), "r"(0u), "r"(BR[0])); \
+  }
+// m8n8k16 through m16n8k16: the A registers of rows 8..15 are zero.
+#define CROKTILE_MMA_SIG_EMU16_R2(PTX)                                                     \
+  {                                                                                        \
+    std::uint32_t c1 = 0;                                                                  \
+    asm volatile(PTX " {%0,%1}, {%2,%3,%4,%5}, {%6,%7}, {%0,%1};"                          \
+                 : "+r"(CR[0]), "+r"(c1)                                                   \
+                 : "r"(AR[0]), "r"(0u), "r"(AR[1]), "r"(0u), "r"(BR[0]), "r"(BR[1]));     \
+  }
+#define CROKTILE_MMA_SIG_EMU16_F4(PTX)                                                     \
+  {                                                                                        \
+    float c2 = 0.f, c3 = 0.f;                                                              \
+    asm volatile(PTX " {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};"              \
+                 : "+f"(CF[0]), "+f"(CF[1]), "+f"(c2), "+f"(c3)                            \
+                 : "r"(AR[0]), "r"(0u), "r"(AR[1]), "r"(0u), "r"(BR[0]), "r"(BR[1]));     \
   }
 
 // form<...>::exists says whether the instruction exists (min_sm: the first arch with it);

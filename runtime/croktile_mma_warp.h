@@ -1,6 +1,9 @@
 // croktile_mma_warp.h - warp-level tensor-core tiles: croktile::mma::frag and its
 // fill / load / store / mma / mma_sp / for_each.
 //
+// load_swizzled<SW> / store_swizzled<SW> do the same on a shared buffer stored in the
+// SW-byte swizzled layout of croktile_swizzle.h (what TMA and copy_2d write).
+//
 // A frag<T, ROWS, COLS, role, IM, IN, IK> is a tile held by one warp, made of the
 // IM x IN x IK instructions of croktile_mma_forms.h. On CUDA every lane of the warp calls
 // each function with the same arguments, and the lanes hold the registers in the PTX ISA's
@@ -14,6 +17,7 @@
 #include <type_traits>
 
 #include "croktile_mma_forms.h"
+#include "croktile_swizzle.h"
 
 namespace croktile {
 namespace mma {

@@ -67,6 +67,19 @@ __device__ __forceinline__ bool in_shared(const void* p) {
   return r != 0;
 }
 
+// Where element q of a SW-byte swizzled shared buffer (croktile_swizzle.h; the buffer
+// aligned to 8 of its rows) really sits; q itself where SW is 0.
+template <int SW, class E>
+__device__ __forceinline__ E* swizzled(E* q) {
+  if constexpr (SW == 0) {
+    return q;
+  } else {
+    const unsigned a = static_cast<unsigned>(__cvta_generic_to_shared(q));
+    return reinterpret_cast<E*>(reinterpret_cast<char*>(const_cast<typename std::remove_const<E>::type*>(q)) +
+                                (int(swizzle::offset<SW>(a)) - int(a)));
+  }
+}
+
 }  // namespace detail
 
 template <class T, int ROWS, int COLS, role R, int IM, int IN, int IK>
@@ -145,7 +158,7 @@ __device__ __forceinline__ int ldmatrix_mode(const E* p, long long s0, long long
   }
 }
 
-template <class F, role R, int N, class E>
+template <class F, role R, int N, int SW, class E>
 __device__ __forceinline__ void ldmatrix_words(F& f, int w0, const E* p, long long s0, long long s1, bool trans) {
   // The register word w0 + q is the piece whose element (0, 0) sits at n = (w0 + q) * E.
   const int lane = lane_id(), q = lane / 8 % N, x = lane % 8;
@@ -154,15 +167,30 @@ __device__ __forceinline__ void ldmatrix_words(F& f, int w0, const E* p, long lo
   // Plain: lane x points at the piece's row x; trans: at its column x.
   if (R == role::a) (trans ? j : i) += x;
   else (trans ? i : j) += x;
-  ldmatrix<N>(reinterpret_cast<std::uint32_t*>(f.w) + w0, p + i * s0 + j * s1, trans);
+  ldmatrix<N>(reinterpret_cast<std::uint32_t*>(f.w) + w0, swizzled<SW>(p + i * s0 + j * s1), trans);
+}
+
+// Stores two adjacent elements (4 or 8 bytes, aligned to that) with one instruction.
+template <class E>
+__device__ __forceinline__ void store_pair(E* q, const E* v) {
+  if constexpr (sizeof(E) == 2) {
+    std::uint32_t w;
+    memcpy(&w, v, 4);
+    asm volatile("st.b32 [%0], %1;" ::"l"(q), "r"(w) : "memory");
+  } else {
+    std::uint32_t w[2];
+    memcpy(w, v, 8);
+    asm volatile("st.v2.b32 [%0], {%1, %2};" ::"l"(q), "r"(w[0]), "r"(w[1]) : "memory");
+  }
 }
 
 }  // namespace detail
 
-// Element (i, j) of the tile is p[i * s0 + j * s1]; converted to T (tf32 for float a, b).
-template <class T, int ROWS, int COLS, role R, int IM, int IN, int IK, class E>
-__device__ __forceinline__ void load(frag<T, ROWS, COLS, R, IM, IN, IK>& f, const E* p, long long s0,
-                                     long long s1) {
+// Element (i, j) of the tile is p[i * s0 + j * s1] of a shared buffer stored SW-byte
+// swizzled (rows of SW bytes, aligned to 8 rows; croktile_swizzle.h), converted to T.
+template <int SW, class T, int ROWS, int COLS, role R, int IM, int IN, int IK, class E>
+__device__ __forceinline__ void load_swizzled(frag<T, ROWS, COLS, R, IM, IN, IK>& f, const E* p, long long s0,
+                                              long long s1) {
   using F = frag<T, ROWS, COLS, R, IM, IN, IK>;
   const int g = detail::lane_id() / 4, t = detail::lane_id() % 4;
   if constexpr (R == role::e) {
@@ -191,9 +219,9 @@ __device__ __forceinline__ void load(frag<T, ROWS, COLS, R, IM, IN, IK>& f, cons
     if (mode) {
       constexpr int words = F::words;
 #pragma unroll
-      for (int w0 = 0; w0 + 4 <= words; w0 += 4) detail::ldmatrix_words<F, R, 4>(f, w0, p, s0, s1, mode == 2);
-      if constexpr (words % 4 >= 2) detail::ldmatrix_words<F, R, 2>(f, words / 4 * 4, p, s0, s1, mode == 2);
-      if constexpr (words % 2) detail::ldmatrix_words<F, R, 1>(f, words - 1, p, s0, s1, mode == 2);
+      for (int w0 = 0; w0 + 4 <= words; w0 += 4) detail::ldmatrix_words<F, R, 4, SW>(f, w0, p, s0, s1, mode == 2);
+      if constexpr (words % 4 >= 2) detail::ldmatrix_words<F, R, 2, SW>(f, words / 4 * 4, p, s0, s1, mode == 2);
+      if constexpr (words % 2) detail::ldmatrix_words<F, R, 1, SW>(f, words - 1, p, s0, s1, mode == 2);
       if constexpr (std::is_same<T, float>::value) {
 #pragma unroll
         for (int n = 0; n < F::count; ++n) f.set(n, detail::round_tf32(f.get(n)));
@@ -204,22 +232,56 @@ __device__ __forceinline__ void load(frag<T, ROWS, COLS, R, IM, IN, IK>& f, cons
     for (int n = 0; n < F::count; ++n) {
       int i, j;
       const bool real = F::layout::where(n, g, t, i, j);
-      f.set(n, real ? detail::operand_value<T, R>(p[i * s0 + j * s1]) : detail::convert<T>(0));
+      f.set(n, real ? detail::operand_value<T, R>(*detail::swizzled<SW>(p + i * s0 + j * s1)) : detail::convert<T>(0));
     }
   }
 }
 
+// Element (i, j) of the tile is p[i * s0 + j * s1]; converted to T (tf32 for float a, b).
 template <class T, int ROWS, int COLS, role R, int IM, int IN, int IK, class E>
-__device__ __forceinline__ void store(const frag<T, ROWS, COLS, R, IM, IN, IK>& f, E* p, long long s0,
-                                      long long s1) {
+__device__ __forceinline__ void load(frag<T, ROWS, COLS, R, IM, IN, IK>& f, const E* p, long long s0, long long s1) {
+  load_swizzled<0>(f, p, s0, s1);
+}
+
+// p[i * s0 + j * s1] = element (i, j), converted to E, into a SW-byte swizzled shared
+// buffer (SW 0: any memory).
+template <int SW, class T, int ROWS, int COLS, role R, int IM, int IN, int IK, class E>
+__device__ __forceinline__ void store_swizzled(const frag<T, ROWS, COLS, R, IM, IN, IK>& f, E* p, long long s0,
+                                               long long s1) {
   using F = frag<T, ROWS, COLS, R, IM, IN, IK>;
   static_assert(R != role::e, "croktile::mma::store: metadata tiles are not stored");
   const int g = detail::lane_id() / 4, t = detail::lane_id() % 4;
+  if constexpr (R == role::c && (sizeof(E) == 2 || sizeof(E) == 4)) {
+    // A lane's accumulator elements come in pairs of adjacent columns: one 4- or 8-byte
+    // store each where the row is contiguous and the pair aligned (through PTX: the
+    // compiler splits such a store again when both branches store the same values).
+    if (s1 == 1) {
+#pragma unroll
+      for (int n = 0; n < F::count; n += 2) {
+        int i, j;
+        F::layout::where(n, g, t, i, j);
+        E* q = detail::swizzled<SW>(p + i * s0 + j);
+        const E v[2] = {detail::convert<E>(f.get(n)), detail::convert<E>(f.get(n + 1))};
+        if (reinterpret_cast<unsigned long long>(q) % (2 * sizeof(E)) == 0) {
+          detail::store_pair(q, v);
+        } else {
+          q[0] = v[0];
+          q[1] = v[1];
+        }
+      }
+      return;
+    }
+  }
 #pragma unroll
   for (int n = 0; n < F::count; ++n) {
     int i, j;
-    if (F::layout::where(n, g, t, i, j)) p[i * s0 + j * s1] = detail::convert<E>(f.get(n));
+    if (F::layout::where(n, g, t, i, j)) *detail::swizzled<SW>(p + i * s0 + j * s1) = detail::convert<E>(f.get(n));
   }
+}
+
+template <class T, int ROWS, int COLS, role R, int IM, int IN, int IK, class E>
+__device__ __forceinline__ void store(const frag<T, ROWS, COLS, R, IM, IN, IK>& f, E* p, long long s0, long long s1) {
+  store_swizzled<0>(f, p, s0, s1);
 }
 
 // op(T&) on every element this lane holds (padding too for m8n8k4 operands).

@@ -33,6 +33,18 @@ inline void store(const frag<T, ROWS, COLS, R, IM, IN, IK>& f, E* p, long long s
     for (int j = 0; j < COLS; ++j) p[i * s0 + j * s1] = detail::convert<E>(f.at(i, j));
 }
 
+// Swizzled shared buffers are plain on the portable targets (croktile_swizzle.h).
+template <int SW, class T, int ROWS, int COLS, role R, int IM, int IN, int IK, class E>
+inline void load_swizzled(frag<T, ROWS, COLS, R, IM, IN, IK>& f, const E* p, long long s0, long long s1) {
+  (void)swizzle::offset<SW>(0);
+  load(f, p, s0, s1);
+}
+template <int SW, class T, int ROWS, int COLS, role R, int IM, int IN, int IK, class E>
+inline void store_swizzled(const frag<T, ROWS, COLS, R, IM, IN, IK>& f, E* p, long long s0, long long s1) {
+  (void)swizzle::offset<SW>(0);
+  store(f, p, s0, s1);
+}
+
 template <class T, int ROWS, int COLS, role R, int IM, int IN, int IK, class Op>
 inline void for_each(frag<T, ROWS, COLS, R, IM, IN, IK>& f, Op op) {
   for (T& x : f.x) op(x);

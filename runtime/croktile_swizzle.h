@@ -10,7 +10,7 @@
 
 #include <cstdint>
 
-#include "croktile_host_device.h"
+#include "croktile_minifloat.h"  // CROKTILE_HOST_DEVICE
 
 namespace croktile {
 namespace swizzle {

@@ -7,6 +7,9 @@
 //   croktile::wgmma::mma(c, a, b);             c += a * b^T: a is 64 x K, b is N x K
 //                                              (both K-major, "mma.row.row")
 //   croktile::wgmma::mma_async(c, a, b); ...; croktile::wgmma::wait<N>();   the same, pipelined
+//   croktile::wgmma::mma_nmajor(c, a, b)       c += a * b, b a K x N tile stored N-major
+//                                              ("mma.row.col"; f16/bf16, N a power of 2 with
+//                                              N * sizeof(T) <= SW), and mma_nmajor_async
 // A tile is ROWS x COLS elements of a shared buffer in the SW-byte swizzled layout
 // (croktile_swizzle.h: rows of SW bytes, the buffer aligned to 8 of them); ptr points at
 // its element (0, 0), which may sit inside a row (a chunk along K). On CUDA all 128
@@ -113,10 +116,33 @@ inline void mma(acc<TC, M, N>& c, const tile<TA, M, K, SWA>& a, const tile<TB, N
         x = detail::convert<TC>(detail::convert<S>(x) + s);
       }
 }
+// c += a * b, b a K x N tile (N contiguous, "mma.row.col").
+template <class TC, class TA, class TB, int M, int N, int K, int SWA, int SWB>
+inline void mma_nmajor(acc<TC, M, N>& c, const tile<TA, M, K, SWA>& a, const tile<TB, K, N, SWB>& b) {
+  constexpr int IK = detail::instruction_k<TA, TB, TC>();
+  static_assert(IK == 16, "croktile::wgmma::mma_nmajor: an N-major b needs f16 or bf16 operands");
+  static_assert(K % IK == 0, "croktile::wgmma::mma_nmajor: K is not a multiple of the instruction's k");
+  static_assert((N & (N - 1)) == 0, "croktile::wgmma::mma_nmajor: N must be a power of 2");
+  using S = detail::sum_t<TC>;
+  for (int k0 = 0; k0 < K; k0 += IK)
+    for (int i = 0; i < M; ++i)
+      for (int j = 0; j < N; ++j) {
+        S s = 0;
+        for (int kk = k0; kk < k0 + IK; ++kk)
+          s += detail::convert<S>(a.p[i * a.pitch + kk]) * detail::convert<S>(b.p[kk * b.pitch + j]);
+        TC& x = c.x[i * N + j];
+        x = detail::convert<TC>(detail::convert<S>(x) + s);
+      }
+}
+
 // The portable mma is done when it returns.
 template <class TC, class TA, class TB, int M, int N, int K, int SWA, int SWB>
 inline void mma_async(acc<TC, M, N>& c, const tile<TA, M, K, SWA>& a, const tile<TB, N, K, SWB>& b) {
   mma(c, a, b);
+}
+template <class TC, class TA, class TB, int M, int N, int K, int SWA, int SWB>
+inline void mma_nmajor_async(acc<TC, M, N>& c, const tile<TA, M, K, SWA>& a, const tile<TB, K, N, SWB>& b) {
+  mma_nmajor(c, a, b);
 }
 template <int N>
 inline void wait() {}
@@ -168,8 +194,9 @@ __device__ __forceinline__ void for_each(acc<T, M, N>& c, Op op) {
 }
 
 namespace ptx {
-// The shared-memory matrix descriptor of a K-major swizzled operand at p: start address,
-// leading byte offset (unused when swizzled), stride byte offset (8 rows), layout type.
+// The shared-memory matrix descriptor of a swizzled operand at p: start address, leading
+// byte offset (K-major: unused; N-major: the next atom along N, which a tile of one
+// buffer row never reaches), stride byte offset (the next 8 rows), layout type.
 template <int SW>
 __device__ __forceinline__ std::uint64_t descriptor(const void* p) {
   const std::uint64_t addr = static_cast<std::uint32_t>(__cvta_generic_to_shared(p));
@@ -268,13 +295,13 @@ __device__ __forceinline__ void wait_group() { asm volatile("wgmma.wait_group.sy
                : "l"(da), "l"(db), "r"(1))
 
 // One wgmma.mma_async of width NW (8 .. 256, a power of 2) on the registers at d.
-template <int NW, class TA, class TB, class TC>
+template <int NW, class TA, class TB, class TC, bool NMAJOR>
 struct instruction;
 
 // f32 accumulators: NW / 2 "f" registers; f16: NW / 4 "r" registers (two halves each).
-#define CROKTILE_WGMMA_INSTRUCTION_F32(TA, TB, K, TYPES, TAIL)                                              \
+#define CROKTILE_WGMMA_INSTRUCTION_F32(TA, TB, NMAJOR, K, TYPES, TAIL)                                              \
   template <int NW>                                                                                       \
-  struct instruction<NW, TA, TB, float> {                                                                 \
+  struct instruction<NW, TA, TB, float, NMAJOR> {                                                                 \
     __device__ __forceinline__ static void run(float* d, std::uint64_t da, std::uint64_t db) {            \
       if constexpr (NW == 8) CROKTILE_WGMMA_ASM(4, "+f", "wgmma.mma_async.sync.aligned.m64n8k" #K ".f32" TYPES, TAIL);     \
       if constexpr (NW == 16) CROKTILE_WGMMA_ASM(8, "+f", "wgmma.mma_async.sync.aligned.m64n16k" #K ".f32" TYPES, TAIL);   \
@@ -284,9 +311,9 @@ struct instruction;
       if constexpr (NW == 256) CROKTILE_WGMMA_ASM(128, "+f", "wgmma.mma_async.sync.aligned.m64n256k" #K ".f32" TYPES, TAIL); \
     }                                                                                                     \
   };
-#define CROKTILE_WGMMA_INSTRUCTION_F16(TA, TB, K, TYPES, TAIL)                                                    \
+#define CROKTILE_WGMMA_INSTRUCTION_F16(TA, TB, NMAJOR, K, TYPES, TAIL)                                                    \
   template <int NW>                                                                                             \
-  struct instruction<NW, TA, TB, f16> {                                                                         \
+  struct instruction<NW, TA, TB, f16, NMAJOR> {                                                                         \
     __device__ __forceinline__ static void run(std::uint32_t* d, std::uint64_t da, std::uint64_t db) {          \
       if constexpr (NW == 8) CROKTILE_WGMMA_ASM(2, "+r", "wgmma.mma_async.sync.aligned.m64n8k" #K ".f16" TYPES, TAIL);     \
       if constexpr (NW == 16) CROKTILE_WGMMA_ASM(4, "+r", "wgmma.mma_async.sync.aligned.m64n16k" #K ".f16" TYPES, TAIL);   \
@@ -296,19 +323,22 @@ struct instruction;
       if constexpr (NW == 256) CROKTILE_WGMMA_ASM(64, "+r", "wgmma.mma_async.sync.aligned.m64n256k" #K ".f16" TYPES, TAIL); \
     }                                                                                                           \
   };
-// f16 and bf16 take the transpose flags (both K-major here); tf32 and fp8 have none.
-CROKTILE_WGMMA_INSTRUCTION_F32(f16, f16, 16, ".f16.f16", ", 0, 0")
-CROKTILE_WGMMA_INSTRUCTION_F16(f16, f16, 16, ".f16.f16", ", 0, 0")
-CROKTILE_WGMMA_INSTRUCTION_F32(bf16, bf16, 16, ".bf16.bf16", ", 0, 0")
-CROKTILE_WGMMA_INSTRUCTION_F32(float, float, 8, ".tf32.tf32", "")
-CROKTILE_WGMMA_INSTRUCTION_F32(f8_e4m3, f8_e4m3, 32, ".e4m3.e4m3", "")
-CROKTILE_WGMMA_INSTRUCTION_F32(f8_e4m3, f8_e5m2, 32, ".e4m3.e5m2", "")
-CROKTILE_WGMMA_INSTRUCTION_F32(f8_e5m2, f8_e4m3, 32, ".e5m2.e4m3", "")
-CROKTILE_WGMMA_INSTRUCTION_F32(f8_e5m2, f8_e5m2, 32, ".e5m2.e5m2", "")
-CROKTILE_WGMMA_INSTRUCTION_F16(f8_e4m3, f8_e4m3, 32, ".e4m3.e4m3", "")
-CROKTILE_WGMMA_INSTRUCTION_F16(f8_e4m3, f8_e5m2, 32, ".e4m3.e5m2", "")
-CROKTILE_WGMMA_INSTRUCTION_F16(f8_e5m2, f8_e4m3, 32, ".e5m2.e4m3", "")
-CROKTILE_WGMMA_INSTRUCTION_F16(f8_e5m2, f8_e5m2, 32, ".e5m2.e5m2", "")
+// f16 and bf16 take the transpose flags (b N-major: 1); tf32 and fp8 have none (K-major).
+CROKTILE_WGMMA_INSTRUCTION_F32(f16, f16, false, 16, ".f16.f16", ", 0, 0")
+CROKTILE_WGMMA_INSTRUCTION_F16(f16, f16, false, 16, ".f16.f16", ", 0, 0")
+CROKTILE_WGMMA_INSTRUCTION_F32(bf16, bf16, false, 16, ".bf16.bf16", ", 0, 0")
+CROKTILE_WGMMA_INSTRUCTION_F32(f16, f16, true, 16, ".f16.f16", ", 0, 1")
+CROKTILE_WGMMA_INSTRUCTION_F16(f16, f16, true, 16, ".f16.f16", ", 0, 1")
+CROKTILE_WGMMA_INSTRUCTION_F32(bf16, bf16, true, 16, ".bf16.bf16", ", 0, 1")
+CROKTILE_WGMMA_INSTRUCTION_F32(float, float, false, 8, ".tf32.tf32", "")
+CROKTILE_WGMMA_INSTRUCTION_F32(f8_e4m3, f8_e4m3, false, 32, ".e4m3.e4m3", "")
+CROKTILE_WGMMA_INSTRUCTION_F32(f8_e4m3, f8_e5m2, false, 32, ".e4m3.e5m2", "")
+CROKTILE_WGMMA_INSTRUCTION_F32(f8_e5m2, f8_e4m3, false, 32, ".e5m2.e4m3", "")
+CROKTILE_WGMMA_INSTRUCTION_F32(f8_e5m2, f8_e5m2, false, 32, ".e5m2.e5m2", "")
+CROKTILE_WGMMA_INSTRUCTION_F16(f8_e4m3, f8_e4m3, false, 32, ".e4m3.e4m3", "")
+CROKTILE_WGMMA_INSTRUCTION_F16(f8_e4m3, f8_e5m2, false, 32, ".e4m3.e5m2", "")
+CROKTILE_WGMMA_INSTRUCTION_F16(f8_e5m2, f8_e4m3, false, 32, ".e5m2.e4m3", "")
+CROKTILE_WGMMA_INSTRUCTION_F16(f8_e5m2, f8_e5m2, false, 32, ".e5m2.e5m2", "")
 #undef CROKTILE_WGMMA_INSTRUCTION_F32
 #undef CROKTILE_WGMMA_INSTRUCTION_F16
 
@@ -319,7 +349,7 @@ __device__ __forceinline__ void columns(Acc& c, std::uint64_t da, const TB* b) {
   if constexpr (N0 < N) {
     constexpr int left = N - N0;
     constexpr int NW = left >= 256 ? 256 : left >= 128 ? 128 : left >= 64 ? 64 : left >= 32 ? 32 : left >= 16 ? 16 : 8;
-    instruction<NW, TA, TB, TC>::run(c.w + N0 / 2 * int(sizeof(TC)) / int(sizeof(c.w[0])), da,
+    instruction<NW, TA, TB, TC, false>::run(c.w + N0 / 2 * int(sizeof(TC)) / int(sizeof(c.w[0])), da,
                                      descriptor<SWB>(b + N0 * (SWB / int(sizeof(TB)))));
     columns<N0 + NW, N, TA, TB, TC, SWB>(c, da, b);
   }
@@ -351,6 +381,29 @@ __device__ __forceinline__ void wait() { ptx::wait_group<N>(); }
 template <class TC, class TA, class TB, int M, int N, int K, int SWA, int SWB>
 __device__ __forceinline__ void mma(acc<TC, M, N>& c, const tile<TA, M, K, SWA>& a, const tile<TB, N, K, SWB>& b) {
   mma_async(c, a, b);
+  wait<0>();
+}
+
+// c += a * b started, b a K x N tile stored N-major ("mma.row.col"): f16 and bf16 only,
+// N a power of 2 whose row fits the swizzle (one instruction per k).
+template <class TC, class TA, class TB, int M, int N, int K, int SWA, int SWB>
+__device__ __forceinline__ void mma_nmajor_async(acc<TC, M, N>& c, const tile<TA, M, K, SWA>& a,
+                                                 const tile<TB, K, N, SWB>& b) {
+  constexpr int IK = detail::instruction_k<TA, TB, TC>();
+  static_assert(IK == 16, "croktile::wgmma::mma_nmajor: an N-major b needs f16 or bf16 operands");
+  static_assert(K % IK == 0, "croktile::wgmma::mma_nmajor: K is not a multiple of the instruction's k");
+  static_assert((N & (N - 1)) == 0, "croktile::wgmma::mma_nmajor: N must be a power of 2");
+  ptx::fence();
+#pragma unroll
+  for (int k0 = 0; k0 < K; k0 += IK)
+    ptx::instruction<N, TA, TB, TC, true>::run(c.w, ptx::descriptor<SWA>(a.p + k0),
+                                               ptx::descriptor<SWB>(b.p + k0 * b.pitch));
+  ptx::commit_group();
+}
+
+template <class TC, class TA, class TB, int M, int N, int K, int SWA, int SWB>
+__device__ __forceinline__ void mma_nmajor(acc<TC, M, N>& c, const tile<TA, M, K, SWA>& a, const tile<TB, K, N, SWB>& b) {
+  mma_nmajor_async(c, a, b);
   wait<0>();
 }
 #endif

@@ -36,16 +36,20 @@ def _forms():
         if sparse:
             op += ".sync"
         names = ".".join(ptx_t.get(t, t) for t in (tc, ta, tb, tc))
-        # m8n8k4 f16 runs as m16n8k8 with zero padding (runtime/croktile_mma_forms.h).
-        shape = "m16n8k8" if (m, k, ta) == (8, 4, "f16") else f"m{m}n{n}k{k}"
+        # m8n8k4 f16 and m8n8k16 f16/bf16 run as m16n8k8 / m16n8k16 with zero padding
+        # (runtime/croktile_mma_forms.h).
+        emulated = m == 8 and ta in ("f16", "bf16")
+        shape = f"m16n8k{max(k, 8)}" if emulated else f"m{m}n{n}k{k}"
         out.append(Form(m, n, k, ta, tb, tc, sparse, sm, f"{op}.aligned.{shape}.row.col.{names}"))
 
     for tc in ("f16", "f32"):
         add(16, 8, 16, "f16", "f16", tc)
         add(16, 8, 8, "f16", "f16", tc)
+        add(8, 8, 16, "f16", "f16", tc)
         add(8, 8, 4, "f16", "f16", tc)
     for k in (16, 8):
         add(16, 8, k, "bf16", "bf16", "f32")
+    add(8, 8, 16, "bf16", "bf16", "f32")
     for k in (4, 8):
         add(16, 8, k, "tf32", "tf32", "f32")
     for m, k in ((16, 16), (16, 32), (8, 16)):

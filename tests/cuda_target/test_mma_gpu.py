@@ -1,6 +1,7 @@
 """croktile::mma on a GPU: tests/runtime/mma/harness.cpp built with nvcc for sm_90a runs
 every form of the instruction table on one warp (operands from global memory and from
-shared memory, where loads go through ldmatrix), checks each result against a
+shared memory, where loads go through ldmatrix, plain and in the swizzled layouts of
+croktile::swizzle::copy_2d through load_swizzled/store_swizzled), checks each result against a
 double-precision product itself, and must print what the portable (g++) build prints,
 element by element, within the accumulator type's rounding; compute-sanitizer memcheck
 finds nothing. wgmma_harness.cpp likewise runs croktile::wgmma on one warp group, with
@@ -60,11 +61,11 @@ def test_every_form_on_the_gpu_matches_the_portable_build(tmp_path):
     assert h.failures(gpu_out) == []
     gpu_cases, cpu_cases = h.parse(gpu_out), h.parse(cpu_out)
     assert sorted(gpu_cases) == sorted((h.name(f), v) for f in mma_forms.FORMS
-                                       for v in ("rc.g", "rr.g", "rc.s", "rr.s"))
+                                       for v in ("rc.g", "rr.g", "rc.s", "rr.s", "rc.z", "rr.z"))
     for f in mma_forms.FORMS:
         for variant in ("rc", "rr"):
             want = cpu_cases[(h.name(f), variant + ".g")]
-            for memory in (".g", ".s"):
+            for memory in (".g", ".s", ".z"):
                 got = gpu_cases[(h.name(f), variant + memory)]
                 bad = close(got, want, TOL[f.tc])
                 assert not bad, (h.name(f), variant + memory, bad[:3])

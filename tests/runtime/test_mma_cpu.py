@@ -27,6 +27,9 @@ def test_find_form_and_choose_shape():
     assert mma_forms.choose_shape(64, 64, 64, "f16", "f16", "f32").shape == "m16n8k16"
     assert mma_forms.choose_shape(16, 8, 8, "f16", "f16", "f32").shape == "m16n8k8"
     assert mma_forms.choose_shape(8, 8, 4, "f16", "f16", "f16").shape == "m8n8k4"
+    assert mma_forms.choose_shape(8, 32, 16, "bf16", "bf16", "f32").shape == "m8n8k16"
+    assert mma_forms.find_form(8, 8, 16, "f16", "f16", "f32").ptx == \
+        "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32"
     assert mma_forms.choose_shape(32, 16, 64, "s8", "u8", "s32").shape == "m16n8k32"
     assert mma_forms.choose_shape(8, 32, 16, "s8", "s8", "s32").shape == "m8n8k16"
     assert mma_forms.choose_shape(32, 32, 32, "f64", "f64", "f64", arch="sm_80").shape == "m8n8k4"
@@ -59,4 +62,4 @@ def test_wgmma_on_the_portable_target(tmp_path):
                     str(h.WGMMA_HARNESS), "-o", str(exe)], check=True)
     out = subprocess.run([str(exe)], check=True, capture_output=True, text=True).stdout
     assert h.failures(out) == []
-    assert len(h.parse(out)) == 8
+    assert len(h.parse(out)) == 11

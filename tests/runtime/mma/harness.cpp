@@ -5,9 +5,12 @@
 //   FAIL <form> <variant> <why>          (where it differs from a double-precision product)
 // Built with g++ it runs the portable implementation; built with nvcc (-x cu) it runs one
 // warp on the GPU, operands read from global memory ("g" variants) and from shared memory
-// ("s" variants, ldmatrix). Variants: rc = b stored N x K (k contiguous), rr = b stored
-// K x N; the accumulator starts from fill (rc) or from a load (rr), and gets +1 through
-// for_each before it is stored.
+// ("s" variants, ldmatrix) and from shared memory in the swizzled layout that TMA writes
+// ("z" variants: croktile::swizzle::copy_2d, load_swizzled, and the accumulator through
+// store_swizzled; an operand whose row is not 32, 64 or 128 bytes stays unswizzled).
+// Variants: rc = b stored N x K (k contiguous), rr = b stored K x N; the accumulator
+// starts from fill (rc) or from a load (rr), and gets +1 through for_each before it is
+// stored.
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -63,18 +66,23 @@ struct tile {
   using B = cm::frag<TB, K, N, cm::role::b, IM, IN, IK>;
   using C = cm::frag<TC, M, N, cm::role::c, IM, IN, IK>;
   using E = cm::frag<std::uint32_t, M, MW, cm::role::e, IM, IN, IK>;
+  // The swizzles of compact shared copies (rows of 32, 64 or 128 bytes; else none).
+  static constexpr int sw(int bytes) { return bytes == 32 || bytes == 64 || bytes == 128 ? bytes : 0; }
+  static constexpr int swa = sw(KA * int(sizeof(TA))), swb_rc = sw(K * int(sizeof(TB))),
+                       swb_rr = sw(N * int(sizeof(TB))), swc = sw(N * int(sizeof(TC)));
 };
 
-// The body every build runs: load, (sparse) mma, +1, store.
-template <int IM, int IN, int IK, class TA, class TB, class TC, bool SP>
-DEV void body(const TA* a, const TB* b, long long sb0, long long sb1, const std::uint32_t* meta,
+// The body every build runs: load, (sparse) mma, +1, store. a's rows are lda apart; SWA,
+// SWB: the operands' shared swizzles (0: plain memory).
+template <int IM, int IN, int IK, class TA, class TB, class TC, bool SP, int SWA = 0, int SWB = 0>
+DEV void body(const TA* a, long long lda, const TB* b, long long sb0, long long sb1, const std::uint32_t* meta,
               const TC* c_init, float* out, TC* out_c) {
   using X = tile<IM, IN, IK, TA, TB, TC, SP>;
   typename X::A fa;
   typename X::B fb;
   typename X::C fc;
-  cm::load(fa, a, X::lda, 1);
-  cm::load(fb, b, sb0, sb1);
+  cm::load_swizzled<SWA>(fa, a, lda, 1);
+  cm::load_swizzled<SWB>(fb, b, sb0, sb1);
   if (c_init)
     cm::load(fc, c_init, X::N, 1);
   else
@@ -88,24 +96,48 @@ DEV void body(const TA* a, const TB* b, long long sb0, long long sb1, const std:
   }
   cm::for_each(fc, [](TC& x) { x = cm::detail::convert<TC>(cm::detail::convert<double>(x) + 1.0); });
   cm::store(fc, out, X::N, 1);
+#if defined(__CUDACC__)
+  if constexpr (SWA || SWB) {  // through a swizzled shared tile, read back unswizzled
+    __shared__ alignas(1024) TC sc[X::M * X::N];
+    cm::store_swizzled<X::swc>(fc, sc, X::N, 1);
+    __syncwarp();
+    for (int n = threadIdx.x; n < X::M * X::N; n += 32)
+      out_c[n % X::N * X::M + n / X::N] =
+          *reinterpret_cast<const TC*>(reinterpret_cast<const char*>(sc) + swizzle::offset<X::swc>(n * sizeof(TC)));
+    return;
+  }
+#endif
   cm::store(fc, out_c, 1, X::M);  // column-major, in the accumulator's own type
 }
 
 #if defined(__CUDACC__)
+// memory: 'g' global, 's' shared (a plain copy), 'z' shared, swizzled compact copies.
 template <int IM, int IN, int IK, class TA, class TB, class TC, bool SP>
-__global__ void kernel(const TA* a, const TB* b, long long sb0, long long sb1, long long b_elems,
-                       const std::uint32_t* meta, const TC* c_init, float* out, TC* out_c, bool shared) {
+__global__ void kernel(const TA* a, const TB* b, long long sb0, long long sb1, long long b_elems, bool rr,
+                       const std::uint32_t* meta, const TC* c_init, float* out, TC* out_c, char memory) {
   using X = tile<IM, IN, IK, TA, TB, TC, SP>;
-  __shared__ alignas(16) TA sa[X::M * X::lda];
-  __shared__ alignas(16) TB sbuf[X::K * (X::K + X::pad_b + X::N)];
-  if (shared) {
+  __shared__ alignas(1024) TA sa[X::M * X::lda];
+  __shared__ alignas(1024) TB sbuf[X::K * (X::K + X::pad_b + X::N)];
+  if (memory == 's') {
     for (int i = threadIdx.x; i < X::M * X::lda; i += 32) sa[i] = a[i];
     for (long long i = threadIdx.x; i < b_elems; i += 32) sbuf[i] = b[i];
     __syncwarp();
     a = sa;
     b = sbuf;
+  } else if (memory == 'z') {
+    swizzle::copy_2d<TA, X::swa>(sa, a, X::M, X::KA, X::lda);
+    if (rr)
+      swizzle::copy_2d<TB, X::swb_rr>(sbuf, b, X::K, X::N, X::ldb_rr);
+    else
+      swizzle::copy_2d<TB, X::swb_rc>(sbuf, b, X::N, X::K, X::ldb_rc);
+    __syncwarp();
+    if (rr)
+      body<IM, IN, IK, TA, TB, TC, SP, X::swa, X::swb_rr>(sa, X::KA, sbuf, X::N, 1, meta, c_init, out, out_c);
+    else
+      body<IM, IN, IK, TA, TB, TC, SP, X::swa, X::swb_rc>(sa, X::KA, sbuf, 1, X::K, meta, c_init, out, out_c);
+    return;
   }
-  body<IM, IN, IK, TA, TB, TC, SP>(a, b, sb0, sb1, meta, c_init, out, out_c);
+  body<IM, IN, IK, TA, TB, TC, SP>(a, X::lda, b, sb0, sb1, meta, c_init, out, out_c);
 }
 
 #define CHECK_CUDA(x)                                                              \
@@ -177,11 +209,12 @@ void run_case(const char* name) {
                      : std::is_same<TC, double>::value ? 1e-12
                      : std::is_same<TC, float>::value  ? 1e-5
                                                        : 4e-3;
-  struct variant { const char* tag; bool rr; bool shared; };
-  const variant variants[] = {{"rc.g", false, false}, {"rr.g", true, false}, {"rc.s", false, true}, {"rr.s", true, true}};
+  struct variant { const char* tag; bool rr; char memory; };
+  const variant variants[] = {{"rc.g", false, 'g'}, {"rr.g", true, 'g'}, {"rc.s", false, 's'},
+                              {"rr.s", true, 's'},  {"rc.z", false, 'z'}, {"rr.z", true, 'z'}};
   for (const variant& v : variants) {
 #if !defined(__CUDACC__)
-    if (v.shared) continue;  // the portable build has one memory
+    if (v.memory != 'g') continue;  // the portable build has one memory
 #endif
     const std::vector<TB>& b = v.rr ? b_rr : b_rc;
     const long long sb0 = v.rr ? X::ldb_rr : 1, sb1 = v.rr ? 1 : X::ldb_rc;
@@ -194,16 +227,16 @@ void run_case(const char* name) {
     TC* dc = to_device(c_init);
     float* dout = to_device(out);
     TC* doutc = to_device(out_c);
-    kernel<IM, IN, IK, TA, TB, TC, SP><<<1, 32>>>(da, db, sb0, sb1, (long long)b.size(), dm, v.rr ? dc : nullptr,
-                                                  dout, doutc, v.shared);
+    kernel<IM, IN, IK, TA, TB, TC, SP><<<1, 32>>>(da, db, sb0, sb1, (long long)b.size(), v.rr, dm,
+                                                  v.rr ? dc : nullptr, dout, doutc, v.memory);
     CHECK_CUDA(cudaGetLastError());
     CHECK_CUDA(cudaDeviceSynchronize());
     CHECK_CUDA(cudaMemcpy(out.data(), dout, out.size() * sizeof(float), cudaMemcpyDeviceToHost));
     CHECK_CUDA(cudaMemcpy(out_c.data(), doutc, out_c.size() * sizeof(TC), cudaMemcpyDeviceToHost));
     for (void* p : {(void*)da, (void*)db, (void*)dm, (void*)dc, (void*)dout, (void*)doutc}) cudaFree(p);
 #else
-    body<IM, IN, IK, TA, TB, TC, SP>(a.data(), b.data(), sb0, sb1, meta.data(), v.rr ? c_init.data() : nullptr,
-                                     out.data(), out_c.data());
+    body<IM, IN, IK, TA, TB, TC, SP>(a.data(), X::lda, b.data(), sb0, sb1, meta.data(),
+                                     v.rr ? c_init.data() : nullptr, out.data(), out_c.data());
 #endif
     std::string line = std::string("CASE ") + name + " " + v.tag;
     int bad = 0;

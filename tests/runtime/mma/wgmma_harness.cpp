@@ -31,27 +31,38 @@ struct lcg {
   unsigned next() { return unsigned((s = s * 6364136223846793005ull + 1442695040888963407ull) >> 33); }
 };
 
-template <class TA, class TB, class TC, int N, int SW>
+template <class TA, class TB, class TC, int N, int SW, bool NMAJOR>
 struct tile {
   static constexpr int M = 64, K = SW / int(sizeof(TA));  // one buffer row of each operand
   static constexpr int IK = wg::detail::instruction_k<TA, TB, TC>();
   static constexpr int KC = 2 * IK <= K ? 2 * IK : IK;     // the chunk one mma call takes
   static_assert(sizeof(TA) == sizeof(TB), "one swizzle for both operands");
+  static_assert(!NMAJOR || N * int(sizeof(TB)) == SW, "an N-major b is one swizzle row wide");
+  static constexpr int b_rows = NMAJOR ? K : N, b_cols = NMAJOR ? N : K;  // b's buffer
 };
 
-// The body both builds run on operands already in shared memory (sa: 64 x K, sb: N x K).
-template <class TA, class TB, class TC, int N, int SW>
+// The body both builds run on operands already in shared memory (sa: 64 x K, sb: N x K,
+// or K x N where NMAJOR).
+template <class TA, class TB, class TC, int N, int SW, bool NMAJOR>
 DEV void body(TA* sa, TB* sb, float* out, TC* out_c) {
-  using X = tile<TA, TB, TC, N, SW>;
+  using X = tile<TA, TB, TC, N, SW, NMAJOR>;
   wg::acc<TC, 64, N> c;
   wg::fill(c, 0.5f);
   for (int k0 = 0; k0 < X::K; k0 += X::KC) {
     wg::tile<TA, 64, X::KC, SW> a = wg::smem(sa + k0);
-    wg::tile<TB, N, X::KC, SW> b = wg::smem(sb + k0);
-    if (k0 == 0)
-      wg::mma(c, a, b);
-    else
-      wg::mma_async(c, a, b);  // the rest in flight together
+    if constexpr (NMAJOR) {
+      wg::tile<TB, X::KC, N, SW> b = wg::smem(sb + k0 * N);
+      if (k0 == 0)
+        wg::mma_nmajor(c, a, b);
+      else
+        wg::mma_nmajor_async(c, a, b);
+    } else {
+      wg::tile<TB, N, X::KC, SW> b = wg::smem(sb + k0);
+      if (k0 == 0)
+        wg::mma(c, a, b);
+      else
+        wg::mma_async(c, a, b);  // the rest in flight together
+    }
   }
   wg::wait<0>();
   wg::for_each(c, [](TC& x) { x = wg::detail::convert<TC>(wg::detail::convert<double>(x) + 1.0); });
@@ -69,13 +80,13 @@ DEV void body(TA* sa, TB* sb, float* out, TC* out_c) {
     }                                                                                               \
   } while (0)
 
-template <class TA, class TB, class TC, int N, int SW>
+template <class TA, class TB, class TC, int N, int SW, bool NMAJOR>
 __global__ void __launch_bounds__(128) kernel(const TA* a, const TB* b, float* out, TC* out_c,
                                               const __grid_constant__ CUtensorMap map_a,
                                               const __grid_constant__ CUtensorMap map_b,
                                               const __grid_constant__ CUtensorMap map_back, bool use_tma,
                                               unsigned* mismatches) {
-  using X = tile<TA, TB, TC, N, SW>;
+  using X = tile<TA, TB, TC, N, SW, NMAJOR>;
   extern __shared__ unsigned char dynamic_smem[];
   // Swizzled buffers start on 1024 bytes (the shared window's address, not the pointer's).
   unsigned char* smem = dynamic_smem + (1024 - tma::shared_address(dynamic_smem) % 1024) % 1024;
@@ -106,10 +117,10 @@ __global__ void __launch_bounds__(128) kernel(const TA* a, const TB* b, float* o
     }
   } else {
     swizzle::copy_2d<TA, SW>(sa, a, 64, X::K, X::K);
-    swizzle::copy_2d<TB, SW>(sb, b, N, X::K, X::K);
+    swizzle::copy_2d<TB, SW>(sb, b, X::b_rows, X::b_cols, X::b_cols);
     __syncthreads();
   }
-  body<TA, TB, TC, N, SW>(sa, sb, out, out_c);
+  body<TA, TB, TC, N, SW, NMAJOR>(sa, sb, out, out_c);
 }
 
 template <class T>
@@ -133,9 +144,9 @@ CUtensorMap map_of(const T* p, int rows, int cols, int sw) {
 template <class T>
 double as_double(const T& x) { return wg::detail::convert<double>(x); }
 
-template <class TA, class TB, class TC, int N, int SW>
+template <class TA, class TB, class TC, int N, int SW, bool NMAJOR = false>
 void run_case(const char* name) {
-  using X = tile<TA, TB, TC, N, SW>;
+  using X = tile<TA, TB, TC, N, SW, NMAJOR>;
   constexpr int M = X::M, K = X::K;
   lcg r{0x243f6a8885a308d3ull ^ (unsigned long long)(N * 7 + SW)};
   auto sample = [&] { return double(int(r.next() % 17) - 8) / 8.0; };  // exact in every type
@@ -156,9 +167,10 @@ void run_case(const char* name) {
     float* dout = to_device(out);
     TC* doutc = to_device(out_c);
     unsigned* dmis = to_device(std::vector<unsigned>(1, 0u));
-    const CUtensorMap ma = map_of(da, M, K, SW), mb = map_of(db, N, K, SW), mback = map_of(dback, M, K, SW);
+    const CUtensorMap ma = map_of(da, M, K, SW), mb = map_of(db, X::b_rows, X::b_cols, SW),
+                      mback = map_of(dback, M, K, SW);
     const int shared = (64 + N + 64) * SW + 8 + 1024;
-    auto k = kernel<TA, TB, TC, N, SW>;
+    auto k = kernel<TA, TB, TC, N, SW, NMAJOR>;
     CHECK_CUDA(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, shared));
     k<<<1, 128, shared>>>(da, db, dout, doutc, ma, mb, mback, use_tma, dmis);
     CHECK_CUDA(cudaGetLastError());
@@ -177,8 +189,8 @@ void run_case(const char* name) {
     std::vector<TA> sa(M * K);
     std::vector<TB> sb(N * K);
     swizzle::copy_2d<TA, SW>(sa.data(), a.data(), M, K, K);
-    swizzle::copy_2d<TB, SW>(sb.data(), b.data(), N, K, K);
-    body<TA, TB, TC, N, SW>(sa.data(), sb.data(), out.data(), out_c.data());
+    swizzle::copy_2d<TB, SW>(sb.data(), b.data(), X::b_rows, X::b_cols, X::b_cols);
+    body<TA, TB, TC, N, SW, NMAJOR>(sa.data(), sb.data(), out.data(), out_c.data());
 #endif
     std::string line = std::string("CASE ") + name + " " + variant;
     int bad = 0;
@@ -186,7 +198,7 @@ void run_case(const char* name) {
       for (int j = 0; j < N; ++j) {
         double want = as_double(wg::detail::convert<TC>(0.5)) + 1.0, mag = std::fabs(want);
         for (int kk = 0; kk < K; ++kk) {
-          const double p = as_double(a[i * K + kk]) * as_double(b[j * K + kk]);
+          const double p = as_double(a[i * K + kk]) * as_double(b[NMAJOR ? kk * N + j : j * K + kk]);
           want += p;
           mag += std::fabs(p);
         }
@@ -203,6 +215,19 @@ void run_case(const char* name) {
 }
 
 int main() {
+#if defined(__CUDACC__)
+  {  // make_map names what the driver refused
+    float* d = nullptr;
+    CHECK_CUDA(cudaMalloc(&d, 4096));
+    try {
+      map_of(reinterpret_cast<const float*>(reinterpret_cast<const char*>(d) + 4), 8, 32, 128);
+      std::printf("FAIL make_map accepted a global address that is not 16-byte aligned\n");
+    } catch (const croktile::runtime_error& e) {
+      if (!std::strstr(e.what(), "16-byte aligned")) std::printf("FAIL make_map's message: %s\n", e.what());
+    }
+    cudaFree(d);
+  }
+#endif
   run_case<f16, f16, float, 64, 128>("m64n64.f16.f16.f32.swz128");
   run_case<f16, f16, float, 96, 128>("m64n96.f16.f16.f32.swz128");
   run_case<f16, f16, f16, 256, 64>("m64n256.f16.f16.f16.swz64");
@@ -211,5 +236,8 @@ int main() {
   run_case<f8_e4m3, f8_e4m3, float, 96, 32>("m64n96.e4m3.e4m3.f32.swz32");
   run_case<f8_e4m3, f8_e5m2, float, 128, 128>("m64n128.e4m3.e5m2.f32.swz128");
   run_case<f8_e5m2, f8_e4m3, f16, 128, 64>("m64n128.e5m2.e4m3.f16.swz64");
+  run_case<f16, f16, float, 64, 128, true>("m64n64.f16.f16.f32.swz128.nmajor");
+  run_case<bf16, bf16, float, 32, 64, true>("m64n32.bf16.bf16.f32.swz64.nmajor");
+  run_case<f16, f16, f16, 16, 32, true>("m64n16.f16.f16.f16.swz32.nmajor");
   return 0;
 }
