@@ -8,6 +8,7 @@ from typing import List, Optional
 
 from ..frontend import ir
 from ..frontend.mma_forms import choose_shape
+from .mma_emit import swizzled_buffers
 
 MMA_KINDS = (ir.MmaFill, ir.MmaLoad, ir.MmaStore, ir.MmaMul, ir.FragUpdate)
 
@@ -21,6 +22,24 @@ def check_mma(module: ir.Module, diag, arch: Optional[str]) -> None:
     number = arch_number(arch)
     for fn in module.functions:
         _check_stmts(fn.body, [], diag, arch, number)
+        _check_swizzles(fn, diag)
+
+
+def _check_swizzles(fn: ir.Function, diag) -> None:
+    """A `.swiz<N>` copy into shared memory writes rows of N bytes in the swizzled layout,
+    and a warp group's operand is read through it: both must agree."""
+    written = swizzled_buffers(fn)
+    for s in ir.walk(fn.body):
+        if isinstance(s, ir.Dma) and s.swizzle and s.dst.buffer.storage == "shared":
+            cols = s.src.extents[-1]
+            if len(s.src.extents) < 2 or not cols.is_const or cols.value * s.dst.buffer.elem_bytes != s.swizzle \
+                    or not s.dst.is_whole:
+                diag.error(s.loc, f"on the cuda target a '.swiz<{s.swizzle}>' copy fills a whole shared buffer "
+                                  f"whose rows are {s.swizzle} bytes")
+        if isinstance(s, ir.MmaLoad) and s.ref.frag.engine == "wgmma" and \
+                written.get(s.src.buffer.name) != s.swizzle:
+            diag.error(s.loc, f"'{s.src.buffer.source_name or s.src.buffer.name}' must be written by a "
+                              f"'.swiz<{s.swizzle}>' copy for a warp group to read it with 'mma.load.swiz<{s.swizzle}>'")
 
 
 def _check_stmts(stmts: List[ir.Stmt], stack: List[ir.Parallel], diag, arch, number) -> None:

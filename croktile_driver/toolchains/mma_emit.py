@@ -57,6 +57,13 @@ def chunk_access(region: ir.Region, transposed: bool, expr) -> tuple:
     return expr(region.flat_start()), expr(s[0]), expr(s[1])
 
 
+def swizzled_buffers(fn: ir.Function) -> Dict[str, int]:
+    """Shared buffers that a `.swiz<N>` copy writes: on cuda they hold the N-byte swizzled
+    layout, which every tensor-core read of them follows (buffer name -> N)."""
+    return {s.dst.buffer.name: s.swizzle for s in ir.walk(fn.body)
+            if isinstance(s, ir.Dma) and s.swizzle and s.dst.buffer.storage == "shared"}
+
+
 def uses_mma(fn: ir.Function) -> bool:
     return bool(fn.frags)
 
@@ -106,6 +113,7 @@ class FragmentWriter:
 
     def frag_setup(self, replicate: bool) -> None:
         self.replicated = replication(self.fn) if replicate else {}
+        self.swizzled = swizzled_buffers(self.fn)
         self.level_stack = []
 
     def frag_ref(self, ref: ir.FragRef) -> str:
@@ -170,7 +178,9 @@ class FragmentWriter:
             decl = f"{frag_type(f)} " if s.declare else ""
             self.w(depth, f"{decl}{self.frag_ref(s.ref)} = croktile::wgmma::smem({ptr});")
             return
-        self.w(depth, f"croktile::mma::load({self.frag_ref(s.ref)}, {ptr}, {s0}, {s1});")
+        sw = self.swizzled.get(s.src.buffer.name)
+        load = f"load_swizzled<{sw}>" if sw else "load"
+        self.w(depth, f"croktile::mma::{load}({self.frag_ref(s.ref)}, {ptr}, {s0}, {s1});")
 
     def s_MmaStore(self, s: ir.MmaStore, depth: int) -> None:
         off, s0, s1 = chunk_access(s.dst, False, self.expr)
