@@ -565,6 +565,18 @@ spanned_view<T, Rank> make_spanview(T* ptr, std::initializer_list<std::size_t> i
   return spanned_view<T, Rank>(ptr, shape);
 }
 
+#if defined(__CUDACC__)
+// CUDA's own half types for croktile's (same bits): the reference's host code views a
+// cudaMalloc'd `half*` as `make_spanview<2, choreo::f16>(p, {M, K})`.
+template <std::size_t Rank, typename T, typename U,
+          typename std::enable_if<(std::is_same<T, f16>::value && std::is_same<U, __half>::value) ||
+                                      (std::is_same<T, bf16>::value && std::is_same<U, __nv_bfloat16>::value),
+                                  int>::type = 0>
+spanned_view<T, Rank> make_spanview(U* ptr, std::initializer_list<std::size_t> init) {
+  return make_spanview<Rank, T>(reinterpret_cast<T*>(ptr), init);
+}
+#endif
+
 // Allocate a zero-initialised owning buffer: make_spandata<f32>(6, 17, 128).
 // Negative dimensions throw croktile::runtime_error.
 template <typename T, typename... Dims>
@@ -578,3 +590,9 @@ spanned_data<T, sizeof...(Dims)> make_spandata(Dims... dims) {
 
 // The specification spells the namespace both ways.
 namespace choreo = croktile;
+// The reference's host code names its 8-bit float types unqualified (`f8_e4m3(x)`);
+// CROKTILE_NO_GLOBAL_TYPES leaves these two names out of the global namespace.
+#if !defined(CROKTILE_NO_GLOBAL_TYPES)
+using f8_e4m3 = croktile::f8_e4m3;
+using f8_e5m2 = croktile::f8_e5m2;
+#endif

@@ -19,6 +19,7 @@ from ..diagnostics import Diagnostics, Loc
 from .lexer import LexError, TileflowLexer, tokens  # noqa: F401  (PLY reads `tokens`)
 
 TABLE_MODULE = "croktile_driver.frontend._parsetab"
+FLOAT_ELEMS = {"double": "f64", "float": "f32", "half": "f16", "bfp16": "bf16", "half8": "f8_e4m3"}
 
 _SPELLING = {
     "PLUS": "+", "MINUS": "-", "TIMES": "*", "DIVIDE": "/", "MOD": "%", "LSHIFT": "<<",
@@ -119,9 +120,11 @@ class _Grammar:
         p[0] = p[1]
 
     def p_spanned_type(self, p):
-        """spanned_type : ELEMTYPE span_spec"""
+        """spanned_type : ELEMTYPE span_spec
+                        | FLOATTYPE span_spec"""
         shape, rank = p[2]
-        p[0] = A.TypeSpec(self._loc(p, 1), "spanned", p[1], shape=shape, rank=rank)
+        elem = FLOAT_ELEMS.get(p[1], p[1])   # `double [M, K] a` (the reference's spelling) is f64 data
+        p[0] = A.TypeSpec(self._loc(p, 1), "spanned", elem, shape=shape, rank=rank)
 
     def p_span_spec_list(self, p):
         """span_spec : LBRACKET dim_list RBRACKET"""
@@ -259,13 +262,15 @@ class _Grammar:
 
     def p_data_decl(self, p):
         """data_decl : ELEMTYPE span_spec data_declarator_list SEMI
-                     | STORAGE ELEMTYPE span_spec data_declarator_list SEMI"""
+                     | FLOATTYPE span_spec data_declarator_list SEMI
+                     | STORAGE ELEMTYPE span_spec data_declarator_list SEMI
+                     | STORAGE FLOATTYPE span_spec data_declarator_list SEMI"""
         if len(p) == 5:
             storage, at, spec, names = None, 1, p[2], p[3]
         else:
             storage, at, spec, names = p[1], 2, p[3], p[4]
         shape, rank = spec
-        ty = A.TypeSpec(self._loc(p, at), "spanned", p[at], shape=shape, rank=rank)
+        ty = A.TypeSpec(self._loc(p, at), "spanned", FLOAT_ELEMS.get(p[at], p[at]), shape=shape, rank=rank)
         p[0] = A.DataDecl(self._loc(p, 1), storage, ty, names)
 
     def p_data_declarator_list(self, p):

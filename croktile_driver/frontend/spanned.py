@@ -137,10 +137,29 @@ class SpannedData:
         return self.int32(e.loc, f"{name}({vals[0].to_c()}, {n.to_c()})", VInt(x.op("/", n) * n))
 
     # -- spanned operations ----------------------------------------------------
+    def tile_step(self, e: A.Call, base: VData) -> Value:
+        """`x.subspan(a, b).step(sa, sb).at(i, j)`: tile (i, j) starts at (i * sa, j * sb)."""
+        tile = base.tile
+        if tile is None:
+            return self.error(e.func.loc, "'.step(...)' follows '.subspan(...)' or '.chunk(...)'")
+        vals = self._int_list(e.args, "steps", wild=False)
+        if vals is None:
+            return VError()
+        if len(vals) != len(tile.extents):
+            return self.error(e.loc, f"data rank ({len(tile.extents)}) must be consistent with the count of steps "
+                                     f"({len(vals)})")
+        for i, v in enumerate(vals):
+            if v.is_const and v.value <= 0:
+                return self.error(e.args[i].loc, f"step {i} must be positive, not {v.value}")
+        stepped = Tile(tile.region, tile.extents, tile.kind, vals)
+        return VData(base.region, base.elem, base.future, tile=stepped)
+
     def span_method(self, e: A.Call, m: VMethod) -> Value:
         base, name = m.base, m.name
-        if name in ("step", "stride"):
+        if name == "stride":
             return self.error(e.func.loc, f"'.{name}(...)' is not supported yet")
+        if name == "step":
+            return self.tile_step(e, base)
         if e.strides is not None and name != "view":
             return self.error(e.strides[0].loc, f"'.{name}(...)' takes no strides (only '.view(shape : strides)')")
         if name == "span_as":
