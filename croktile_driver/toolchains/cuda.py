@@ -37,6 +37,7 @@ location, and results are copied out.
 """
 from __future__ import annotations
 
+import re
 import sys
 from typing import Dict, List, Optional, Tuple
 
@@ -111,6 +112,10 @@ class CudaToolChain(ToolChain):
 
     def target_flags(self) -> List[str]:
         arch = self.arch()
+        if arch and re.fullmatch(r"sm_\d+a", arch):
+            # nvcc's -arch=sm_90a also embeds compute_90 PTX, in which the architecture-
+            # specific instructions (wgmma) do not assemble: name the one code it builds
+            return [f"-gencode=arch={arch.replace('sm_', 'compute_')},code={arch}"]
         return [f"-arch={arch}"] if arch else []
 
     def host_flags(self, flags: List[str]) -> List[str]:
