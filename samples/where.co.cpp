@@ -13,7 +13,7 @@
 
 // c[BM][BK] += a[BM][BN] * b[BN][BK], row-major
 template <int BM, int BN, int BK>
-__device__ void mma(int* a, int* b, int* c) {
+__device__ void block_mma(int* a, int* b, int* c) {
   for (int i = 0; i < BM; ++i)
     for (int j = 0; j < BK; ++j) {
       int acc = 0;
@@ -37,7 +37,7 @@ __co__ s32 [2, 12, 12] batched_matmul(s32 [2, 12, 20] a, s32 [2, 20, 12] b) {
         foreach n {
           ta = dma.copy a.chunkat(p, m, n) => local;    // [1, 4, 5]
           tb = dma.copy b.chunkat(p, n_p, k) => local;  // [1, 5, 6]; n_p is n here
-          call mma<ta.span(1), ta.span(2), tb.span(2)>(ta.data, tb.data, acc);
+          call block_mma<ta.span(1), ta.span(2), tb.span(2)>(ta.data, tb.data, acc);
         }
         dma.copy acc => c.chunkat(p, m, k);
       }

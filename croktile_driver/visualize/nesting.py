@@ -46,7 +46,7 @@ class Nesting:
             if isinstance(s, (ir.Parallel, ir.Loop, ir.If)):
                 markup, y = self.scope(s, x, y, width, instances)
                 out.append(markup)
-            elif not isinstance(s, HIDDEN):
+            elif not isinstance(s, HIDDEN) and not getattr(s, "implicit", False):   # implicit zero fills
                 out.append(self.row(s, x, y, width))
                 y += ROW
         return "".join(out), y
