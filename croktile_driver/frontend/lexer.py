@@ -81,6 +81,10 @@ _OPERAND_EXPECTED = {"PLUS", "MINUS", "TIMES", "DIVIDE", "MOD", "LSHIFT", "RSHIF
                      "QUESTION", "COLON", "LPAREN", "LBRACKET", "COMMA", "HASH", "BY", "IN", "RETURN",
                      "PLUSEQ", "MINUSEQ", "TIMESEQ", "DIVEQ", "MODEQ", "ANDEQ", "OREQ", "XOREQ", "LSHIFTEQ",
                      "RSHIFTEQ"}
+# words that are keywords only where their construct can start (`mma.`, `tma.`, `frag.s32`,
+# `frag mc[2]`), so that programs keep device functions and variables of these names
+_CONTEXTUAL = {"mma": re.compile(r"[ \t]*\."), "tma": re.compile(r"[ \t]*\."),
+               "frag": re.compile(r"[ \t]*(\.|[A-Za-z_])")}
 _CLOSER_OF = {"LPAREN": "RPAREN", "LBRACKET": "RBRACKET", "LBRACE": "RBRACE"}
 _OPENER_OF = {close: open_ for open_, close in _CLOSER_OF.items()}
 
@@ -363,6 +367,8 @@ class TileflowLexer:
         r"[A-Za-z_][A-Za-z0-9_]*(?:\\[ \t]*\r?\n[A-Za-z0-9_]+)*"
         _join_splices(t)
         t.type = KEYWORDS.get(t.value, "ID")
+        if t.value in _CONTEXTUAL and not _CONTEXTUAL[t.value].match(self._text, t.lexpos + len(t.value)):
+            t.type = "ID"   # `call mma(...)`: a name where no tensor-core operation can start
         if t.type == "ELEMTYPE":
             t.value = ELEM_ALIASES.get(t.value, t.value)
         return t
