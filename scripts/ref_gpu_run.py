@@ -191,6 +191,20 @@ def run_one(path: str, exe: str, timeout: float) -> Result:
     return Result(path, "ok", "", output)
 
 
+def sanitize(result: Result, exe: str, tool: str, timeout: float) -> Result:
+    """The program again under compute-sanitizer: its ERROR SUMMARY must be 0 errors."""
+    try:
+        p = subprocess.run(["compute-sanitizer", f"--tool={tool}", "--error-exitcode=99", exe, "--execute"],
+                           capture_output=True, text=True, timeout=timeout * 4,
+                           env=dict(os.environ, CHOREO_DISABLE_TIMING="1"))
+    except subprocess.TimeoutExpired:
+        return Result(result.path, tool, f"timed out under compute-sanitizer --tool={tool}")
+    if p.returncode != 0:
+        summary = next((l for l in p.stdout.splitlines()[::-1] if "ERROR SUMMARY" in l), f"exit {p.returncode}")
+        return Result(result.path, tool, summary.strip(), p.stdout[-2000:])
+    return result
+
+
 def main(argv: Optional[List[str]] = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("reference", help="the reference compiler's source tree (holds tests/gpu/end2end)")
@@ -202,6 +216,9 @@ def main(argv: Optional[List[str]] = None) -> int:
     ap.add_argument("--tensor-core", action="store_true",
                     help="the programs with mma/tma operations (tests/gpu/end2end, bench/, ptx_mma/, wmma/) instead")
     ap.add_argument("--timeout", type=float, default=300.0, help="seconds per build and per run")
+    ap.add_argument("--sanitize", metavar="TOOLS",
+                    help="also run each passing program under compute-sanitizer with these tools "
+                         "(comma-separated: memcheck,racecheck,synccheck); a report with errors fails it")
     args = ap.parse_args(argv)
 
     files = programs(os.path.abspath(args.reference), args.k, args.tensor_core)
@@ -214,7 +231,10 @@ def main(argv: Optional[List[str]] = None) -> int:
         with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.j)) as pool:
             built = list(pool.map(lambda f: build(f, args.target, flags, work, args.timeout), files))
         for path, (exe, error) in zip(files, built):
-            results.append(Result(path, "build", error) if error else run_one(path, exe, args.timeout))
+            result = Result(path, "build", error) if error else run_one(path, exe, args.timeout)
+            for tool in (args.sanitize.split(",") if args.sanitize and result.stage == "ok" else []):
+                result = sanitize(result, exe, tool, args.timeout) if result.stage == "ok" else result
+            results.append(result)
     for r in results:
         name = os.path.relpath(r.path, os.path.join(os.path.abspath(args.reference), "tests", "gpu", "end2end"))
         print(f"{'PASS' if r.stage == 'ok' else 'FAIL'}  {name}" + (f"  [{r.stage}] {r.detail}" if r.detail else ""))
