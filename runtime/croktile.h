@@ -577,6 +577,14 @@ spanned_view<T, Rank> make_spanview(U* ptr, std::initializer_list<std::size_t> i
 }
 #endif
 
+// The reference's other spelling, element type first: make_spanview<f16, 2>(p, {M, K});
+// p may also point at CUDA's own type of the same bits (half, __nv_fp8_e4m3).
+template <typename T, std::size_t Rank, typename U,
+          typename std::enable_if<sizeof(U) == sizeof(T) && !std::is_const<U>::value, int>::type = 0>
+spanned_view<T, Rank> make_spanview(U* ptr, std::initializer_list<std::size_t> init) {
+  return make_spanview<Rank, T>(reinterpret_cast<T*>(ptr), init);
+}
+
 // Allocate a zero-initialised owning buffer: make_spandata<f32>(6, 17, 128).
 // Negative dimensions throw croktile::runtime_error.
 template <typename T, typename... Dims>

@@ -17,6 +17,7 @@
 
 #include "croktile.h"
 #include "croktile_check.h"
+#include "croktile_cuda_host_shim.h"
 
 #ifndef __device__
 #define __device__
