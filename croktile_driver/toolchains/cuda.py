@@ -802,7 +802,7 @@ class KernelEmitter(KernelEmitterBase, FragmentWriter):
             # written in the swizzled layout a warp group's wgmma descriptors read
             state = self.step(state, COOPERATIVE, self.keys(s.src.buffer), self.keys(s.dst.buffer), depth)
             ct = elem_ctype(s.dst.buffer.elem)
-            rows, cols = s.src.extents[-2:]
+            rows, cols = s.dst.extents[-2:]   # the source's equal them (a checked copy)
             stride = strides(s.src.shape)[-2]
             self.w(depth, f"croktile::swizzle::copy_2d<{ct}, {s.swizzle}>({self.region_ptr(s.dst)}, "
                           f"{self.region_ptr(s.src)}, {dev_expr(rows)}, {dev_expr(cols)}, {dev_expr(stride)});")

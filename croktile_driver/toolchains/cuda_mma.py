@@ -31,8 +31,8 @@ def _check_swizzles(fn: ir.Function, diag) -> None:
     written = swizzled_buffers(fn)
     for s in ir.walk(fn.body):
         if isinstance(s, ir.Dma) and s.swizzle and s.dst.buffer.storage == "shared":
-            cols = s.src.extents[-1]
-            if len(s.src.extents) < 2 or not cols.is_const or cols.value * s.dst.buffer.elem_bytes != s.swizzle \
+            cols = s.dst.extents[-1]   # the source's equal it (a checked copy), perhaps only at run time
+            if len(s.dst.extents) < 2 or not cols.is_const or cols.value * s.dst.buffer.elem_bytes != s.swizzle \
                     or not s.dst.is_whole:
                 diag.error(s.loc, f"on the cuda target a '.swiz<{s.swizzle}>' copy fills a whole shared buffer "
                                   f"whose rows are {s.swizzle} bytes")
