@@ -142,9 +142,10 @@ def _describe_profile(prof: dict, default: str, given: dict) -> dict:
     out["triple"] = prof.get("triple")
     out["sysroot"] = prof.get("sysroot")
     out["sysroot_found"] = os.path.isdir(prof["sysroot"]) if prof.get("sysroot") else None
-    out["missing"] = [out[role] for role in ("cxx", "device_cc") if out[role] and out[role].strip()
-                      and not out[role + "_path"]] + (["sysroot " + prof["sysroot"]] if out["sysroot_found"] is False
-                                                     else [])
+    out["missing"] = [out[role] for role in ("cxx", "device_cc")
+                      if out[role] and out[role].strip() and not out[role + "_path"]]
+    if out["sysroot_found"] is False:
+        out["missing"].append("sysroot " + prof["sysroot"])
     for key in ("flags", "link_flags", "libs"):
         out[key] = list(prof.get(key, []))
     out["limits"] = dict(prof.get("limits", {}))

@@ -312,17 +312,20 @@ def device_compiler_of(profile: Dict) -> str:
     return f"{profile['triple']}-gcc" if profile.get("triple") else "cc"
 
 
+def _arch(word: str) -> str:
+    return _MACHINE_ARCH.get(word.lower(), word.lower())
+
+
 def host_arch() -> str:
     """This machine's architecture as a target triple's first word says it (x86_64, aarch64)."""
-    machine = platform.machine().lower()
-    return _MACHINE_ARCH.get(machine, machine)
+    return _arch(platform.machine())
 
 
 def cross_target(profile: Dict) -> Optional[str]:
     """What a profile builds for when that is not this machine (its triple, or its sysroot),
     else None: such a build cannot be loaded by the running Python."""
     triple = profile.get("triple")
-    if triple and _MACHINE_ARCH.get(triple.split("-")[0], triple.split("-")[0]) != host_arch():
+    if triple and _arch(triple.split("-")[0]) != host_arch():
         return triple
     if profile.get("sysroot"):
         return f"the system in {profile['sysroot']}"

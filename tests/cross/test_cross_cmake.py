@@ -69,3 +69,28 @@ def test_cmake_sample_cross_builds_and_runs(arch, host_croktilec, tmp_path):
     assert elf_machine(build / "sample") == arch.elf_machine
     got = arch.run(build / "sample", cwd=build)
     assert got.returncode == 0 and got.stdout == "Test Passed\n", got.stdout + got.stderr
+
+
+def test_a_device_cc_the_profile_names_builds_the_factor_module(host_croktilec, tmp_path):
+    """Only a profile without device_cc leaves the module to CMake's compiler; a vendor's
+    device compiler (here cc with a flag of its own) builds it as the profile says."""
+    for tool in ("cmake", "ninja", "cc"):
+        if shutil.which(tool) is None:
+            pytest.skip(f"{tool} is not installed")
+    src = tmp_path / "src"
+    (src / "kernels").mkdir(parents=True)
+    shutil.copy(REPO / "samples" / "cmake" / "kernels" / "vmul.co.cpp", src / "kernels")
+    (src / "npu.yaml").write_text("profiles:\n  npu: {target: factor, device_cc: cc -DVENDOR_NPU=1, "
+                                  "limits: {local_bytes: 65536, shared_bytes: 1048576}}\n")
+    (src / "CMakeLists.txt").write_text(
+        "cmake_minimum_required(VERSION 3.20)\nproject(p LANGUAGES CXX)\nfind_package(Croktile 0.1 REQUIRED)\n"
+        "croktile_add_kernel(vmul kernels/vmul.co.cpp PROFILE npu)\n")
+    build = tmp_path / "build"
+    env = dict(os.environ, PATH=f"{host_croktilec}{os.pathsep}{os.environ.get('PATH', '')}")
+    proc = subprocess.run(["cmake", "-S", src, "-B", build, "-G", "Ninja", f"-DCROKTILE_TOOLCHAIN_FILE={src / 'npu.yaml'}",
+                           f"-DCroktile_DIR={ok('--cmake-dir', cwd=tmp_path).out.strip()}"],
+                          env=env, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    commands = subprocess.run(["ninja", "-C", build, "-t", "commands"], capture_output=True, text=True).stdout
+    device = [line for line in commands.splitlines() if "vmul.gen.so" in line and "-shared" in line]
+    assert len(device) == 1 and f"&& {shutil.which('cc')} -DVENDOR_NPU=1 -fPIC -shared " in device[0], device
