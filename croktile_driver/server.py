@@ -192,7 +192,7 @@ def serve(path: str) -> None:
             pass
 
 
-WARM_UP = """__device__ void k(int* a, int* b, int n) { for (int i = 0; i < n; ++i) b[i] = a[i]; }
+WARM_UP = """__cok__ { extern "C" void k(int* a, int* b, int n) { for (int i = 0; i < n; ++i) b[i] = a[i]; } }
 __co__ s32 [4, 8] f(s32 [4, 8] a) {
   s32 [a.span] out;
   parallel p by 2 {

@@ -16,8 +16,7 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[2]
-PROGRAMS = [REPO / "samples" / "ele_add.co.cpp", REPO / "samples" / "symbolic.co.cpp",
-            REPO / "tests" / "dialect" / "cases" / "data" / "fills.co.cpp",
+PROGRAMS = [REPO / "samples" / "ele_add.co.cpp", REPO / "tests" / "dialect" / "cases" / "data" / "fills.co.cpp",
             REPO / "tests" / "dialect" / "cases" / "data" / "err_span_ops.co.cpp"]
 
 pytestmark = pytest.mark.skipif(os.name != "posix", reason="the server listens on a Unix socket")
@@ -33,7 +32,7 @@ def env_for(runtime_dir: Path, server: str = "1") -> dict:
 
 
 def socket_of(env: dict) -> str:
-    return subprocess.run([sys.executable, "-c", "import sys; sys.argv = ['croktilec']; "
+    return subprocess.run([sys.executable, "-P", "-c", "import sys; sys.argv = ['croktilec']; "
                            "from croktile_driver import server; print(server.socket_path())"],
                           env=env, capture_output=True, text=True, check=True, stdin=subprocess.DEVNULL).stdout.strip()
 
@@ -44,7 +43,7 @@ def server(tmp_path):
     runtime.mkdir(mode=0o700)
     env = env_for(runtime)
     path = socket_of(env)
-    proc = subprocess.Popen([sys.executable, "-m", "croktile_driver.server", path], env=env,
+    proc = subprocess.Popen([sys.executable, "-P", "-m", "croktile_driver.server", path], env=env,
                             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     deadline = time.monotonic() + 120
     while not os.path.exists(path):
@@ -58,7 +57,8 @@ def server(tmp_path):
 
 def run(argv, env, out: Path, client: bool):
     """One run, its output files and streams; with ``client`` through server.served only."""
-    cmd = [sys.executable, "-c", CLIENT] if client else [sys.executable, "-m", "croktile_driver"]
+    # -P: the installed package, as the server runs it, not the source tree in the directory
+    cmd = [sys.executable, "-P", "-c", CLIENT] if client else [sys.executable, "-P", "-m", "croktile_driver"]
     with open(out.with_suffix(".stdout"), "wb") as so, open(out.with_suffix(".stderr"), "wb") as se:
         proc = subprocess.run(cmd + [str(a) for a in argv] + ["-o", str(out)], env=env, stdout=so, stderr=se,
                               stdin=subprocess.DEVNULL, cwd=str(REPO), timeout=300)
@@ -68,7 +68,7 @@ def run(argv, env, out: Path, client: bool):
             served.read_text() if served.exists() else None)
 
 
-@pytest.mark.parametrize("target", ["cpu", "cuda", "factor"])
+@pytest.mark.parametrize("target", ["cpu", "factor"])
 def test_served_runs_give_the_bytes_of_a_fresh_process(server, tmp_path, target):
     env, _, _ = server
     for program in PROGRAMS:
@@ -88,7 +88,7 @@ def test_a_socket_directory_others_can_open_is_not_used(tmp_path):
     assert socket_of(env) == ""
     rc, out, _, _, served = run(["-S", REPO / "samples" / "ele_add.co.cpp"], env, tmp_path / "a.cpp", client=True)
     assert served == "None"
-    res = subprocess.run([sys.executable, "-m", "croktile_driver", "-S", str(REPO / "samples" / "ele_add.co.cpp"),
+    res = subprocess.run([sys.executable, "-P", "-m", "croktile_driver", "-S", str(REPO / "samples" / "ele_add.co.cpp"),
                           "-o", str(tmp_path / "b.cpp")], env=env, capture_output=True, timeout=300)
     assert res.returncode == 0 and (tmp_path / "b.cpp").exists()
 
@@ -106,7 +106,7 @@ def test_a_dead_server_falls_back_to_a_fresh_run(tmp_path):
     path = socket_of(env)
     Path(path).touch()                        # a socket file nobody listens on
     out = tmp_path / "o.cpp"
-    proc = subprocess.run([sys.executable, "-m", "croktile_driver", "-S", str(REPO / "samples" / "ele_add.co.cpp"),
+    proc = subprocess.run([sys.executable, "-P", "-m", "croktile_driver", "-S", str(REPO / "samples" / "ele_add.co.cpp"),
                            "-o", str(out)], env=env, capture_output=True, timeout=300)
     assert proc.returncode == 0 and out.exists(), proc.stderr
 
@@ -114,7 +114,7 @@ def test_a_dead_server_falls_back_to_a_fresh_run(tmp_path):
 def test_a_changed_installation_is_not_served_by_the_old_server(server, tmp_path):
     env, path, proc = server
     # the installed package, which the server runs (not a source tree on this process's path)
-    marker = Path(subprocess.run([sys.executable, "-c", "import croktile_driver; print(croktile_driver.__file__)"],
+    marker = Path(subprocess.run([sys.executable, "-P", "-c", "import croktile_driver; print(croktile_driver.__file__)"],
                                  env=env, cwd="/", capture_output=True, text=True, check=True).stdout.strip())
     before = marker.stat()
     try:
