@@ -52,7 +52,7 @@ from .kernel_ir import (KernelEmitterBase, dev_expr, kernel_free_names, linear, 
                         shape_vars, strides, waited_async_futures)
 from .elements import ElementWriter
 from .memplan import align_up, plan_arena, static_bytes
-from .opencl import parse_cok
+from .cok import parse_cok
 
 DEFAULT_BLOCK = 128      # threads of a block whose launch has no inner level
 MAX_BLOCK = 512          # more inner instances than this loop over the block
