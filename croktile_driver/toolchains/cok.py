@@ -13,6 +13,7 @@ from ..diagnostics import Loc
 from ..frontend import ir
 from ..frontend.splitter import LineMap, _Scanner
 from .base import line_directive
+from .kernel_ir import matching
 
 
 
@@ -136,7 +137,7 @@ def _function(head: str, base: int, brace: int, close: int, si: int) -> Optional
     m = re.match(r"\s*template\s*<", head)
     if m:
         lt = m.end() - 1
-        gt = _matching(head, lt, "<", ">")
+        gt = matching(head, lt, "<", ">")
         if gt < 0:
             return None
         template_span = (start, base + gt + 1)
@@ -152,7 +153,7 @@ def _function(head: str, base: int, brace: int, close: int, si: int) -> Optional
     name_m = re.search(r"([A-Za-z_]\w*)\s*$", head[:paren])
     if paren < 0 or not name_m:
         return None
-    rparen = _matching(head, paren, "(", ")")
+    rparen = matching(head, paren, "(", ")")
     if rparen < 0:
         return None
     params = []

@@ -55,7 +55,6 @@ import sys
 from dataclasses import dataclass
 from typing import Dict, List, Optional, Set, Tuple
 
-from ..diagnostics import Loc
 from ..frontend import ir
 from ..frontend.pipeline import TranslationUnit
 from ..frontend.splitter import LineMap, _Scanner
@@ -68,7 +67,7 @@ from .elements import ElementWriter
 from .cok import _blank, _masked, host_device_functions, parse_cok, report_non_cok_call
 from .opencl_check import CHECK_FLAGS, DEFAULT_CHECKER, checker_command, locate, run_check, statement_line
 from .fill import fill_literal
-from .kernel_ir import (KernelEmitterBase, dev_expr, kernel_free_names, linear as _linear, matching as _matching,
+from .kernel_ir import (KernelEmitterBase, dev_expr, kernel_free_names, linear as _linear,
                         paren as _paren, product as _product, shape_vars as _shape_vars, strides as _strides,
                         waited_async_futures)
 

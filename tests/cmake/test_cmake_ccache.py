@@ -9,12 +9,10 @@ croktilec itself is not used as the compiler under ccache: README "Compiler cach
 """
 from __future__ import annotations
 
+import json
 import re
 import shutil
 import subprocess
-from pathlib import Path
-
-import pytest
 
 from cmake_helpers import copy_sample, need, run, steps
 from test_cmake_sample import vmul_target
@@ -29,7 +27,6 @@ def ccache_stats(env) -> dict:
 
 def sccache_stats(env) -> dict:
     out = run(["sccache", "--show-stats", "--stats-format", "json"], env=env).stdout
-    import json
     stats = json.loads(out)["stats"]
     return {"hits": sum(stats["cache_hits"]["counts"].values()),
             "misses": sum(stats["cache_misses"]["counts"].values())}
