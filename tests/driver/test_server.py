@@ -125,3 +125,19 @@ def test_a_changed_installation_is_not_served_by_the_old_server(server, tmp_path
         proc.wait(timeout=30)                  # ... and the old server has ended
     finally:
         os.utime(marker, ns=(before.st_atime_ns, before.st_mtime_ns))
+
+
+def test_a_changed_user_profile_is_read_by_the_next_served_run(server, tmp_path):
+    env, _, _ = server
+    config = tmp_path / "config"
+    (config / "croktile").mkdir(parents=True)
+    env = dict(env, XDG_CONFIG_HOME=str(config))
+    profiles = config / "croktile" / "toolchains.yaml"
+    argv = ["-S", "--profile", "mine", REPO / "samples" / "ele_add.co.cpp"]
+    profiles.write_text("profiles:\n  mine: {target: cpu, cxx: c++, flags: [-O2, -std=c++17]}\n")
+    rc, out, _, _, served = run(argv, env, tmp_path / "a.cpp", client=True)
+    assert (rc, served) == (0, "0") and out
+    profiles.write_text("profiles: {}\n")
+    rc, out, _, err, served = run(argv, env, tmp_path / "b.cpp", client=True)
+    assert (rc, served, out) == (1, "1", None)
+    assert b"mine" in err, err
