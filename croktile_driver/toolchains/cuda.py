@@ -56,7 +56,7 @@ from .elements import ElementWriter
 from .memplan import align_up, plan_arena, static_bytes, wait_extensions
 from .cuda_mma import MMA_KINDS, check_mma
 from .mma_emit import FragmentWriter, uses_mma
-from .opencl import parse_cok
+from .cok import parse_cok
 
 DEFAULT_BLOCK = 128      # threads of a block whose launch has no inner level
 MAX_BLOCK = 512          # more inner instances than this loop over the block

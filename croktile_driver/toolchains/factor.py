@@ -53,7 +53,7 @@ from .fill import fill_literal
 from .elements import ElementWriter, float_names, float_values
 from .kernel_ir import (swap_tainted, dev_expr, host_level_names, kernel_free_names, linear, matching, product, shape_vars,
                         walk_levels)
-from .opencl import _masked, host_device_functions, parse_cok, report_non_cok_call, segment_loc
+from .cok import _masked, host_device_functions, parse_cok, report_non_cok_call, segment_loc
 
 ALIGN = 16
 # How a gcc-compatible device compiler builds a module the host loads: position
