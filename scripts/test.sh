@@ -39,5 +39,8 @@ command -v ccache >/dev/null 2>&1 || apt_install 'the compiler-cache' ccache
 # installed: those tests must run, not skip
 if installed $OPENCL_PACKAGES; then export CROKTILE_REQUIRE_OPENCL=1; fi
 if installed $CROSS_PACKAGES; then export CROKTILE_REQUIRE_CROSS=1; fi
+# the suite's runs are fresh processes (tests/driver/test_server.py turns the warm compile
+# server on for itself): no server outlives the tests or carries state between them
+export CROKTILE_SERVER=0
 # -P: import the installed croktile_driver (with its generated parser tables), not ./
 exec python3 -P -m pytest -q "$@"
