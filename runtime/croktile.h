@@ -39,6 +39,7 @@
 #define CROKTILE_HOST_DEVICE
 #endif
 
+#include "croktile_memory.h"      // new_zeroed: owning data
 #include "croktile_minifloat.h"   // the narrow element types; also float_bits/bits_float
 
 namespace croktile {
@@ -431,8 +432,8 @@ public:
 
   spanned_data() : shape_{} {}
   explicit spanned_data(const shape_type& shape)
-      // new T[n]() value-initialises: zero for arithmetic types and f16/bf16.
-      : data_(new T[detail::checked_count<T>(shape)]()), shape_(shape) {}
+      // zeroed, as new T[n]() value-initialises: zero for arithmetic types and f16/bf16
+      : data_(detail::new_zeroed<T>(detail::checked_count<T>(shape))), shape_(shape) {}
 
   spanned_data(spanned_data&& other) noexcept
       : data_(std::move(other.data_)), shape_(other.shape_) {
