@@ -79,3 +79,17 @@ def test_cpu_runs_independent_instances_inside_their_loops(tmp_path):
     assert ("for (long long jm = 0; jm < 4; ++jm) {\nfor (long long jn = 0; jn < 2; ++jn) {\n"
             "for (long long q = 0; q < 8; ++q) {") in static
     assert "for (long long croktile_e = 0; croktile_e < 4; ++croktile_e)" in static and "copy_box" not in static
+
+
+def test_a_diagnostic_of_a_statement_that_each_instance_visits_is_printed_once():
+    """The code generators visit a statement once per instance of its function: the same
+    error at the same place is printed (and counted) once."""
+    import io
+    from croktile_driver.diagnostics import Diagnostics, Loc
+    out = io.StringIO()
+    diag = Diagnostics(stream=out)
+    diag.add_source("k.co.cpp", "  call f(x);\n")
+    for _ in range(2):
+        diag.error(Loc("k.co.cpp", 1, 3), "'call' outside 'parallel' cannot run on target 'cuda'")
+    assert diag.errors == 1
+    assert out.getvalue().count("error:") == 1, out.getvalue()
