@@ -4,7 +4,9 @@ In one process: `bench/cpu/stream_add.co.cpp` built with `croktile.load` (target
 a temporary cache; its static and symbolic functions called from Python on NumPy arrays
 and from C++ (the module's own timing loop, reached by ctypes) on the same arrays; and the
 baselines `np.add(a, b)` (a fresh result, as our functions return), `np.add(a, b, out=c)`
-and a memcpy of one array into a fresh allocation. Every time is a median; ratios are
+and a memcpy of one array into another already in memory. Each round times every row
+once (the machine is shared: all rows see the same load); every time is the median over
+the rounds; ratios are
 the baseline's time over ours (>= 1.0: as fast or faster), and the memcpy ratio compares
 bandwidth (bytes moved per second: 3 x 256 MiB for the add, 2 x 256 MiB for the copy).
 
@@ -30,15 +32,6 @@ SOURCE = HERE / "cpu" / "stream_add.co.cpp"
 M = N = 8192                       # 256 MiB of f32 per array
 
 
-def median_ms(fn, reps: int) -> float:
-    times = []
-    for _ in range(reps):
-        start = time.perf_counter()
-        fn()
-        times.append((time.perf_counter() - start) * 1e3)
-    return statistics.median(times)
-
-
 def run(reps: int) -> dict:
     import numpy as np
     import croktile
@@ -48,7 +41,7 @@ def run(reps: int) -> dict:
     lib.bench_stream_add_cxx.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_longlong, ctypes.c_longlong,
                                          ctypes.c_int, ctypes.c_int]
     lib.bench_memcpy_cxx.restype = ctypes.c_double
-    lib.bench_memcpy_cxx.argtypes = [ctypes.c_void_p, ctypes.c_longlong, ctypes.c_int]
+    lib.bench_memcpy_cxx.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_longlong, ctypes.c_int]
     rng = np.random.default_rng(0)
     a = rng.standard_normal((M, N), dtype=np.float32)
     b = rng.standard_normal((M, N), dtype=np.float32)
@@ -58,16 +51,28 @@ def run(reps: int) -> dict:
             sys.exit(f"bench_cpu: {f.__name__} gave a wrong result")
     del expect
     out = np.empty_like(a)
-    pa, pb = a.ctypes.data, b.ctypes.data
-    rows = {
-        "python_static_ms": median_ms(lambda: mod.stream_add_static(a, b), reps),
-        "python_symbolic_ms": median_ms(lambda: mod.stream_add_symbolic(a, b), reps),
-        "cxx_static_ms": lib.bench_stream_add_cxx(pa, pb, M, N, 0, reps),
-        "cxx_symbolic_ms": lib.bench_stream_add_cxx(pa, pb, M, N, 1, reps),
-        "np_add_ms": median_ms(lambda: np.add(a, b), reps),
-        "np_add_out_ms": median_ms(lambda: np.add(a, b, out=out), reps),
-        "memcpy_ms": lib.bench_memcpy_cxx(pa, a.nbytes, reps),
+    out[...] = 0
+    pa, pb, po = a.ctypes.data, b.ctypes.data, out.ctypes.data
+
+    def once(fn) -> float:
+        start = time.perf_counter()
+        fn()
+        return (time.perf_counter() - start) * 1e3
+    # one of each per round, so that every row sees the same load (a shared 2-core machine)
+    cases = {
+        "python_static_ms": lambda: once(lambda: mod.stream_add_static(a, b)),
+        "python_symbolic_ms": lambda: once(lambda: mod.stream_add_symbolic(a, b)),
+        "cxx_static_ms": lambda: lib.bench_stream_add_cxx(pa, pb, M, N, 0, 1),
+        "cxx_symbolic_ms": lambda: lib.bench_stream_add_cxx(pa, pb, M, N, 1, 1),
+        "np_add_ms": lambda: once(lambda: np.add(a, b)),
+        "np_add_out_ms": lambda: once(lambda: np.add(a, b, out=out)),
+        "memcpy_ms": lambda: lib.bench_memcpy_cxx(po, pa, a.nbytes, 1),
     }
+    samples = {k: [] for k in cases}
+    for _ in range(reps):
+        for key, fn in cases.items():
+            samples[key].append(fn())
+    rows = {k: statistics.median(v) for k, v in samples.items()}
     if min(rows.values()) < 0:
         sys.exit("bench_cpu: a C++ timing loop found a wrong result")
     copy_gbs = 2 * a.nbytes / rows["memcpy_ms"] / 1e6

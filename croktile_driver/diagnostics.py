@@ -88,6 +88,7 @@ class Diagnostics:
         self._sources: Dict[str, List[str]] = {}
         self.messages: List[str] = []
         self.records: List[Tuple[str, Optional[Loc], str]] = []   # (kind, loc, message), for pages (visualize)
+        self._printed: set = set()
 
     def add_source(self, filename: str, text: str) -> None:
         self._sources[filename] = source_lines(text)
@@ -105,7 +106,9 @@ class Diagnostics:
             return lines[loc.line - 1]
         return None
 
-    def _emit(self, kind: str, loc: Optional[Loc], msg: str) -> None:
+    def _emit(self, kind: str, loc: Optional[Loc], msg: str) -> bool:
+        """Prints a diagnostic; False (nothing printed) for one printed already: the code
+        generators visit a statement once more in each instance of its function."""
         head = f"{loc}: {kind}: {msg}" if loc else f"croktilec: {kind}: {msg}"
         out = [head]
         if loc is not None:
@@ -113,9 +116,13 @@ class Diagnostics:
             if text is not None:
                 out.extend(quoted_line(text, loc.col))
         message = "\n".join(out)
+        if loc is not None and message in self._printed:
+            return False
+        self._printed.add(message)
         self.messages.append(message)
         self.records.append((kind, loc, msg))
         self._write(message + "\n")
+        return True
 
     def _write(self, text: str) -> None:
         """Prints a diagnostic. A file name with bytes that are not UTF-8 (kept with
@@ -130,8 +137,9 @@ class Diagnostics:
         buffer.flush()
 
     def error(self, loc: Optional[Loc], msg: str) -> None:
+        if not self._emit("error", loc, msg):
+            return
         self.errors += 1
-        self._emit("error", loc, msg)
         if self.errors >= self.max_errors:
             print("croktilec: fatal error: too many errors emitted, stopping now", file=self.stream)
             raise FatalError()
@@ -146,8 +154,8 @@ class Diagnostics:
         if self.werror:
             self.error(loc, msg + " [-Werror]")
             return
-        self.warnings += 1
-        self._emit("warning", loc, msg)
+        if self._emit("warning", loc, msg):
+            self.warnings += 1
 
     def note(self, loc: Optional[Loc], msg: str) -> None:
         self._emit("note", loc, msg)

@@ -40,6 +40,7 @@
 #define CROKTILE_HOST_DEVICE
 #endif
 
+#include "croktile_memory.h"      // new_zeroed: owning data
 #include "croktile_minifloat.h"   // the narrow element types; also float_bits/bits_float
 
 namespace croktile {
@@ -475,8 +476,8 @@ public:
 
   spanned_data() : shape_{} {}
   explicit spanned_data(const shape_type& shape)
-      // new T[n]() value-initialises: zero for arithmetic types and f16/bf16.
-      : data_(new T[detail::checked_count<T>(shape)]()), shape_(shape) {}
+      // zeroed, as new T[n]() value-initialises: zero for arithmetic types and f16/bf16
+      : data_(detail::new_zeroed<T>(detail::checked_count<T>(shape))), shape_(shape) {}
   // elements left unset (default-initialised): the caller writes every one
   spanned_data(uninitialized_t, const shape_type& shape)
       : data_(new T[detail::checked_count<T>(shape)]), shape_(shape) {}

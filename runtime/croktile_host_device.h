@@ -30,7 +30,7 @@ struct backend {
   // new T[]() like spanned_data, so that a host result's memory can be adopted.
   template <typename T>
   static T* allocate(std::size_t count, native_stream, const char*) {
-    return count ? new T[count]() : nullptr;
+    return count ? detail::new_zeroed<T>(count) : nullptr;
   }
   template <typename T>
   static void release(T* p, native_stream) noexcept {

@@ -12,6 +12,7 @@
 #include <cstdlib>
 #include <chrono>
 #include <cstdio>
+#include <utility>
 #include <vector>
 
 __cok__ {
@@ -133,19 +134,26 @@ __co__ f32 [a.span] tiled_symbolic(f32 [B, 64, 64] a, f32 [B, 64, 64] b) {
   return c;
 }
 
-template <typename Call>
-static double median_ms(Call&& call, croktile::stream s, int reps) {
-  call();
-  croktile::synchronize(s);
-  std::vector<double> ms;
-  for (int r = 0; r < reps; ++r) {
+// Medians of `reps` timed calls of each (call + synchronize), alternating, so that both see
+// the same state of the machine.
+template <typename Static, typename Symbolic>
+static std::pair<double, double> median_ms(Static&& fs, Symbolic&& fy, croktile::stream s, int reps) {
+  auto timed = [&](auto&& call) {
     const auto start = std::chrono::steady_clock::now();
     call();
     croktile::synchronize(s);
-    ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  };
+  timed(fs);
+  timed(fy);
+  std::vector<double> ms_static, ms_symbolic;
+  for (int r = 0; r < reps; ++r) {
+    ms_static.push_back(timed(fs));
+    ms_symbolic.push_back(timed(fy));
   }
-  std::sort(ms.begin(), ms.end());
-  return ms[ms.size() / 2];
+  std::sort(ms_static.begin(), ms_static.end());
+  std::sort(ms_symbolic.begin(), ms_symbolic.end());
+  return {ms_static[reps / 2], ms_symbolic[reps / 2]};
 }
 
 template <std::size_t Rank, typename Static, typename Symbolic, typename Expect>
@@ -158,8 +166,8 @@ static void compare(const char* name, std::array<std::size_t, Rank> shape, Stati
   croktile::unique_stream s;
   auto da = croktile::to_device(croktile::spanned_view<float, Rank>(a.data(), shape), s);
   auto db = croktile::to_device(croktile::spanned_view<float, Rank>(b.data(), shape), s);
-  const double ms_static = median_ms([&] { auto c = fs(da, db, s); }, s, reps);
-  const double ms_symbolic = median_ms([&] { auto c = fy(da, db, s); }, s, reps);
+  const auto [ms_static, ms_symbolic] =
+      median_ms([&] { auto c = fs(da, db, s); }, [&] { auto c = fy(da, db, s); }, s, reps);
   auto cs = fs(da, db, s).to_host();
   auto cy = fy(da, db, s).to_host();
   bool right = true;

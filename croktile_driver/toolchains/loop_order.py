@@ -43,7 +43,8 @@ def instances_inside(par: ir.Parallel) -> Optional[List[ir.Loop]]:
     for s in ir.walk(body):
         if isinstance(s, (ir.Break, ir.Continue, ir.Print, ir.Swap, ir.Parallel, ir.Wait, ir.Fill)):
             return None
-        if isinstance(s, ir.Assign) and s.name not in defined:
+        if isinstance(s, ir.Assign) and s.name not in defined or \
+                isinstance(s, ir.Call) and s.result is not None and s.result not in defined:
             return None
         if any(b.storage != "global" and b.name not in allocated for b in _buffers(s)):
             return None

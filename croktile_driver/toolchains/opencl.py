@@ -744,12 +744,8 @@ class KernelEmitter(KernelEmitterBase):
                 self.w(depth, BARRIER)
             # work-item i runs instances i, i + size, ... (the group may be smaller than the count)
             self.w(depth, "{")
-            if all(p.count.is_const for p in self.inner):   # the group has an item per instance
-                self.w(depth + 1, f"if (croktile_lid < {dev_expr(s.count)}) {{")
-                self.w(depth + 2, f"const long {s.var} = croktile_lid;")
-            else:
-                self.w(depth + 1, f"for (long {s.var} = croktile_lid; {s.var} < {dev_expr(s.count)}; "
-                                  f"{s.var} += croktile_lsize) {{")
+            self.w(depth + 1, f"for (long {s.var} = croktile_lid; {s.var} < {dev_expr(s.count)}; "
+                              f"{s.var} += croktile_lsize) {{")
             saved = self.end_label
             self.end_label = None
             if any(isinstance(c, ir.Check) for c in ir.walk(s.body)):

@@ -65,3 +65,31 @@ def test_no_instance_where_none_pays(tmp_path):
     res = run_croktilec("-S", src, "-o", tmp_path / "rows.cpp", cwd=tmp_path)
     assert res.rc == 0, res
     assert "__v1" not in (tmp_path / "rows.cpp").read_text()
+
+
+def test_cpu_runs_independent_instances_inside_their_loops(tmp_path):
+    """cpu (toolchains/loop_order.py): the add's inner level carries nothing from one
+    iteration of its loops to the next, so its instances run inside the loops (neighbouring
+    instances, neighbouring memory); the copies are loops with constant trip counts."""
+    out = tmp_path / "instances.cpp"
+    res = run_croktilec("-S", SOURCE, "-o", out, cwd=tmp_path)
+    assert res.rc == 0, res
+    text = "\n".join(line.strip() for line in out.read_text().splitlines() if not line.lstrip().startswith("#line"))
+    static = text[text.index("add_static(croktile::spanned_view"):text.index("add_symbolic__v1(croktile::spanned_view")]
+    assert ("for (long long jm = 0; jm < 4; ++jm) {\nfor (long long jn = 0; jn < 2; ++jn) {\n"
+            "for (long long q = 0; q < 8; ++q) {") in static
+    assert "for (long long croktile_e = 0; croktile_e < 4; ++croktile_e)" in static and "copy_box" not in static
+
+
+def test_a_diagnostic_of_a_statement_that_each_instance_visits_is_printed_once():
+    """The code generators visit a statement once per instance of its function: the same
+    error at the same place is printed (and counted) once."""
+    import io
+    from croktile_driver.diagnostics import Diagnostics, Loc
+    out = io.StringIO()
+    diag = Diagnostics(stream=out)
+    diag.add_source("k.co.cpp", "  call f(x);\n")
+    for _ in range(2):
+        diag.error(Loc("k.co.cpp", 1, 3), "'call' outside 'parallel' cannot run on target 'cuda'")
+    assert diag.errors == 1
+    assert out.getvalue().count("error:") == 1, out.getvalue()
