@@ -44,6 +44,7 @@ from ..frontend.splitter import _Scanner
 from ..frontend.symbolic import Sym
 from ..profiles import device_compiler_of
 from .dma_transform import element_loops, write_loops
+from .mma_emit import refuse_mma
 from .base import (DeviceBuild, with_device_form, StatementWriter, ToolChain, box_declarations, c_string, call_arguments,
                    call_statement, host_translation_unit,
                    print_stmt,
@@ -68,6 +69,9 @@ class FactorToolChain(ToolChain):
     runtime_header = "croktile_factor.h"
     device_suffix = ".dev.cpp"
     module_suffix = ".so"
+
+    def check(self, module, diag) -> None:
+        refuse_mma(module, diag, self.target)
 
     def generate(self, tu: TranslationUnit, diag) -> Dict[str, str]:
         limits = self.scratchpad_limits(diag)

@@ -64,6 +64,16 @@ def swizzled_buffers(fn: ir.Function) -> Dict[str, int]:
             if isinstance(s, ir.Dma) and s.swizzle and s.dst.buffer.storage == "shared"}
 
 
+def refuse_mma(module: ir.Module, diag, target: str) -> None:
+    """Targets without fragment code yet: an error at each function's first tensor-core
+    statement, instead of code that does not compile."""
+    for fn in module.functions:
+        first = next((s for s in ir.walk(fn.body) if refs_of(s, declared=True)), None)
+        if first is not None:
+            diag.error(first.loc, f"tensor-core operations ('mma.*') are not generated for the {target} target yet; "
+                                  "the cpu and cuda targets run them")
+
+
 def uses_mma(fn: ir.Function) -> bool:
     return bool(fn.frags)
 

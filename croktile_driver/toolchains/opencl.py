@@ -60,6 +60,7 @@ from ..frontend.pipeline import TranslationUnit
 from ..frontend.splitter import LineMap, _Scanner
 from ..frontend.symbolic import Sym
 from ..cstrings import escaped
+from .mma_emit import refuse_mma
 from .base import DeviceBuild, ToolChain, c_string, call_statement, elem_ctype, host_translation_unit, line_directive, print_stmt
 from .device_host import DeviceHostEmitter, where as _where
 from .box_copy import copy_dims
@@ -235,6 +236,9 @@ class OpenclToolChain(ToolChain):
     runtime_header = "croktile_opencl.h"
     device_api = "croktile::opencl"
     device_suffix = ".cl"
+
+    def check(self, module, diag) -> None:
+        refuse_mma(module, diag, self.target)
 
     def generate(self, tu: TranslationUnit, diag) -> Dict[str, str]:
         host, device = Generator(tu, diag).run()
