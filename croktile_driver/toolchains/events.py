@@ -14,12 +14,16 @@ from typing import List, Set
 from ..frontend import ir
 from .base import c_string
 
-DEFAULT_TIMEOUT_MS = 10000
 TIMEOUT_ENV = "CROKTILE_EVENT_TIMEOUT_MS"
 
 
-def uses_events(fn: ir.Function) -> bool:
-    return any(isinstance(s, ir.EventDecl) for s in fn.walk())
+def refuse_events(module: ir.Module, diag, target: str) -> None:
+    """A target without events yet: an error at each function's first event."""
+    for fn in module.functions:
+        decl = next((s for s in fn.walk() if isinstance(s, ir.EventDecl)), None)
+        if decl is not None:
+            diag.error(decl.event.loc, f"events are not supported on target '{target}' yet (targets 'cpu' and "
+                                       "'cuda' run them)")
 
 
 def concurrent_levels(fn: ir.Function) -> Set[int]:
@@ -49,8 +53,11 @@ def wait_where(s: ir.EventWait) -> str:
     return c_string(f"{s.loc.file}:{s.loc.line}:{s.loc.col}")
 
 
-def wait_message(ref: ir.EventRef) -> str:
+def wait_message_text(ref: ir.EventRef) -> str:
     """A run-time check's message (runtime/croktile_check.h) for a wait that timed out;
     {0} is the time waited in milliseconds."""
-    return c_string(f"wait on event '{ref.text()}' did not end within {{0}} ms (deadlock? "
-                    f"{TIMEOUT_ENV} sets the time)")
+    return f"wait on event '{ref.text()}' did not end within {{0}} ms (deadlock? {TIMEOUT_ENV} sets the time)"
+
+
+def wait_message(ref: ir.EventRef) -> str:
+    return c_string(wait_message_text(ref))

@@ -36,6 +36,7 @@ import shlex
 from dataclasses import dataclass
 from typing import Dict, List, Optional, Set, Tuple
 
+from .events import refuse_events
 from ..cstrings import escaped
 from ..diagnostics import Loc
 from ..frontend import ir
@@ -68,6 +69,9 @@ class FactorToolChain(ToolChain):
     runtime_header = "croktile_factor.h"
     device_suffix = ".dev.cpp"
     module_suffix = ".so"
+
+    def check(self, module, diag) -> None:
+        refuse_events(module, diag, "factor")
 
     def generate(self, tu: TranslationUnit, diag) -> Dict[str, str]:
         limits = self.scratchpad_limits(diag)

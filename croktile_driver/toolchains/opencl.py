@@ -55,6 +55,7 @@ import sys
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Set, Tuple
 
+from .events import refuse_events
 from ..diagnostics import Loc
 from ..frontend import ir
 from ..frontend.pipeline import TranslationUnit
@@ -235,6 +236,9 @@ class OpenclToolChain(ToolChain):
     runtime_header = "croktile_opencl.h"
     device_api = "croktile::opencl"
     device_suffix = ".cl"
+
+    def check(self, module, diag) -> None:
+        refuse_events(module, diag, "opencl")
 
     def generate(self, tu: TranslationUnit, diag) -> Dict[str, str]:
         host, device = Generator(tu, diag).run()
