@@ -1,6 +1,7 @@
 """Events that deadlock only at run time (tests/dialect/cases/events has the rest): the
 wait gives up after CROKTILE_EVENT_TIMEOUT_MS and the program fails with the wait's
-line instead of hanging, on cpu and (built everywhere nvcc is, run where a GPU is) cuda."""
+line instead of hanging, on cpu, factor and (built everywhere nvcc is, run where a GPU is)
+cuda."""
 from __future__ import annotations
 
 import re
@@ -38,9 +39,10 @@ def _has_gpu() -> bool:
     return bool(shutil.which("nvidia-smi")) and subprocess.run(["nvidia-smi", "-L"], capture_output=True).returncode == 0
 
 
-def test_cpu_deadlock_is_reported_with_the_line(tmp_path):
+@pytest.mark.parametrize("target", ["cpu", "factor"])
+def test_deadlock_is_reported_with_the_line(tmp_path, target):
     (tmp_path / "dl.co.cpp").write_text(SOURCE)
-    res = run_croktilec("-t", "cpu", "dl.co.cpp", "-o", "dl", cwd=tmp_path)
+    res = run_croktilec("-t", target, "dl.co.cpp", "-o", "dl", cwd=tmp_path)
     assert res.rc == 0, res
     start = time.monotonic()
     proc = subprocess.run([str(tmp_path / "dl")], capture_output=True, text=True, timeout=60,

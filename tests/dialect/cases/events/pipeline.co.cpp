@@ -3,8 +3,8 @@
 // consumer c, `empty[s][c]` that consumer c is done with it (a wait consumes the event,
 // so each consumer waits on an element of its own). The instances of the level that
 // waits run concurrently on every target. Expected values: Python (see main).
-// targets: cpu cuda
-// (factor and opencl have no events yet.)
+// targets: cpu factor cuda
+// (opencl has no events yet.)
 
 // out[b * 2 + c][w] = sum over k < 6 of a[b * 6 + k][c * 8 + w] * (k + 1)
 __co__ s32 [4, 8] pipeline(s32 [12, 16] a) {
