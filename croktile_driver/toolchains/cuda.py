@@ -99,7 +99,7 @@ class CudaToolChain(ToolChain):
 
     def check(self, module, diag) -> None:
         check_cuda_levels(module, diag)
-        check_cuda_events(module, diag)
+        check_cuda_events(module, diag, MAX_BLOCK)
         check_mma(module, diag, self.arch())
 
     def generate(self, tu: TranslationUnit, diag) -> Dict[str, str]:

@@ -21,7 +21,7 @@ from .kernel_ir import dev_expr
 TIMEOUT_MACRO = "CROKTILE_EVENT_TIMEOUT_MS"
 
 
-def check_cuda_events(module: ir.Module, diag) -> None:
+def check_cuda_events(module: ir.Module, diag, max_threads: int) -> None:
     """What the cuda target cannot run: global events, and instances that wait on each
     other without a thread each (levels inside a thread's level are its loops)."""
     for fn in module.functions:
@@ -33,6 +33,10 @@ def check_cuda_events(module: ir.Module, diag) -> None:
             elif isinstance(s, ir.Parallel) and id(s) in concurrent and s.level > 2:
                 diag.error(s.loc, "the instances of this 'parallel' wait on each other's events, but on target "
                                   "'cuda' the instances of a level inside a thread run one after another")
+            elif isinstance(s, ir.Parallel) and id(s) in concurrent and s.kind is None and \
+                    not (s.count.is_const and s.count.value <= max_threads):
+                diag.error(s.loc, f"the instances of this 'parallel' wait on each other's events, so on target "
+                                  f"'cuda' each needs a thread of its own: at most {max_threads}, a constant")
 
 
 class CudaEvents:
