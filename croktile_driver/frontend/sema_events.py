@@ -14,7 +14,6 @@ from typing import List, Optional, Tuple
 from . import ast as A
 from . import ir
 from .symbolic import Sym
-from . import sema as S   # (its expression helpers; sema imports this module first)
 from .values import Symbol, VBool, VError, VInt, VTuple, Value, kind_name, scalar
 
 WHILE_NOT_SUPPORTED = ("'while' over events is not supported yet by the code generators (use 'wait'); "
@@ -244,3 +243,7 @@ class EventUse(VEvent):
     def may_overlap(self, lo: Optional[int], n: int) -> bool:
         mine, count = self.event_range()
         return lo is None or mine is None or (mine < lo + n and lo < mine + count)
+
+
+# sema's expression helpers (last: sema imports this module for EventForms)
+from . import sema as S  # noqa: E402
