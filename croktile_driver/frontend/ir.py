@@ -143,6 +143,13 @@ class If(Stmt):
 
 
 @dataclass(eq=False)
+class InThreads(If):
+    """`inthreads[.async] (pred)`: a branch on the instance indices, generated as an If;
+    nothing waits at its end on any target, so `.async` changes nothing yet."""
+    is_async: bool = False
+
+
+@dataclass(eq=False)
 class Break(Stmt):
     """Leaves the innermost `foreach` loop (never crosses a `parallel`)."""
 
@@ -711,7 +718,8 @@ def dump(fn: Function) -> str:
                 out.append(f"{tag}{pad}for {s.var} in [{s.start.to_c()}, {s.count.to_c()}){step}")
                 stmt_lines(s.body, ind + 1)
             elif isinstance(s, If):
-                out.append(f"{tag}{pad}if ({s.cond.to_c()})")
+                word = ("inthreads.async" if s.is_async else "inthreads") if isinstance(s, InThreads) else "if"
+                out.append(f"{tag}{pad}{word} ({s.cond.to_c()})")
                 stmt_lines(s.body, ind + 1)
             elif isinstance(s, ScalarDef):
                 init = f" = {e_text(s.expr)}" if s.expr is not None else \

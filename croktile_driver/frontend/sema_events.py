@@ -186,7 +186,7 @@ class EventForms:
                 body = self.scoped_block(s.body)
         finally:
             self.inthreads_depth -= 1
-        return [ir.If(s.loc, cond_sym if cond_sym is not None else Sym.const(1), body)]
+        return [ir.InThreads(s.loc, cond_sym if cond_sym is not None else Sym.const(1), body, s.is_async)]
 
     def check_divergent(self, cond: A.Node) -> None:
         """The reference's rule: every comparison in the predicate compares something that
