@@ -1,8 +1,11 @@
 // What the cpu target's generated code needs: the outermost `parallel` spread
-// over hardware threads, and strided box copies for `dma.copy`.
+// over hardware threads, levels whose instances wait on each other's events run as
+// threads, and strided box copies for `dma.copy`.
 #pragma once
 
 #include <algorithm>
+#include <chrono>
+#include <cstdlib>
 #include <utility>
 #include <condition_variable>
 #include <memory>
@@ -139,6 +142,66 @@ void parallel_for(long long count, Body&& body) {
   };
   if (!pool.try_run(count, parts, range, const_cast<void*>(static_cast<const void*>(std::addressof(body)))))
     serial();
+}
+
+// Runs body(i) for i in [0, count), each instance in a thread of its own, all at once:
+// the instances of a level that wait on each other's events (one loop would block
+// forever). The first exception thrown by an instance is rethrown after all have ended.
+template <typename Body>
+void run_concurrently(long long count, Body&& body) {
+  std::vector<std::thread> threads;
+  std::exception_ptr error;
+  std::mutex m;
+  for (long long i = 0; i < count; ++i)
+    threads.emplace_back([&, i] {
+      try {
+        body(i);
+      } catch (...) {
+        std::lock_guard<std::mutex> lock(m);
+        if (!error) error = std::current_exception();
+      }
+    });
+  for (auto& t : threads) t.join();
+  if (error) std::rethrow_exception(error);
+}
+
+// An event (events.md): set by `trigger`, awaited and unset by `wait`.
+struct event {
+  std::mutex m;
+  std::condition_variable changed;
+  bool set = false;
+};
+
+// How long a wait blocks before it reports a deadlock: CROKTILE_EVENT_TIMEOUT_MS, or 10 s.
+inline long long event_timeout_ms() {
+  static const long long ms = [] {
+    const char* text = std::getenv("CROKTILE_EVENT_TIMEOUT_MS");
+    long long v = text ? std::atoll(text) : 0;
+    return v > 0 ? v : 10000LL;
+  }();
+  return ms;
+}
+
+inline void trigger(event* events, long long count) {
+  for (long long i = 0; i < count; ++i) {
+    {
+      std::lock_guard<std::mutex> lock(events[i].m);
+      events[i].set = true;
+    }
+    events[i].changed.notify_all();
+  }
+}
+
+// Waits for each of `count` events and unsets it; a wait that outlasts the timeout
+// fails as a runtime check at `where` with `message` ({0}: the milliseconds waited).
+inline void wait(event* events, long long count, const char* where, const char* message) {
+  const long long ms = event_timeout_ms();
+  for (long long i = 0; i < count; ++i) {
+    std::unique_lock<std::mutex> lock(events[i].m);
+    if (!events[i].changed.wait_for(lock, std::chrono::milliseconds(ms), [&] { return events[i].set; }))
+      detail::check_failed(where, message, {ms});
+    events[i].set = false;
+  }
 }
 
 // Copies the box `ext` at `src_off` of a row-major array shaped `src_shape`

@@ -753,6 +753,10 @@ __device__ __forceinline__ void check_fail(check_record* rec, int id, long long 
 }  // namespace cuda
 }  // namespace croktile
 
+#if defined(__CUDACC__)
+#include "croktile_cuda_events.h"
+#endif
+
 // ---------------------------------------------------------------------------
 // The device-data backend (croktile_device.h): device pointers, CUDA streams,
 // stream-ordered allocation. Its API: croktile::cuda::device_view, ...

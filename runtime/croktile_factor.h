@@ -52,11 +52,19 @@ typedef struct croktile_factor_core croktile_factor_core;
 // What device code asks of the runtime. A copy returns a ticket (0: already complete);
 // wait returns once the copy with that ticket is complete. After fail() the entry point
 // returns at once: the launch reports the first failure as a croktile::runtime_error.
+// Events (toolchains/factor_events.py): run_concurrently runs body(ctx, i) for the
+// `count` instances of a level that wait on each other, each on a thread of the core;
+// trigger sets `count` flags; wait_event takes each back once set, and returns 0, or
+// the milliseconds it waited in vain (CROKTILE_EVENT_TIMEOUT_MS, default 10000).
 typedef struct croktile_factor_services {
   unsigned long long (*dma)(croktile_factor_core* core, const croktile_factor_copy* copy, int is_async);
   void (*wait)(croktile_factor_core* core, unsigned long long ticket);
   void (*fail)(croktile_factor_core* core, const char* where, const char* message, int count,
                const long long* values);
+  void (*run_concurrently)(croktile_factor_core* core, long long count, void (*body)(void* ctx, long long i),
+                           void* ctx);
+  void (*trigger)(croktile_factor_core* core, unsigned* flags, long long count);
+  long long (*wait_event)(croktile_factor_core* core, unsigned* flags, long long count);
 } croktile_factor_services;
 
 // The core an entry point runs on, for one instance of the launch.
@@ -467,8 +475,38 @@ inline void service_fail(croktile_factor_core* c, const char* where, const char*
   static_cast<core*>(c->impl)->current().record(where, message, count, values);
 }
 
+inline void service_run_concurrently(croktile_factor_core* c, long long count, void (*body)(void*, long long),
+                                     void* ctx) {
+  std::vector<std::thread> threads;
+  for (long long i = 0; i < count; ++i)
+    threads.emplace_back([=] {
+      try {
+        body(ctx, i);
+      } catch (...) {
+        static_cast<core*>(c->impl)->current().record(std::current_exception());
+      }
+    });
+  for (auto& t : threads) t.join();
+}
+
+inline void service_trigger(croktile_factor_core*, unsigned* flags, long long count) {
+  for (long long i = 0; i < count; ++i) __atomic_store_n(flags + i, 1u, __ATOMIC_RELEASE);
+}
+
+inline long long service_wait_event(croktile_factor_core*, unsigned* flags, long long count) {
+  static const long long ms = env_number("CROKTILE_EVENT_TIMEOUT_MS", 10000);
+  const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(ms > 0 ? ms : 10000);
+  for (long long i = 0; i < count; ++i)
+    while (__atomic_exchange_n(flags + i, 0u, __ATOMIC_ACQ_REL) == 0u) {
+      if (std::chrono::steady_clock::now() > until) return ms > 0 ? ms : 10000;
+      std::this_thread::sleep_for(std::chrono::microseconds(20));
+    }
+  return 0;
+}
+
 inline const croktile_factor_services& services() {
-  static const croktile_factor_services table = {service_dma, service_wait, service_fail};
+  static const croktile_factor_services table = {service_dma,      service_wait,    service_fail,
+                                                 service_run_concurrently, service_trigger, service_wait_event};
   return table;
 }
 

@@ -144,6 +144,13 @@ class If(Stmt):
 
 
 @dataclass(eq=False)
+class InThreads(If):
+    """`inthreads[.async] (pred)`: a branch on the instance indices, generated as an If;
+    nothing waits at its end on any target, so `.async` changes nothing yet."""
+    is_async: bool = False
+
+
+@dataclass(eq=False)
 class Break(Stmt):
     """Leaves the innermost `foreach` loop (never crosses a `parallel`)."""
 
@@ -314,6 +321,66 @@ class Swap(Stmt):
 @dataclass(eq=False)
 class Wait(Stmt):
     futures: List[str]
+
+
+@dataclass(eq=False)
+class Event:
+    """An event or array of events (events.md): one flag per element, per instance of the
+    level it is declared at (`level` 0: a global event, one for the whole call)."""
+    name: str                 # unique within the function
+    source_name: str
+    storage: str              # global, shared, local
+    dims: List[int]           # [] for one event
+    level: int
+    loc: Loc
+
+    @property
+    def count(self) -> int:
+        n = 1
+        for d in self.dims:
+            n *= d
+        return n
+
+
+@dataclass(eq=False)
+class EventRef:
+    """`e`, `e[i]`, `e[i][j]`: the `count` consecutive flags from flat element `first`."""
+    event: Event
+    index: List[Sym] = field(default_factory=list)
+
+    def first(self) -> Sym:
+        total = Sym.const(0)
+        for i, d in enumerate(self.event.dims):
+            total = total * Sym.const(d) + (self.index[i] if i < len(self.index) else Sym.const(0))
+        return total
+
+    @property
+    def count(self) -> int:
+        n = 1
+        for d in self.event.dims[len(self.index):]:
+            n *= d
+        return n
+
+    def text(self) -> str:
+        return self.event.source_name + "".join(f"[{i.to_c()}]" for i in self.index)
+
+
+@dataclass(eq=False)
+class EventDecl(Stmt):
+    """Its flags, unset, for each instance of its level."""
+    event: Event
+
+
+@dataclass(eq=False)
+class Trigger(Stmt):
+    """Sets each referenced flag."""
+    events: List[EventRef]
+
+
+@dataclass(eq=False)
+class EventWait(Stmt):
+    """Blocks until each referenced flag is set, then unsets it (a wait consumes)."""
+    events: List[EventRef]
 
 
 @dataclass(eq=False)
@@ -654,7 +721,8 @@ def dump(fn: Function) -> str:
                 out.append(f"{tag}{pad}for {s.var} in [{s.start.to_c()}, {s.count.to_c()}){step}")
                 stmt_lines(s.body, ind + 1)
             elif isinstance(s, If):
-                out.append(f"{tag}{pad}if ({s.cond.to_c()})")
+                word = ("inthreads.async" if s.is_async else "inthreads") if isinstance(s, InThreads) else "if"
+                out.append(f"{tag}{pad}{word} ({s.cond.to_c()})")
                 stmt_lines(s.body, ind + 1)
             elif isinstance(s, ScalarDef):
                 init = f" = {e_text(s.expr)}" if s.expr is not None else \
@@ -691,6 +759,12 @@ def dump(fn: Function) -> str:
                 out.append(f"{tag}{pad}{s.buffer.name}[{', '.join(i.to_c() for i in s.index)}] = {e_text(s.value)}")
             elif isinstance(s, Wait):
                 out.append(f"{tag}{pad}wait {', '.join(s.futures)}")
+            elif isinstance(s, EventDecl):
+                dims = "".join(f"[{d}]" for d in s.event.dims)
+                out.append(f"{tag}{pad}{s.event.storage} event {s.event.name}{dims}")
+            elif isinstance(s, (Trigger, EventWait)):
+                verb = "trigger" if isinstance(s, Trigger) else "wait"
+                out.append(f"{tag}{pad}{verb} {', '.join(r.text() for r in s.events)}")
             elif isinstance(s, Swap):
                 out.append(f"{tag}{pad}swap {s.a.name}, {s.b.name}")
             elif isinstance(s, Call):

@@ -127,6 +127,7 @@ class FunctionChecker(ControlFlow, DmaForms, SpannedData, EventForms, ElementChe
         self.any_reported: Set[int] = set()   # `dma.any` futures already in an error
         self.ir_waits: List[ir.Wait] = []
         self.unsupported: List[tuple] = []     # (loc, message): checked, but no target has code for it
+        self.event_uses: List[tuple] = []      # (verb, events, loc) of each trigger and wait
         self.stream_params: List[ir.Param] = []
         self.float_params: Dict[str, str] = {}   # name -> storage type (f32, f64, f16, bf16)
         self.scalar_elems: Dict[str, Optional[str]] = {}   # IR name -> narrower storage type of a scalar
@@ -251,6 +252,7 @@ class FunctionChecker(ControlFlow, DmaForms, SpannedData, EventForms, ElementChe
             self.error(fn.body.loc if not fn.body.stmts else fn.name.loc,
                        f"no 'return' statement in __co__ function '{fn.name.name}' returning a value")
         P.analyse(self.flow, self.diag, fn.name.loc)
+        self.check_event_waits()
         if ret_kind == "auto":
             ret_kind, ret_elem, ret_shape = getattr(self, "auto_ret", ("void", None, None))
         elif ret_kind == "data" and ret_shape is None:
@@ -973,11 +975,10 @@ class FunctionChecker(ControlFlow, DmaForms, SpannedData, EventForms, ElementChe
 
     def stmt_WaitStmt(self, s: A.WaitStmt) -> List[ir.Stmt]:
         waited: List[Future] = []
+        events = [n for n in s.futures if self.is_event(n)]
         for n in s.futures:
             if not isinstance(n, A.Name) or self.is_event(n):
-                if self.is_event(n):
-                    self.event_ref(n, "wait")
-                else:
+                if not self.is_event(n):
                     self.error(n.loc, "'wait' takes futures and events, e.g. 'wait f, g;'")
                 continue
             sym = self.scope.lookup(n.name)
@@ -998,11 +999,12 @@ class FunctionChecker(ControlFlow, DmaForms, SpannedData, EventForms, ElementChe
                                   "(only 'dma.copy.async' gives a future to wait on)")
                 continue
             waited += [f for f in self.waited_futures(fut) if f not in waited]
+        out: List[ir.Stmt] = []
         if waited:
             self.flow.append(P.Wait(waited, s.loc))
             self.ir_waits.append(ir.Wait(s.loc, [f.name for f in waited]))
-            return [self.ir_waits[-1]]
-        return []
+            out.append(self.ir_waits[-1])
+        return out + self.wait_events(s, events)
 
     def stmt_ReturnStmt(self, s: A.ReturnStmt) -> List[ir.Stmt]:
         if self.level > 0:
@@ -1231,71 +1233,6 @@ class FunctionChecker(ControlFlow, DmaForms, SpannedData, EventForms, ElementChe
             self.declare(s.var, Symbol(s.var.name, "bounded", VTuple([Sym.var(a) for a in atoms], list(bounds),
                                                                       "parallel"), s.var.loc, var, atoms, "parallel"))
         return prologue
-
-    def stmt_InThreadsStmt(self, s: A.InThreadsStmt) -> List[ir.Stmt]:
-        """`inthreads (pred)`: a mask over the instances of the enclosing levels."""
-        if self.level == 0:
-            self.error(s.loc, "'inthreads' can only be inside 'parallel': outside of it, tileflow code "
-                              "runs on the host")
-        elif s.is_async and self.inthreads_depth:
-            self.error(s.loc, "an inner 'inthreads' cannot be asynchronous; only the outermost may be "
-                              "'inthreads.async'")
-        cond = _scalar(self.expr(s.cond))
-        cond_sym = None
-        if isinstance(cond, VBool):
-            cond_sym = cond.sym
-            if self.level > 0:
-                self.check_divergent(s.cond)
-        elif not isinstance(cond, VError):
-            self.error(_start_loc(s.cond), f"'inthreads' needs a predicate on parallel variables, such as "
-                                           f"'p < 2', not {_article(_kind_name(cond))}")
-        self.inthreads_depth += 1
-        try:
-            with self.construct("mask", s.loc, masked=True), self.guarded(cond_sym):
-                body = self.scoped_block(s.body)
-        finally:
-            self.inthreads_depth -= 1
-        return [ir.If(s.loc, cond_sym if cond_sym is not None else Sym.const(1), body)]
-
-    def check_divergent(self, cond: A.Node) -> None:
-        """The reference's rule: every comparison in the predicate compares something that
-        depends on a parallel variable with something that does not, so the predicate
-        tells instances apart and never holds or fails for all of them alike."""
-        if isinstance(cond, A.BinOp) and cond.op in _LOGICAL:
-            self.check_divergent(cond.left)
-            self.check_divergent(cond.right)
-            return
-        if isinstance(cond, A.UnOp) and cond.op == "!":
-            self.check_divergent(cond.operand)
-            return
-        if isinstance(cond, A.BinOp) and cond.op in _COMPARE:
-            left, right = self._divergent(cond.left), self._divergent(cond.right)
-            if left != right:
-                return
-            why = ("both sides of this comparison depend on parallel variables" if left else
-                   "neither side of this comparison depends on a parallel variable")
-        elif self._divergent(cond):
-            return
-        else:
-            why = "this condition does not depend on a parallel variable"
-        self.error(_start_loc(cond), f"'inthreads' predicate must be strictly divergent: {why}")
-
-    def _divergent(self, node: A.Node) -> bool:
-        """Whether an expression's value differs between the instances of a level."""
-        stack = [node]
-        while stack:
-            n = stack.pop()
-            if isinstance(n, A.UpperBound):
-                continue
-            if isinstance(n, A.Name):
-                sym = self.scope.lookup(n.name)
-                value = sym.value if sym is not None else None
-                syms = [value.sym] if isinstance(value, (VInt, VBool)) else \
-                    list(value.items) if isinstance(value, VTuple) else []
-                if any(v.variables() & self.parallel_atoms for v in syms):
-                    return True
-            stack.extend(n.children())
-        return False
 
     def stmt_WithStmt(self, s: A.WithStmt) -> List[ir.Stmt]:
         self.push()

@@ -319,6 +319,8 @@ class StatementWriter:
         self.stmts(s.body, depth + 1)
         self.w(depth, "}")
 
+    s_InThreads = s_If
+
     element_dialect = "cxx"    # how element expressions are written (toolchains/elements.py)
 
     def elements(self):

@@ -4,7 +4,10 @@ The outermost ``parallel`` runs its instances on a thread pool; inner levels are
 loops. Code of an outer level beside an inner ``parallel`` runs once per outer
 instance, before and after the inner loop, which is the spec's implicit masking to
 inner thread 0 with a barrier on entry and exit. DMA copies happen when issued, so
-``wait`` has nothing left to do.
+``wait`` has nothing left to do. A level whose instances wait on each other's events
+(toolchains/events.py) runs them as threads instead, each event a flag with a mutex and
+a condition variable (runtime/croktile_cpu.h); a wait that blocks too long is a
+run-time error with its line.
 """
 from __future__ import annotations
 
@@ -18,6 +21,7 @@ from .dma_transform import element_loops, write_loops
 from .fill import fill_literal
 from .elements import ElementWriter
 from .mma_emit import FragmentWriter, uses_mma
+from . import events
 from .base import (box_declarations, with_device_form, call_arguments, call_statement, host_translation_unit, StatementWriter, ToolChain, check_stmt, elem_ctype,
                    line_directive, loop_header, signature, sym_c)
 
@@ -51,6 +55,7 @@ class FunctionEmitter(StatementWriter, FragmentWriter):
         # allocated once at the top of its parallel level (so `swap` can rotate it)
         self.entry_names = {b.symbol for b in fn.bindings} | {p.name for p in fn.params}
         self.hoisted = set()
+        self.concurrent = events.concurrent_levels(fn)
 
     def emit(self) -> str:
         fn = self.fn
@@ -100,8 +105,10 @@ class FunctionEmitter(StatementWriter, FragmentWriter):
 
     # -- statements --------------------------------------------------------------
     def s_Parallel(self, s: ir.Parallel, depth: int) -> None:
-        if s.level == 1:
-            self.w(depth, f"croktile::cpu::parallel_for({sym_c(s.count)}, [&](long long {s.var}) {{")
+        concurrent = id(s) in self.concurrent
+        if s.level == 1 or concurrent:
+            run = "run_concurrently" if concurrent else "parallel_for"
+            self.w(depth, f"croktile::cpu::{run}({sym_c(s.count)}, [&](long long {s.var}) {{")
         else:
             nest = instances_inside(s)
             if nest is not None:
@@ -117,7 +124,7 @@ class FunctionEmitter(StatementWriter, FragmentWriter):
         self.level_stack.append(s)
         self.stmts(s.body, depth + 1)
         self.level_stack.pop()
-        self.w(depth, "});" if s.level == 1 else "}")
+        self.w(depth, "});" if s.level == 1 or concurrent else "}")
 
     def instances_inside(self, s: ir.Parallel, nest: List[ir.Loop], depth: int) -> None:
         """An inner level run with its loop nest outside (loop_order.py)."""
@@ -160,6 +167,18 @@ class FunctionEmitter(StatementWriter, FragmentWriter):
 
     def s_Wait(self, s: ir.Wait, depth: int) -> None:
         self.w(depth, f"// wait {', '.join(s.futures)}: cpu copies complete when issued")
+
+    def s_EventDecl(self, s: ir.EventDecl, depth: int) -> None:
+        self.w(depth, f"croktile::cpu::event {s.event.name}[{s.event.count}];")
+
+    def s_Trigger(self, s: ir.Trigger, depth: int) -> None:
+        for ref in s.events:
+            self.w(depth, f"croktile::cpu::trigger({ref.event.name} + ({sym_c(ref.first())}), {ref.count});")
+
+    def s_EventWait(self, s: ir.EventWait, depth: int) -> None:
+        for ref in s.events:
+            self.w(depth, f"croktile::cpu::wait({ref.event.name} + ({sym_c(ref.first())}), {ref.count}, "
+                          f"{events.wait_where(s)}, {events.wait_message(ref)});")
 
     def s_Call(self, s: ir.Call, depth: int) -> None:
         args = call_arguments(s, self.region_ptr, sym_c, self.elements().value)

@@ -50,6 +50,7 @@ from .dma_transform import element_loops, write_loops, write_shared_loops
 from .base import ToolChain, c_string, call_arguments, call_statement, elem_ctype, host_translation_unit, line_directive, print_stmt
 from .device_host import DeviceHostEmitter, where as _where
 from .fill import fill_literal
+from .cuda_events import CudaEvents, check_cuda_events
 from .kernel_ir import (KernelEmitterBase, dev_expr, kernel_free_names, linear, paren, product,
                         shape_vars, strides, waited_async_futures)
 from .elements import ElementWriter
@@ -99,6 +100,7 @@ class CudaToolChain(ToolChain):
 
     def check(self, module, diag) -> None:
         check_cuda_levels(module, diag)
+        check_cuda_events(module, diag, MAX_BLOCK)
         check_mma(module, diag, self.arch())
 
     def generate(self, tu: TranslationUnit, diag) -> Dict[str, str]:
@@ -281,7 +283,7 @@ class HostEmitter(DeviceHostEmitter):
 # One __global__ function: an outermost parallel
 # ---------------------------------------------------------------------------------
 
-class KernelEmitter(KernelEmitterBase, FragmentWriter):
+class KernelEmitter(KernelEmitterBase, FragmentWriter, CudaEvents):
     index_type = "long long"
     check_fail = "croktile::cuda::check_fail"
     join = staticmethod(_join)
@@ -294,7 +296,7 @@ class KernelEmitter(KernelEmitterBase, FragmentWriter):
         self.params: List[str] = []
         self.host_args: List[str] = []
         self.inner = [s for s, _ in self.all if isinstance(s, ir.Parallel) and s.level == 2]
-        self.uses_checks = any(isinstance(s, ir.Check) for s, _ in self.all)
+        self.uses_checks = any(isinstance(s, (ir.Check, ir.EventWait)) for s, _ in self.all)
         self.arena = list(par.buffers)                     # what one block owns
         self.arena_names = {b.name for b in self.arena}
         # data of inner levels: a per-thread array, or (sized at run time) a slice of a

@@ -36,6 +36,7 @@ import shlex
 from dataclasses import dataclass
 from typing import Dict, List, Optional, Set, Tuple
 
+from .factor_events import FactorEvents, check_factor_events
 from ..cstrings import escaped
 from ..diagnostics import Loc
 from ..frontend import ir
@@ -72,6 +73,7 @@ class FactorToolChain(ToolChain):
 
     def check(self, module, diag) -> None:
         refuse_mma(module, diag, self.target)
+        check_factor_events(module, diag)
 
     def generate(self, tu: TranslationUnit, diag) -> Dict[str, str]:
         limits = self.scratchpad_limits(diag)
@@ -488,7 +490,7 @@ class EntryArg:
     ctype: str = ""  # float: the C type the entry reads
 
 
-class EntryEmitter(StatementWriter):
+class EntryEmitter(StatementWriter, FactorEvents):
     expr = staticmethod(dev_expr)     # device code: croktile_min / croktile_max
     element_dialect = "factor"
     def __init__(self, gen: Generator, fn: ir.Function, par: ir.Parallel, name: str):
@@ -580,6 +582,9 @@ class EntryEmitter(StatementWriter):
         """One instance of a level: its buffers (the zeros that declared data may need are
         an ir.Fill where it is declared: frontend/fills.py), its futures, its statements."""
         for b in par.buffers:
+            if b.storage == "local" and self.is_concurrent(par):   # each thread its own
+                self.thread_array(b, depth)
+                continue
             slot = self.slot_of[id(b)]
             base = f"croktile_core->{slot.pad} + " + (str(slot.offset) if slot.offset is not None
                                                      else f"croktile_layout[{slot.index}]")
@@ -602,6 +607,9 @@ class EntryEmitter(StatementWriter):
                 getattr(self, "s_" + type(s).__name__)(s, depth)
 
     def s_Parallel(self, s: ir.Parallel, depth: int) -> None:
+        if self.is_concurrent(s):   # instances that wait on each other's events
+            self.concurrent_level(s, depth)
+            return
         self.w(depth, f"for (long long {s.var} = 0; {s.var} < {dev_expr(s.count)}; ++{s.var}) {{")
         self.instance(s, depth + 1)
         self.w(depth, "}")

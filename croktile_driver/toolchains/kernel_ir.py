@@ -315,6 +315,8 @@ class KernelEmitterBase:
         self.w(depth, "}")
         return self.join(state, end)
 
+    s_InThreads = s_If
+
     def s_ScalarDef(self, s: ir.ScalarDef, depth: int, level: int, state):
         ctype = scalar_ctype(s.ctype, self.index_type)
         self.w(depth, f"{ctype} {s.name} = {self.scalar_value(s.ctype, s.elem, s.expr, s.value)};")

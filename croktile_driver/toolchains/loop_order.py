@@ -41,7 +41,8 @@ def instances_inside(par: ir.Parallel) -> Optional[List[ir.Loop]]:
     allocated = {s.buffer.name for s in ir.walk(body) if isinstance(s, ir.Alloc)}
     defined = {s.name for s in ir.walk(body) if isinstance(s, ir.ScalarDef)}
     for s in ir.walk(body):
-        if isinstance(s, (ir.Break, ir.Continue, ir.Print, ir.Swap, ir.Parallel, ir.Wait, ir.Fill)):
+        if isinstance(s, (ir.Break, ir.Continue, ir.Print, ir.Swap, ir.Parallel, ir.Wait, ir.Fill, ir.EventDecl,
+                          ir.Trigger, ir.EventWait)):
             return None
         if isinstance(s, ir.Assign) and s.name not in defined or \
                 isinstance(s, ir.Call) and s.result is not None and s.result not in defined:

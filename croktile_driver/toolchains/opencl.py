@@ -55,6 +55,8 @@ import sys
 from dataclasses import dataclass
 from typing import Dict, List, Optional, Set, Tuple
 
+from .events import refuse_events
+from ..diagnostics import Loc
 from ..frontend import ir
 from ..frontend.pipeline import TranslationUnit
 from ..frontend.splitter import LineMap, _Scanner
@@ -239,6 +241,7 @@ class OpenclToolChain(ToolChain):
 
     def check(self, module, diag) -> None:
         refuse_mma(module, diag, self.target)
+        refuse_events(module, diag, "opencl")
 
     def generate(self, tu: TranslationUnit, diag) -> Dict[str, str]:
         host, device = Generator(tu, diag).run()

@@ -1,6 +1,6 @@
 // Events (events.md) are checked: storage levels, constant positive array dimensions,
-// indices inside them, 'trigger'/'wait'/'while' on events only. (No target has code for
-// them yet: tests/dialect/test_events.py checks that a build says so at the event.)
+// indices inside them, 'trigger'/'wait'/'while' on events only. Programs that use them:
+// tests/dialect/cases/events.
 __co__ void events(int n) {
   global event g[2];
   shared event s0;                                  // expect-error: 'shared' events can only be declared inside a 'parallel' block
