@@ -61,8 +61,11 @@ def build_program(out_dir: str) -> str:
 
 
 def cpp_figures(exe: str) -> dict:
-    out = subprocess.run([exe], check=True, capture_output=True, text=True).stdout
-    return {k: float(v) for k, v in (line.split() for line in out.splitlines() if line.strip())}
+    """The program's figures; a wrong result (its exit status 1 and message) leaves figures out."""
+    res = subprocess.run([exe], capture_output=True, text=True)
+    if res.returncode:
+        print(f"{exe}: exit status {res.returncode}: {res.stderr.strip()}")
+    return {k: float(v) for k, v in (line.split() for line in res.stdout.splitlines() if line.strip())}
 
 
 def per_call_us(fn, calls: int, sync) -> float:
@@ -181,8 +184,13 @@ def main(argv=None) -> int:
     else:
         with tempfile.TemporaryDirectory() as tmp:
             figures.update(cpp_figures(build_program(tmp)))
+    failed = False
     if not args.cpp_only:
-        figures.update(python_figures(args.calls))
+        try:
+            figures.update(python_figures(args.calls))
+        except Exception as e:   # a wrong result: say so, and still print the C++ figures
+            print(f"Python figures: {type(e).__name__}: {e}")
+            failed = True
     try:
         import torch
         figures["gpu"] = torch.cuda.get_device_name()
@@ -195,7 +203,7 @@ def main(argv=None) -> int:
     if args.json:
         with open(args.json, "w") as f:
             json.dump(figures, f, indent=1)
-    return 0
+    return 1 if failed or any(k not in figures for k, _, target in ROWS if target and not args.cpp_only) else 0
 
 
 if __name__ == "__main__":

@@ -764,6 +764,28 @@ __device__ __forceinline__ void check_fail(check_record* rec, int id, long long 
 namespace croktile {
 namespace cuda {
 
+// Makes the device whose memory `p` is (if croktile knows it: its pool's memory, views of
+// DLPack tensors, checked arguments) current until the end of the scope: copies, fills
+// and frees of a device_data then run on its device, on that device's legacy default
+// stream where its stream is the legacy one, whatever device is current.
+class memory_device_guard {
+ public:
+  explicit memory_device_guard(const void* p) {
+    const int dev = p ? remembered_device(p) : -1;
+    int current = 0;
+    if (dev >= 0 && cudaGetDevice(&current) == cudaSuccess && current != dev && cudaSetDevice(dev) == cudaSuccess)
+      saved_ = current;
+  }
+  ~memory_device_guard() {
+    if (saved_ >= 0) cudaSetDevice(saved_);
+  }
+  memory_device_guard(const memory_device_guard&) = delete;
+  memory_device_guard& operator=(const memory_device_guard&) = delete;
+
+ private:
+  int saved_ = -1;
+};
+
 struct backend {
   template <typename T>
   using device_pointer = T*;
@@ -789,25 +811,30 @@ struct backend {
   }
   template <typename T>
   static void release(T* p, native_stream s) noexcept {
+    const memory_device_guard on(p);
     if (p) cudaFreeAsync(p, s);
   }
   static void zero(void* p, std::size_t bytes, native_stream s, const char* where) {
+    const memory_device_guard on(p);
     if (bytes) check(cudaMemsetAsync(p, 0, bytes, s), "cudaMemsetAsync", where);
   }
   static void upload(void* dst, const void* src, std::size_t bytes, native_stream s, const char* where) {
+    const memory_device_guard on(dst);
     if (detail::staging::worth_it(src, bytes))
       detail::staging::get().upload(dst, src, bytes, s, where);
     else if (bytes)
       check(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, s), "cudaMemcpyAsync", where);
   }
   static void download(void* dst, const void* src, std::size_t bytes, native_stream s, const char* where) {
+    const memory_device_guard on(src);
     if (detail::staging::worth_it(dst, bytes)) return detail::staging::get().download(dst, src, bytes, s, where);
     if (!bytes) return;
     check(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToHost, s), "cudaMemcpyAsync", where);
     check(cudaStreamSynchronize(s), "cudaMemcpyAsync", where);
   }
   static void copy(void* dst, const void* src, std::size_t bytes, native_stream s, const char* where) {
-    if (bytes) check(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, s), "cudaMemcpyAsync", where);
+    const memory_device_guard on(dst);
+    if (bytes) check(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, s), "cudaMemcpyAsync", where);
   }
   static void synchronize(native_stream s, const char* where) { cuda::synchronize(s, where); }
   static bool capturing(native_stream s) { return cuda::capturing(s); }

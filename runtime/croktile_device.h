@@ -327,7 +327,7 @@ void download(spanned_view<T, Rank> host, const basic_device_data<T, Rank, B>& d
 // The host form's result: copied to host memory once the work is done.
 template <typename B, typename T, std::size_t Rank>
 spanned_data<T, Rank> finish_on_host(const basic_device_data<T, Rank, B>& dev, basic_stream<B> s, const char* where) {
-  spanned_data<T, Rank> out(dev.shape());
+  spanned_data<T, Rank> out(dev.shape(), typename spanned_data<T, Rank>::overwritten_t{});
   B::download(out.data(), dev.data(), dev.bytes(), s.native(), where);
   B::synchronize(s.native(), where);
   return out;

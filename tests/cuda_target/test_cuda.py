@@ -107,9 +107,14 @@ def test_matmul_mapping(tmp_path):
     # one block per instance; the shared buffers are offsets into one dynamic arena
     assert "const long long p = blockIdx.x;" in k
     assert re.search(r"int32_t\* lhs_load_buf__ptr = reinterpret_cast<int32_t\*>\(croktile_smem \+ \d+\);", k)
-    # DMA into shared: every thread of the block, then a barrier before the masked call reads it
-    assert "croktile::cuda::block_copy<0, false>(lhs_load_buf__ptr, lhs__ptr + (1152*p)" in k
-    assert "__syncthreads();\n    if (croktile_tid == 0) matmul_kernel<16, 4, 72>(" in k
+    # DMA into shared: every thread of the block, issued as cp.async (both copies' loads in
+    # flight at once), then the wait and a barrier before the masked call reads it
+    assert "croktile::cuda::block_copy<0, true>(lhs_load_buf__ptr, lhs__ptr + (1152*p)" in k
+    assert ("croktile::cuda::cp_async_wait_group<0>();\n    __syncthreads();\n    "
+            "if (croktile_tid == 0) matmul_kernel<16, 4, 72>(") in k
+    # and no copy into shared memory is in flight when the block ends
+    assert k.rstrip().endswith("croktile::cuda::cp_async_wait_group<0>();  // no copy into shared memory outlives "
+                               "the block")
     # the launch requests exactly the planned arena
     assert "croktile::cuda::launch(matmul__launch0, croktile_grid, croktile_block, croktile_smem," in text
     report = run_croktilec("-t", "cuda", "-S", "--memory-report", str(REPO / "samples" / "matmul.co.cpp"),

@@ -56,7 +56,7 @@ __co__ void add_into(s32 [M, N] a, s32 [M, N] b, s32 [M, N] dst) {        // CHE
 
 // one block per element, each running `iters` steps: few blocks, as long as asked
 __co__ s32 [a.span] spin_each(s32 [K] a, int iters) {
-  s32 [a.span] out;                                                          // CHECK: add result
+  s32 [a.span] out;
   parallel p by K {
     t = dma.copy a.chunkat(p) => local;
     call spin(t.data, iters);
@@ -67,7 +67,7 @@ __co__ s32 [a.span] spin_each(s32 [K] a, int iters) {
 
 // a division in device code by a value of the instance: zero where p == base
 __co__ s32 [a.span] divided(s32 [N] a, int base) {
-  s32 [a.span] out;                                                          // CHECK: add result
+  s32 [a.span] out;
   parallel p by 4 {
     t = dma.copy a.chunkat(p) => local;
     call bump(t.data, |t.span|, 12 / (p - base));                        // CHECK: device division
