@@ -56,3 +56,22 @@ __co__ void shape_not_constant(f16 [M, 16] a) {
     }
   }
 }
+
+// (each fragment is also used where it fits, so the one mistake is the one error)
+__co__ void k_mismatch(s8 [16, 16] a, s8 [16, 8] b, s8 [16, 32] a2, s8 [32, 8] b2, s32 [16, 8] c) {
+  parallel p by 1 : block {
+    parallel g by 1 : group {
+      mc = mma.fill 0;
+      mc2 = mma.fill 0;
+      ma = mma.load a;
+      mb = mma.load b;
+      ma2 = mma.load a2;
+      mb2 = mma.load b2;
+      mma.row.col mc, ma, mb;
+      mma.row.col mc2, ma2, mb2;
+      mma.row.col mc, ma, mb2; // expect-error: the tiles do not multiply: A is 16 x 16 and B is 32 x 8 (A's columns must equal B's rows)
+      mma.store mc, c;
+      mma.store mc2, c;
+    }
+  }
+}
