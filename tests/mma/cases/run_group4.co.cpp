@@ -1,7 +1,6 @@
 // A warp-group (group-4, wgmma) multiply fed by TMA copies with a 128-byte swizzle, run
 // and checked in main.
-// cuda-arch: none: the cuda target does not generate wgmma yet (err_cuda_target.co.cpp)
-// xfail-cpu-run: the cpu target writes croktile::mma::mma with a 64 x 64 x 16 instruction, which the portable runtime rejects (no mma.sync form); group-4 multiplies do not build on cpu
+// cuda-arch: sm_90a
 
 #define M 64
 #define N 64
