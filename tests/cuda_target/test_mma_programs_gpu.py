@@ -14,7 +14,7 @@ import pytest
 
 from cuda_target.test_cuda import gpu  # noqa: F401  (the fixture that skips, saying why, without a GPU)
 from driver.util import run_croktilec
-from mma.cases import RUN_CASES, case_id, cuda_arch, expected_output, xfail_reason
+from mma.corpus import RUN_CASES, case_id, cuda_arch, expected_output, xfail_reason
 
 GPU_CASES = [pytest.param(p, id=case_id(p), marks=[pytest.mark.xfail(strict=True, reason=r)]
                           if (r := xfail_reason(p, "gpu-run")) else [])

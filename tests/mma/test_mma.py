@@ -26,7 +26,7 @@ from driver.util import run_croktilec
 from frontend.test_cases import verify_case
 from opencl.test_opencl import _opencl_problem
 
-from .cases import ACCEPTED_CASES, ERROR_CASES, RUN_CASES, case_id, cuda_arch, expected_output, xfail_reason
+from .corpus import ACCEPTED_CASES, ERROR_CASES, RUN_CASES, case_id, cuda_arch, expected_output, xfail_reason
 
 
 def _params(paths, test: str):
