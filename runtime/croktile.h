@@ -609,3 +609,6 @@ namespace choreo = croktile;
 using f8_e4m3 = croktile::f8_e4m3;
 using f8_e5m2 = croktile::f8_e5m2;
 #endif
+
+// 2:4 structured-sparse A operands for `mma.*.sp` (choreo::utils::SparsePolicy).
+#include "croktile_sparse.h"

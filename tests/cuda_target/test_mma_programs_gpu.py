@@ -1,0 +1,49 @@
+"""The tensor-core corpus's programs (tests/mma/cases/run_*.co.cpp: each checks its products
+against ones computed in its own main) built with ``-t cuda`` for the arch each names and
+run on the GPU: each must print what its cpu build prints, which is what its
+``// expect-output`` lines say; compute-sanitizer's memcheck, racecheck and synccheck
+find nothing. Skips, saying why, without nvcc or a GPU."""
+from __future__ import annotations
+
+import concurrent.futures
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from cuda_target.test_cuda import gpu  # noqa: F401  (the fixture that skips, saying why, without a GPU)
+from driver.util import run_croktilec
+from mma.corpus import RUN_CASES, case_id, cuda_arch, expected_output, xfail_reason
+
+GPU_CASES = [pytest.param(p, id=case_id(p), marks=[pytest.mark.xfail(strict=True, reason=r)]
+                          if (r := xfail_reason(p, "gpu-run")) else [])
+             for p in RUN_CASES if cuda_arch(p)]
+
+
+def _run(exe: Path, *wrapper: str) -> subprocess.CompletedProcess:
+    return subprocess.run([*wrapper, str(exe)], capture_output=True, text=True, timeout=600)
+
+
+@pytest.mark.usefixtures("gpu")
+@pytest.mark.parametrize("path", GPU_CASES)
+def test_program_on_the_gpu_prints_what_cpu_prints(path: Path, tmp_path: Path):
+    builds = {"cpu": ["-t", "cpu"], "cuda": ["-t", "cuda", f"-arch={cuda_arch(path)}"]}
+
+    def build(target: str) -> Path:
+        exe = tmp_path / f"{case_id(path)}.{target}"
+        res = run_croktilec(*builds[target], path, "-o", exe, cwd=tmp_path, timeout=600)
+        assert res.rc == 0, res
+        return exe
+    with concurrent.futures.ThreadPoolExecutor(max_workers=2) as pool:
+        exes = dict(zip(builds, pool.map(build, builds)))
+    out = {}
+    for target, exe in exes.items():
+        proc = _run(exe)
+        assert proc.returncode == 0, f"{target}: exit {proc.returncode}\n{proc.stdout}\n{proc.stderr}"
+        out[target] = proc.stdout.splitlines()
+    assert out["cuda"] == out["cpu"] == expected_output(path)
+    sanitizer = shutil.which("compute-sanitizer")
+    for tool in ("memcheck", "racecheck", "synccheck") if sanitizer else ():
+        proc = _run(exes["cuda"], sanitizer, "--tool", tool, "--error-exitcode", "1")
+        assert proc.returncode == 0, (tool, proc.stdout[-3000:], proc.stderr[-2000:])

@@ -1,0 +1,104 @@
+"""Tensor cores, TMA and their futures (issue #20), one data-driven corpus: every
+``cases/*.co.cpp`` file is one or more tests. See ``cases/README.md``.
+
+- ``err_*``: rejected with exactly their ``// expect-error`` diagnostics, at those lines
+  (the frontend corpus's rules, ``-fsyntax-only`` plus the file's ``// compile-flags``).
+- every other file: accepted by ``-fsyntax-only`` without a diagnostic, and compiled with
+  ``-t cuda -arch=<its // cuda-arch> -c`` where nvcc is (all of them at once, in parallel),
+  without a warning.
+- ``run_*``: built with ``-t cpu`` and run; must print exactly its ``// expect-output``
+  lines (each program checks its results against products computed in its own main).
+- ``// xfail-TEST: REASON`` (TEST: rejected, accepted, cpu-run, cuda-compile, cuda-quiet or
+  gpu-run): a known compiler bug; that test of the file must fail until it is fixed.
+
+tests/cuda_target/test_mma_programs_gpu.py runs the ``run_*`` programs on a GPU.
+"""
+from __future__ import annotations
+
+import concurrent.futures
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from driver.util import run_croktilec
+from frontend.test_cases import verify_case
+from opencl.test_opencl import _opencl_problem
+
+from .corpus import ACCEPTED_CASES, ERROR_CASES, RUN_CASES, case_id, cuda_arch, expected_output, xfail_reason
+
+
+def _params(paths, test: str):
+    return [pytest.param(p, id=case_id(p), marks=[pytest.mark.xfail(strict=True, reason=r)]
+                         if (r := xfail_reason(p, test)) else []) for p in paths]
+
+
+@pytest.mark.parametrize("path", _params(ERROR_CASES, "rejected"))
+def test_rejected(path: Path, croktilec):
+    verify_case(path, croktilec)
+
+
+@pytest.mark.parametrize("path", _params(ACCEPTED_CASES, "accepted"))
+def test_accepted(path: Path, croktilec):
+    verify_case(path, croktilec)
+
+
+@pytest.mark.parametrize("path", _params(RUN_CASES, "cpu-run"))
+def test_runs_on_cpu(path: Path, tmp_path: Path):
+    exe = tmp_path / case_id(path)
+    res = run_croktilec("-t", "cpu", path, "-o", exe, cwd=tmp_path, timeout=300)
+    assert res.rc == 0, res
+    proc = subprocess.run([str(exe)], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, f"exit {proc.returncode}\n{proc.stdout}\n{proc.stderr}"
+    assert proc.stdout.splitlines() == expected_output(path)
+
+
+PORTABLE_BUG = ("factor and opencl do not generate tensor-core operations yet: 'tensor-core operations "
+                "('mma.*') are not generated for the factor target yet' at the first one")
+
+
+@pytest.mark.xfail(strict=True, reason=PORTABLE_BUG)
+@pytest.mark.parametrize("target", ["factor", "opencl"])
+def test_runs_on_the_other_portable_targets(target: str, tmp_path: Path):
+    """The issue's portable targets run the same programs with the same results."""
+    problem = _opencl_problem() if target == "opencl" else ""
+    if problem:
+        pytest.skip(problem)
+    path = next(p for p in RUN_CASES if p.name == "run_sm80.co.cpp")
+    exe = tmp_path / case_id(path)
+    res = run_croktilec("-t", target, path, "-o", exe, cwd=tmp_path, timeout=300)
+    assert res.rc == 0, res
+    proc = subprocess.run([str(exe)], capture_output=True, text=True, timeout=120)
+    assert proc.stdout.splitlines() == expected_output(path)
+
+
+CUDA_CASES = [p for p in ACCEPTED_CASES if cuda_arch(p)]
+
+
+@pytest.fixture(scope="module")
+def cuda_objects(tmp_path_factory):
+    """Every accepted case compiled with -t cuda -c, in parallel: {file name: Result}."""
+    if not shutil.which("nvcc"):
+        pytest.skip("nvcc is not installed")
+    work = tmp_path_factory.mktemp("mma-cuda")
+
+    def build(path: Path):
+        return run_croktilec("-t", "cuda", f"-arch={cuda_arch(path)}", "-c", path,
+                             "-o", work / f"{case_id(path)}.o", cwd=work, timeout=600)
+    with concurrent.futures.ThreadPoolExecutor(max_workers=2) as pool:
+        return dict(zip([p.name for p in CUDA_CASES], pool.map(build, CUDA_CASES)))
+
+
+@pytest.mark.parametrize("path", _params(CUDA_CASES, "cuda-compile"))
+def test_cuda_compiles(path: Path, cuda_objects):
+    res = cuda_objects[path.name]
+    assert res.rc == 0, res
+    assert (Path(res.argv[res.argv.index("-o") + 1])).stat().st_size > 0
+
+
+@pytest.mark.parametrize("path", _params(CUDA_CASES, "cuda-quiet"))
+def test_cuda_compiles_quietly(path: Path, cuda_objects):
+    """A program without mistakes compiles without a warning (nvcc's included)."""
+    res = cuda_objects[path.name]
+    assert res.rc == 0 and res.err == "", res
