@@ -36,6 +36,7 @@
 #define CROKTILE_HOST_DEVICE __host__ __device__
 #include <cuda_fp16.h>   // __half: the reference's host code mixes it with f16 (see f16)
 #include <cuda_bf16.h>   // __nv_bfloat16, likewise with bf16
+#include <cuda_fp8.h>    // __nv_fp8_e4m3 / e5m2: device buffers of the reference's host code
 #else
 #define CROKTILE_HOST_DEVICE
 #endif

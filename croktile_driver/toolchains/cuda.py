@@ -344,10 +344,14 @@ class KernelEmitter(KernelEmitterBase, FragmentWriter, CudaEvents):
         return state
 
     def s_MmaLoad(self, s, depth, level, state):
+        if level == 1:   # the whole block (a warp group) reads: after what others wrote there
+            state = self.step(state, COOPERATIVE, self.keys(s.src.buffer), frozenset(), depth)
         FragmentWriter.s_MmaLoad(self, s, depth)
         return state
 
     def s_MmaStore(self, s, depth, level, state):
+        if level == 1:   # the whole block writes: later readers of the data wait for it
+            state = self.step(state, COOPERATIVE, frozenset(), self.keys(s.dst.buffer), depth)
         FragmentWriter.s_MmaStore(self, s, depth)
         return state
 
