@@ -427,16 +427,14 @@ class _Grammar:
     def p_mma_words(self, p):
         """mma_words : PERIOD mma_word
                      | mma_words PERIOD mma_word"""
-        if len(p) == 3:
-            p[0] = ([p[2]], [self._loc(p, 2)])
-        else:
-            p[0] = (p[1][0] + [p[3]], p[1][1] + [self._loc(p, 3)])
+        word, loc = p[len(p) - 1]
+        p[0] = ([word], [loc]) if len(p) == 3 else (p[1][0] + [word], p[1][1] + [loc])
 
     def p_mma_word(self, p):
         """mma_word : ID
                     | ELEMTYPE
                     | FLOATTYPE"""
-        p[0] = p[1]
+        p[0] = (p[1], self._loc(p, 1))   # (word, where it is): errors about a word point at it
 
     def p_mma_config(self, p):
         """mma_config :
@@ -449,7 +447,7 @@ class _Grammar:
         if len(p) == 8:
             p[0] = A.FragDecl(self._loc(p, 1), None, A.Name(self._loc(p, 2), p[2]), p[3], p[5])
         else:
-            p[0] = A.FragDecl(self._loc(p, 1), p[3], A.Name(self._loc(p, 4), p[4]), p[5], p[7])
+            p[0] = A.FragDecl(self._loc(p, 1), p[3][0], A.Name(self._loc(p, 4), p[4]), p[5], p[7])
 
     def p_dma_any(self, p):
         """dma_expr : DMA PERIOD ID"""

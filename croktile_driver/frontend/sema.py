@@ -100,6 +100,7 @@ class FunctionChecker(ControlFlow, DmaForms, SpannedData, EventForms, ElementChe
         self.used_names: Set[str] = set()
         self.buffers: List[ir.Buffer] = []
         self.frags: List[ir.Frag] = []   # tensor-core fragments (sema_mma.py)
+        self.frags_in_errors: Set[str] = set()   # fragments of a rejected mma statement
         self.level = 0
         self.max_level = 0
         self.parallel_stack: List[ir.Parallel] = []

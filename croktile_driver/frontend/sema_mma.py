@@ -172,10 +172,13 @@ class MmaForms:
             ref = self._frag_operand(s.args[0])
             value = self._fill_value(s.args[1])
             return [] if ref is None or value is None else [ir.MmaFill(s.loc, ref, value)]
-        if op == "store":
-            return self._store(s)
-        if op in ("row", "col"):
-            return self._multiply(s)
+        if op in ("store", "row", "col"):
+            errors = self.diag.errors
+            out = self._store(s) if op == "store" else self._multiply(s)
+            if self.diag.errors > errors:   # its fragments get no second error for having no use
+                self.frags_in_errors.update(self.scope.lookup(a.name).ir_name for a in s.args
+                                            if isinstance(a, A.Name) and self.scope.lookup(a.name) is not None)
+            return out
         if op == "load":
             self.error(s.loc, "'mma.load' makes a fragment: write 'x = mma.load chunk;'")
             return []
@@ -352,7 +355,7 @@ class MmaForms:
     def check_frags(self) -> None:
         """After the function: every fragment was given a shape by some use."""
         for f in self.frags:
-            if f.rows is None:
+            if f.rows is None and f.name not in self.frags_in_errors:
                 self.error(f.loc, f"'{f.name}' is never used by 'mma.row.col' or 'mma.store', so its tile "
                                   "shape is unknown")
             elif f.elem is None:

@@ -47,7 +47,7 @@ from ..frontend.pipeline import TranslationUnit
 from ..frontend.symbolic import Sym
 from .box_copy import copy_dims
 from .dma_transform import element_loops, write_loops, write_shared_loops
-from .base import ToolChain, c_string, call_arguments, call_statement, elem_ctype, host_translation_unit, line_directive, print_stmt
+from .base import scalar_ctype, ToolChain, c_string, call_arguments, call_statement, elem_ctype, host_translation_unit, line_directive, print_stmt
 from .device_host import DeviceHostEmitter, where as _where
 from .fill import fill_literal
 from .cuda_events import CudaEvents, check_cuda_events
@@ -753,7 +753,10 @@ class KernelEmitter(KernelEmitterBase, FragmentWriter, CudaEvents):
     def s_ScalarDef(self, s: ir.ScalarDef, depth: int, level: int, state: State) -> State:
         if level == 1 and ir.stmt_reads(s):   # every thread computes the scalar: all read
             state = self.step(state, COOPERATIVE, self.read_keys(s), frozenset(), depth)
-        return super().s_ScalarDef(s, depth, level, state)
+        # a part of a level that block_shared.py split may use none of the level's indices
+        ctype = scalar_ctype(s.ctype, self.index_type)
+        self.w(depth, f"[[maybe_unused]] {ctype} {s.name} = {self.scalar_value(s.ctype, s.elem, s.expr, s.value)};")
+        return state
 
     def s_Assign(self, s: ir.Assign, depth: int, level: int, state: State) -> State:
         if level == 1 and ir.stmt_reads(s):

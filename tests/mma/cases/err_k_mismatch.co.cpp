@@ -1,6 +1,5 @@
 // A's columns must be B's rows: one error, at the multiply, when the fragments are used nowhere else
 // (err_shapes.co.cpp has the case where they are).
-// xfail-rejected: the fragments of a rejected multiply are then also reported as "never used by 'mma.row.col' or 'mma.store'" (three more errors for one mistake)
 
 __co__ void k_mismatch(f16 [16, 16] a, f16 [32, 8] b, f32 [16, 8] c) {
   parallel p by 1 : block {

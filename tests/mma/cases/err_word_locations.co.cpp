@@ -1,5 +1,4 @@
 // Errors about a word of an 'mma.' form are reported at that word.
-// xfail-rejected: these errors have no line ("FILE:0:1: error: ...", no source line or caret): the parser gives MmaOp no word locations
 
 __co__ void unknown_op(f16 [16, 16] a) {
   parallel p by 1 : block {

@@ -2,7 +2,6 @@
 // integer-valued inputs, so every form's result is exact; one f16 case with random
 // fractions, checked within f32 rounding). tests/cuda_target runs it on a GPU too.
 // cuda-arch: sm_80
-// xfail-cuda-quiet: the parts of a ': group' level split around a block-wide copy (mm_bf16_rr) declare the level's variables without [[maybe_unused]]; nvcc warns #177-D "variable gm was declared but never referenced"
 
 #define M 32
 #define N 32
