@@ -29,7 +29,7 @@ __co__ void tiles(f32 [16, 32, 64] a) {
       f = dma.copy.async a.view(2, 2, 2 : 64, 2, 1).from(0, 0, 0) => shared; wait f;  // expect-error: 'dma.copy.async' of a strided view is not supported yet
       dma.copy a.view(2, 2 : 2048, 1).from(15, 0) => shared;  // expect-error: the view reaches element 32769 of data with 32768 elements
       dma.copy a.view(2, 2 : 64, 1, 3) => shared;  // expect-error: a view of 2 dimensions needs 2 strides, not 3
-      dma.copy a.subspan(2, 2, 2).step(1, 2, 1).at(0, 0, 0) => shared;  // expect-error: '.step(...)' is not supported yet
+      dma.copy a.subspan(2, 2, 2).step(1, 0, 1).at(0, 0, 0) => shared;  // expect-error: step 1 must be positive, not 0
       dma.copy a.chunk(3, 2, 2).at(0, 0, p) => shared;  // expect-error: dimension 0 of the data (16) is not divisible by the tiling factor (3)
     }
   }
