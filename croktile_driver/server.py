@@ -144,7 +144,7 @@ def _recv(conn, n: int) -> bytes:
 def _start_server(path: str) -> None:
     import subprocess
     try:
-        subprocess.Popen([sys.executable, "-m", "croktile_driver.server", path], stdin=subprocess.DEVNULL,
+        subprocess.Popen([sys.executable, "-m", "croktile_driver.serve_main", path], stdin=subprocess.DEVNULL,
                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
                          close_fds=True, cwd="/")
     except OSError:
@@ -153,10 +153,12 @@ def _start_server(path: str) -> None:
 
 # -- the server -------------------------------------------------------------------------
 
-def serve(path: str) -> None:
+def serve(path: str, main) -> None:
+    """Serves runs on ``path``; ``main`` is the driver's entry (cli.main, given by
+    serve_main.py, so that this module never imports cli, which imports it)."""
     import signal
     import socket
-    _warm_up()   # what a transpile imports and loads, once here: each child starts from it
+    _warm_up(main)   # what a transpile imports and loads, once here: each child starts from it
     started = fingerprint()
     signal.signal(signal.SIGCHLD, signal.SIG_IGN)   # children are reaped by the kernel
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -181,7 +183,7 @@ def serve(path: str) -> None:
                 return
             if os.fork() == 0:
                 listener.close()
-                _child(conn)
+                _child(conn, main)
             conn.close()
     finally:
         listener.close()
@@ -210,11 +212,10 @@ __co__ s32 [4, 8] f(s32 [4, 8] a) {
 """
 
 
-def _warm_up() -> None:
+def _warm_up(main) -> None:
     """One transpile per target, so that each child finds the lazy imports done, the parser
     tables loaded and the regular expressions compiled."""
     import tempfile
-    from .cli import main
     with tempfile.TemporaryDirectory() as tmp:
         src = os.path.join(tmp, "warm_up.co.cpp")
         with open(src, "w") as f:
@@ -224,7 +225,7 @@ def _warm_up() -> None:
         main(["-fsyntax-only", "-t", "opencl", src])
 
 
-def _child(conn) -> None:
+def _child(conn, main) -> None:
     """Runs one request as a fresh croktilec process would, and never returns."""
     import marshal
     import signal
@@ -249,7 +250,6 @@ def _child(conn) -> None:
         _reopen_streams(streams)
         conn.settimeout(None)
         conn.sendall(os.getpid().to_bytes(8, "little"))
-        from .cli import main
         status = main()
         sys.stdout.flush()
         sys.stderr.flush()
@@ -272,12 +272,3 @@ def _reopen_streams(settings) -> None:
         if fd:
             stream.reconfigure(line_buffering=fd == 2 or os.isatty(fd))
         setattr(sys, name, stream)
-
-
-if __name__ == "__main__":
-    # run as the package's module, not as __main__: cli and the children use that one
-    from croktile_driver import server as _module
-    try:
-        _module.serve(sys.argv[1])
-    except Exception:
-        sys.exit(1)

@@ -21,6 +21,7 @@ from .sema_dma import DmaForms, expand_aliases
 from .spanned import SPAN_METHODS, SpannedData
 from .sema_events import EventForms
 from .sema_mma import MmaForms
+from .syntax import COMPARE as _COMPARE, LOGICAL as _LOGICAL, article as _article, start_loc as _start_loc
 from ..diagnostics import Diagnostics, Loc
 from .symbolic import INT_MAX, INT_MIN, Sym, fits_int, prove_divisible, prove_equal
 from .elements import ElementChecks
@@ -31,8 +32,6 @@ from .values import (Future, Symbol, VArray, VBool, VData, VPacked, VError, VExp
 
 _ARITH = {"+", "-", "*", "/", "%"}
 _BITWISE = {"<<", ">>", "&", "|", "^"}
-_COMPARE = {"==", "!=", "<", ">", "<=", ">="}
-_LOGICAL = {"&&", "||"}
 _SPAN_OPS = {"+", "-", "*", "/", "%"}
 MAX_RANK = 64  # far beyond any real tensor; keeps `mdspan<1000000000>` from running for ages
 
@@ -51,28 +50,6 @@ def _truth(v: Value) -> Optional[Sym]:
 def _shape_kind(v: Value) -> str:
     """`an mdspan of rank 3`, `an ituple of 2 elements` (for messages on their lengths)."""
     return f"an mdspan of rank {len(v.dims)}" if isinstance(v, VSpan) else "an " + _kind_name(v)
-
-
-def _article(word: str) -> str:
-    return ("an " if word[:1] in "aeiou" else "a ") + word
-
-
-
-
-def _start_loc(node: A.Node) -> Loc:
-    """Where an expression starts: `a` in `a.chunkat(p, _)` (a Member's own loc is its name)."""
-    while True:
-        if isinstance(node, A.Call):
-            node = node.func
-        elif isinstance(node, (A.Member, A.SpanDerive)):
-            node = node.base
-        elif isinstance(node, (A.BinOp, A.Ternary)):
-            nxt = node.left if isinstance(node, A.BinOp) else node.cond
-            if (nxt.loc.line, nxt.loc.col) > (node.loc.line, node.loc.col):
-                return node.loc
-            node = nxt
-        else:
-            return node.loc
 
 
 class _Scope:

@@ -14,6 +14,7 @@ from typing import List, Optional, Tuple
 from . import ast as A
 from . import ir
 from .symbolic import Sym
+from .syntax import COMPARE, LOGICAL, article, start_loc
 from .values import Symbol, VBool, VError, VInt, VTuple, Value, kind_name, scalar
 
 WHILE_NOT_SUPPORTED = ("'while' over events is not supported yet by the code generators (use 'wait'); "
@@ -74,7 +75,7 @@ class EventForms:
     def wait_events(self, s: A.WaitStmt, nodes: List[A.Node]) -> List[ir.Stmt]:
         """The events of a `wait` (its futures are sema's)."""
         refs = [(r, n) for r, n in ((self.event_ref(n, "wait"), n) for n in nodes) if r is not None]
-        self.event_uses.extend(("wait", r, S._start_loc(n)) for r, n in refs)
+        self.event_uses.extend(("wait", r, start_loc(n)) for r, n in refs)
         return self.take_prefix() + [ir.EventWait(s.loc, [ir.EventRef(r.event, r.index) for r, _ in refs])] \
             if refs else []
 
@@ -178,8 +179,8 @@ class EventForms:
             if self.level > 0:
                 self.check_divergent(s.cond)
         elif not isinstance(cond, VError):
-            self.error(S._start_loc(s.cond), f"'inthreads' needs a predicate on parallel variables, such as "
-                                           f"'p < 2', not {S._article(kind_name(cond))}")
+            self.error(start_loc(s.cond), f"'inthreads' needs a predicate on parallel variables, such as "
+                                           f"'p < 2', not {article(kind_name(cond))}")
         self.inthreads_depth += 1
         try:
             with self.construct("mask", s.loc, masked=True), self.guarded(cond_sym):
@@ -192,14 +193,14 @@ class EventForms:
         """The reference's rule: every comparison in the predicate compares something that
         depends on a parallel variable with something that does not, so the predicate
         tells instances apart and never holds or fails for all of them alike."""
-        if isinstance(cond, A.BinOp) and cond.op in S._LOGICAL:
+        if isinstance(cond, A.BinOp) and cond.op in LOGICAL:
             self.check_divergent(cond.left)
             self.check_divergent(cond.right)
             return
         if isinstance(cond, A.UnOp) and cond.op == "!":
             self.check_divergent(cond.operand)
             return
-        if isinstance(cond, A.BinOp) and cond.op in S._COMPARE:
+        if isinstance(cond, A.BinOp) and cond.op in COMPARE:
             left, right = self._divergent(cond.left), self._divergent(cond.right)
             if left != right:
                 return
@@ -209,7 +210,7 @@ class EventForms:
             return
         else:
             why = "this condition does not depend on a parallel variable"
-        self.error(S._start_loc(cond), f"'inthreads' predicate must be strictly divergent: {why}")
+        self.error(start_loc(cond), f"'inthreads' predicate must be strictly divergent: {why}")
 
     def _divergent(self, node: A.Node) -> bool:
         """Whether an expression's value differs between the instances of a level."""
@@ -244,6 +245,3 @@ class EventUse(VEvent):
         mine, count = self.event_range()
         return lo is None or mine is None or (mine < lo + n and lo < mine + count)
 
-
-# sema's expression helpers (last: sema imports this module for EventForms)
-from . import sema as S  # noqa: E402

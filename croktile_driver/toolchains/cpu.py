@@ -21,7 +21,7 @@ from .dma_transform import element_loops, write_loops
 from .fill import fill_literal
 from .elements import ElementWriter
 from .mma_emit import FragmentWriter, uses_mma
-from . import events
+from .events import concurrent_levels, wait_message, wait_where
 from .base import (box_declarations, with_device_form, call_arguments, call_statement, host_translation_unit, StatementWriter, ToolChain, check_stmt, elem_ctype,
                    line_directive, loop_header, signature, sym_c)
 
@@ -55,7 +55,7 @@ class FunctionEmitter(StatementWriter, FragmentWriter):
         # allocated once at the top of its parallel level (so `swap` can rotate it)
         self.entry_names = {b.symbol for b in fn.bindings} | {p.name for p in fn.params}
         self.hoisted = set()
-        self.concurrent = events.concurrent_levels(fn)
+        self.concurrent = concurrent_levels(fn)
 
     def emit(self) -> str:
         fn = self.fn
@@ -178,7 +178,7 @@ class FunctionEmitter(StatementWriter, FragmentWriter):
     def s_EventWait(self, s: ir.EventWait, depth: int) -> None:
         for ref in s.events:
             self.w(depth, f"croktile::cpu::wait({ref.event.name} + ({sym_c(ref.first())}), {ref.count}, "
-                          f"{events.wait_where(s)}, {events.wait_message(ref)});")
+                          f"{wait_where(s)}, {wait_message(ref)});")
 
     def s_Call(self, s: ir.Call, depth: int) -> None:
         args = call_arguments(s, self.region_ptr, sym_c, self.elements().value)

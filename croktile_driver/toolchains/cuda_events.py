@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from ..frontend import ir
 from ..frontend.symbolic import Sym
-from . import events
+from .events import concurrent_levels, wait_message_text
 from .kernel_ir import dev_expr
 
 TIMEOUT_MACRO = "CROKTILE_EVENT_TIMEOUT_MS"
@@ -25,7 +25,7 @@ def check_cuda_events(module: ir.Module, diag, max_threads: int) -> None:
     """What the cuda target cannot run: global events, and instances that wait on each
     other without a thread each (levels inside a thread's level are its loops)."""
     for fn in module.functions:
-        concurrent = events.concurrent_levels(fn)
+        concurrent = concurrent_levels(fn)
         for s in fn.walk():
             if isinstance(s, ir.EventDecl) and s.event.storage == "global":
                 diag.error(s.event.loc, "'global' events are not supported on target 'cuda' (blocks are not "
@@ -70,7 +70,7 @@ class CudaEvents:
             self.label_count += 1
             call = f"croktile::cuda::{self.event_kind(ref, level)}wait({self.event_ptr(ref)}, {ref.count})"
             self.w(depth, f"const bool {ok} = " + (f"croktile_tid != 0 || {call};" if level == 1 else f"{call};"))
-            failed = ir.Check(s.loc, Sym.var(ok), events.wait_message_text(ref), [Sym.var(TIMEOUT_MACRO)])
+            failed = ir.Check(s.loc, Sym.var(ok), wait_message_text(ref), [Sym.var(TIMEOUT_MACRO)])
             self.s_Check(failed, depth, level, state)
         if level == 1:   # the whole block goes on after the wait
             self.barrier(depth)
@@ -89,6 +89,6 @@ class CudaEvents:
 
     @staticmethod
     def join_empty():
-        from .cuda import EMPTY   # (cuda.py imports this module)
-        return EMPTY
+        """cuda.py's EMPTY barrier state (nothing touched since the last barrier)."""
+        return (frozenset(), frozenset(), frozenset(), frozenset())
 

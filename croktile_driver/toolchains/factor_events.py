@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Set
 
 from ..frontend import ir
-from . import events
+from .events import concurrent_levels, wait_message, wait_where
 from .kernel_ir import dev_expr
 
 
@@ -30,7 +30,7 @@ class FactorEvents:
 
     def is_concurrent(self, s: ir.Parallel) -> bool:
         if not hasattr(self, "_concurrent"):
-            self._concurrent = events.concurrent_levels(self.fn)
+            self._concurrent = concurrent_levels(self.fn)
         return id(s) in self._concurrent
 
     def concurrent_level(self, s: ir.Parallel, depth: int) -> None:
@@ -66,11 +66,11 @@ class FactorEvents:
                           f"{ref.count});")
 
     def s_EventWait(self, s: ir.EventWait, depth: int) -> None:
-        where = events.wait_where(s)
+        where = wait_where(s)
         for ref in s.events:
             self.w(depth, "{")
             self.w(depth + 1, f"const long long croktile_v[] = {{croktile_rt->wait_event(croktile_core, "
                               f"{ref.event.name} + ({dev_expr(ref.first())}), {ref.count})}};")
             self.w(depth + 1, f"if (croktile_v[0] != 0) {{ croktile_rt->fail(croktile_core, {where}, "
-                              f"{events.wait_message(ref)}, 1, croktile_v); return; }}")
+                              f"{wait_message(ref)}, 1, croktile_v); return; }}")
             self.w(depth, "}")

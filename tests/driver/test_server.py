@@ -43,7 +43,7 @@ def server(tmp_path):
     runtime.mkdir(mode=0o700)
     env = env_for(runtime)
     path = socket_of(env)
-    proc = subprocess.Popen([sys.executable, "-P", "-m", "croktile_driver.server", path], env=env,
+    proc = subprocess.Popen([sys.executable, "-P", "-m", "croktile_driver.serve_main", path], env=env,
                             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     deadline = time.monotonic() + 120
     while not os.path.exists(path):
