@@ -191,7 +191,6 @@ template <typename T, typename std::enable_if<std::is_same<T, croktile::f16>::va
 CROKTILE_HOST_DEVICE inline float __half2float(T h) { return static_cast<float>(h); }
 #elif !defined(__CUDA_FP16_H__) && !defined(CROKTILE_NO_HALF_ALIAS)
 using __half = croktile::f16;
-using half = croktile::f16;
 using __nv_bfloat16 = croktile::bf16;
 inline float __half2float(croktile::f16 h) { return static_cast<float>(h); }
 inline croktile::f16 __float2half(float f) { return croktile::f16(f); }
