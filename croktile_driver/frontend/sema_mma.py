@@ -14,8 +14,7 @@ from typing import List, Optional
 from . import ast as A
 from . import ir
 from .mma_forms import choose_shape, default_accumulator, describe_types, has_forms, warp_tile_ok, wgmma_shape
-from .symbolic import Sym
-from .values import Symbol, VData, VError, VFloat, VFuture, VInt, Value, scalar
+from .values import Symbol, VData, VError, VFuture, VInt, Value, scalar
 from .nodes import dataclass
 
 _LAYOUTS = {("row", "col"), ("row", "row"), ("col", "col"), ("col", "row")}
@@ -90,18 +89,17 @@ class MmaForms:
         src = self._chunk(node.args[0], "mma.load")
         if src is None:
             return []
-        rows, cols = src
-        region, elem = rows
+        (region, elem), chunk = src
         if reuse is not None:
             frag = reuse.frag
-            if (frag.elem, frag.chunk) != (elem, cols):
+            if (frag.elem, frag.chunk) != (elem, chunk):
                 self.error(node.loc, f"'{name.name}' is a fragment of {frag.elem} {list(frag.chunk)}; it cannot be "
-                                     f"loaded from {elem} {list(cols)} data")
+                                     f"loaded from {elem} {list(chunk)} data")
                 return []
             load = ir.MmaLoad(node.loc, reuse, region, swizzle=swizzle)
         else:
             frag = self._new_frag(name, elem)
-            frag.chunk = cols
+            frag.chunk = chunk
             load = ir.MmaLoad(node.loc, ir.FragRef(frag), region, declare=True, swizzle=swizzle)
         frag.loads.append(load)
         return [load]
@@ -143,7 +141,8 @@ class MmaForms:
         if not isinstance(v, VData):
             self.error(e.loc, f"the operand of '{what}' must be a chunk of spanned data, not {v.kind}")
             return None
-        self.check_readable(v, e.loc) if what == "mma.load" else None
+        if what == "mma.load":
+            self.check_readable(v, e.loc)
         ext = list(v.region.extents)
         while len(ext) > 2 and ext[0].is_const and ext[0].value == 1:
             ext = ext[1:]

@@ -8,13 +8,11 @@ and shared data, are one call.
 """
 from __future__ import annotations
 
-from typing import Dict, List, Optional
+from typing import Dict, List
 
 from ..frontend import ir
 from ..frontend.symbolic import Sym
 from .base import elem_ctype
-
-ROLE = {"a": "a", "b": "b", "c": "c", "e": "e"}
 
 
 def frag_type(f: ir.Frag) -> str:
