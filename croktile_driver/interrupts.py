@@ -2,9 +2,8 @@
 one line on stderr, exit status 128 + the signal's number, never a Python traceback.
 
 The handler is installed before croktilec imports anything heavy: when the program
-is croktilec itself, as this module is imported (the first thing ``cli`` imports, and
-``cli`` is the console script's first import of ours), else when ``cli.main`` is
-called. Until ``main`` arms it, a signal is held. This module imports only what the
+is croktilec itself, as this module is imported (by the package's ``__init__``, the
+first code of ours any entry point runs), else when ``cli.main`` is called. Until ``main`` arms it, a signal is held. This module imports only what the
 interpreter has loaded at start-up. The handler raises ``Interrupted`` in
 the main thread; it unwinds through the ``finally`` blocks that remove what the run
 created. Steps that must not be cut in half (creating a temporary and recording it,
@@ -88,6 +87,10 @@ def started_as_croktilec() -> bool:
     program that imports the package: then the handler goes in while ``cli`` is imported."""
     prog = sys.argv[0] if sys.argv else ""
     main_module = os.path.join(os.path.dirname(os.path.abspath(__file__)), "__main__.py")
+    if prog == "-m":   # `python -m croktile_driver` while the package itself is imported
+        orig = list(getattr(sys, "orig_argv", ()))
+        return any(a == "-m" and b == __package__ for a, b in zip(orig, orig[1:])) or \
+            any(a == "-m" + __package__ for a in orig)
     return os.path.basename(prog) == "croktilec" or prog == main_module
 
 
