@@ -22,6 +22,7 @@
 #include <cstdint>
 #include <cstring>
 #include <condition_variable>
+#include <initializer_list>
 #include <mutex>
 #include <thread>
 #include <string>
@@ -555,6 +556,37 @@ void launch(void (*kernel)(Params...), long long grid, long long block, std::siz
   }
 }
 #endif  // __CUDACC__
+
+// A kernel's global pointer parameter: __restrict__ in its fast instance.
+template <bool Restrict, class T>
+struct kernel_ptr_of { typedef T* type; };
+template <class T>
+struct kernel_ptr_of<true, T> { typedef T* __restrict__ type; };
+template <bool Restrict, class T>
+using kernel_ptr = typename kernel_ptr_of<Restrict, T>::type;
+
+// A global buffer of a launch: where it starts, its bytes, whether the kernel writes it.
+struct kernel_range {
+  const void* data;
+  long long bytes;
+  bool written;
+};
+
+// Whether a launch may take the kernel's fast instance: every buffer 16-byte aligned (the
+// vector copies need no address test) and none that the kernel writes overlapping another
+// (its pointers may be __restrict__).
+inline bool fast_instance(std::initializer_list<kernel_range> ranges) {
+  for (const kernel_range& r : ranges)
+    if (reinterpret_cast<unsigned long long>(r.data) % 16 != 0) return false;
+  for (auto i = ranges.begin(); i != ranges.end(); ++i)
+    for (auto j = i + 1; j != ranges.end(); ++j) {
+      if (!i->written && !j->written) continue;
+      const auto a = reinterpret_cast<unsigned long long>(i->data), b = reinterpret_cast<unsigned long long>(j->data);
+      if (a < b + static_cast<unsigned long long>(j->bytes) && b < a + static_cast<unsigned long long>(i->bytes))
+        return false;
+    }
+  return true;
+}
 
 // Host-level dma.copy between two device buffers: the box `ext` at `src_off` of a
 // row-major array shaped `src_shape` goes to `dst_off` of one shaped `dst_shape`;

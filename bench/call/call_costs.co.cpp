@@ -3,7 +3,7 @@
 // "key value" lines, and as a Python module (croktile.load), whose functions it calls from
 // Python against torch.add.
 //
-//   tiny_*     [4, 256] f32: host time per call, N back-to-back calls on one stream
+//   tiny_*     [4, 256] f32: host time to issue a call (batches of 256), and per call with a synchronize
 //   stream_*   3 x 256 MiB: wall time of call + synchronize against the kernel alone
 //              (croktile::cuda::timing()); host arrays against bytes / pinned bandwidth
 //   staged_*   the staged add (dma.copy => shared) against the hand-written kernel
@@ -173,8 +173,10 @@ static std::vector<float> pattern(std::size_t n, int mod) {
   return v;
 }
 
-// Host time per call of N back-to-back calls on one stream (the GPU keeps up: the
-// kernels are shorter than a call's host work).
+// Host time per call: the time to issue a batch of 256 back-to-back calls on one stream
+// (fewer than the launch queue holds, so no call waits for the GPU), the synchronize
+// after each batch untimed; the median batch of calls / 256. Also the time per call with
+// the synchronize, N calls at once (what the GPU sustains: kernel and launch gaps).
 static void tiny(int calls, ck::stream s) {
   const auto ha = pattern(4 * 256, 97), hb = pattern(4 * 256, 13);
   auto a = ck::to_device(ck::spanned_view<const float, 2>(ha.data(), {4, 256}), s);
@@ -182,21 +184,27 @@ static void tiny(int calls, ck::stream s) {
   auto c = ck::device_data<float, 2>({4, 256}, s);
   for (int i = 0; i < 200; ++i) tiny_add(a, b, s), tiny_add_into(a, b, c, s);
   ck::synchronize(s);
+  const int batch = 256, batches = std::max(5, calls / batch);
   std::vector<double> ret, into;
-  for (int round = 0; round < 5; ++round) {
+  for (int round = 0; round < batches; ++round) {
     auto t0 = clock_type::now();
-    for (int i = 0; i < calls; ++i) tiny_add(a, b, s);
+    for (int i = 0; i < batch; ++i) tiny_add(a, b, s);
+    ret.push_back(ms_since(t0) * 1e3 / batch);
     ck::synchronize(s);
-    ret.push_back(ms_since(t0) * 1e3 / calls);
     t0 = clock_type::now();
-    for (int i = 0; i < calls; ++i) tiny_add_into(a, b, c, s);
+    for (int i = 0; i < batch; ++i) tiny_add_into(a, b, c, s);
+    into.push_back(ms_since(t0) * 1e3 / batch);
     ck::synchronize(s);
-    into.push_back(ms_since(t0) * 1e3 / calls);
   }
+  auto t0 = clock_type::now();
+  for (int i = 0; i < calls; ++i) tiny_add_into(a, b, c, s);
+  ck::synchronize(s);
+  const double sustained = ms_since(t0) * 1e3 / calls;
   expect_sums(host_copy(c.view(), s), ha, hb, 1, "tiny_add_into");
   expect_sums(host_copy(tiny_add(a, b, s).view(), s), ha, hb, 1, "tiny_add");
   report("cpp_tiny_return_us_per_call", median(ret));
   report("cpp_tiny_into_us_per_call", median(into));
+  report("cpp_tiny_into_synchronized_us_per_call", sustained);
 }
 
 // The streaming add on device data: call + synchronize against the kernel alone; and the

@@ -274,8 +274,18 @@ class HostEmitter(DeviceHostEmitter):
         args = ", ".join(k.host_args)
         if k.uses_checks:
             self.w(d, "croktile_checks.arm();")
-        self.w(d, f"croktile::cuda::launch({k.name}, croktile_grid, croktile_block, croktile_smem, croktile_st, "
-                  f"{where}{', ' + args if args else ''});")
+        def launch(kernel: str, dd: int) -> None:
+            self.w(dd, f"croktile::cuda::launch({kernel}, croktile_grid, croktile_block, croktile_smem, croktile_st, "
+                       f"{where}{', ' + args if args else ''});")
+        if k.aligned_copies:
+            ranges = ", ".join(f"{{{self.mem(b)}.get(), {k.host_bytes(b)}, {str(k.writes(b)).lower()}}}"
+                               for b in k.globals)
+            self.w(d, f"if (croktile::cuda::fast_instance({{{ranges}}}))")
+            launch(f"{k.name}<true>", d + 1)
+            self.w(d, "else")
+            launch(f"{k.name}<false>", d + 1)
+        else:
+            launch(k.name, d)
         self.w(depth, "}")
 
 
@@ -296,6 +306,7 @@ class KernelEmitter(KernelEmitterBase, FragmentWriter, CudaEvents):
         self.params: List[str] = []
         self.host_args: List[str] = []
         self.inner = [s for s, _ in self.all if isinstance(s, ir.Parallel) and s.level == 2]
+        self.aligned_copies = 0   # vector copies that the kernel's fast instance makes unconditional
         self.uses_checks = any(isinstance(s, (ir.Check, ir.EventWait)) for s, _ in self.all)
         self.arena = list(par.buffers)                     # what one block owns
         self.arena_names = {b.name for b in self.arena}
@@ -535,6 +546,7 @@ class KernelEmitter(KernelEmitterBase, FragmentWriter, CudaEvents):
 
         self.lines.append(line_directive(par.loc))
         params = ",\n    ".join(self.params)
+        header = len(self.lines)
         self.lines.append(f"__global__ void __launch_bounds__({self.static_block()}) {self.name}({params}) {{")
         if self.arena:
             if self.static_arena:
@@ -559,6 +571,17 @@ class KernelEmitter(KernelEmitterBase, FragmentWriter, CudaEvents):
         if self.issued_sync_async:
             self.w(1, "croktile::cuda::cp_async_wait_group<0>();  // no copy into shared memory outlives the block")
         self.lines.append("}")
+        if self.aligned_copies:
+            # two instances: the launch takes <true> when every global pointer is 16-byte
+            # aligned and no global buffer the kernel writes overlaps another; its vector
+            # copies then need no address test, and its pointers are __restrict__, so that
+            # loads are issued ahead of earlier stores
+            self.lines.insert(header, "template <bool CroktileFast>")
+            for b in self.globals:
+                ct = elem_ctype(b.elem)
+                i = next(i for i in range(header, len(self.lines)) if f"{ct}* {self.ptr(b)}" in self.lines[i])
+                self.lines[i] = self.lines[i].replace(f"{ct}* {self.ptr(b)}",
+                                                      f"croktile::cuda::kernel_ptr<CroktileFast, {ct}> {self.ptr(b)}", 1)
         return "\n".join(self.lines)
 
     def stmts(self, stmts: List[ir.Stmt], depth: int, level: int, state: State) -> State:
@@ -831,6 +854,24 @@ class KernelEmitter(KernelEmitterBase, FragmentWriter, CudaEvents):
         self.thread_copy(s, depth)
         return state
 
+    def vector_aligned(self, r: ir.Region, size: int) -> bool:
+        """The region starts 16-byte aligned whenever its buffer's base is: its element
+        offset is a multiple of 16 bytes for every value of its symbols, and the base is a
+        thread array (__align__(16)), an arena slot at an aligned constant offset, or global
+        memory (which the fast instance of the kernel is launched for only)."""
+        b = r.buffer
+        if 16 % size:
+            return False
+        per = 16 // size
+        if any(c % per for c in linear(r.offsets, r.shape).terms.values()):
+            return False
+        if b.storage == "global":
+            return True
+        slot = self.slot_of.get(b.name)
+        if slot is not None:
+            return slot.offset is not None and slot.offset % 16 == 0 and self.arena_align >= 16
+        return b.storage == "local" and b not in self.scratch and static_bytes(b) is not None
+
     def thread_copy(self, s: ir.Dma, depth: int) -> None:
         """One thread copies a box: loops written out, so that constant trip counts unroll
         and per-thread arrays indexed by them stay in registers; 16-byte vectors where
@@ -861,7 +902,12 @@ class KernelEmitter(KernelEmitterBase, FragmentWriter, CudaEvents):
         self.w(depth + 1, f"const {ct}* const croktile_s = {self.region_ptr(s.src)};")
         scalar = f"croktile_d[{dst_off} + croktile_e] = croktile_s[{src_off} + croktile_e];"
         if vec:
-            self.w(depth + 1, "if (((unsigned long long)croktile_d | (unsigned long long)croktile_s) % 16 == 0) {")
+            test = "((unsigned long long)croktile_d | (unsigned long long)croktile_s) % 16 == 0"
+            if self.vector_aligned(s.src, size) and self.vector_aligned(s.dst, size):
+                # the kernel's fast instance (every global pointer 16-byte aligned) knows it
+                test = f"CroktileFast || ({test})"
+                self.aligned_copies += 1
+            self.w(depth + 1, f"if ({test}) {{")
             nest(depth + 2, f"reinterpret_cast<uint4*>(croktile_d + {dst_off})[croktile_v] = "
                             f"reinterpret_cast<const uint4*>(croktile_s + {src_off})[croktile_v];",
                  Sym.const(run.value * size // 16), "croktile_v")

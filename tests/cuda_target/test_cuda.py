@@ -351,3 +351,29 @@ def test_launch_failure_is_a_runtime_error_with_the_location(gpu, tmp_path):
     assert re.search(rf"n=1048576 error: \S*cuda_errors\.co\.cpp:{line}:3: the kernel needs \d+ bytes of shared "
                      r"memory; this device allows \d+", run.stdout), run.stdout
 
+
+
+def test_kernels_with_vector_copies_get_a_fast_instance(tmp_path):
+    """Aligned, non-overlapping global arrays take an instance without address tests and
+    with __restrict__ pointers; the launch chooses it at run time."""
+    out = tmp_path / "fast.cu"
+    res = run_croktilec("-t", "cuda", "-S", str(HERE / "fast_instance.co.cpp"), "-o", str(out), cwd=tmp_path)
+    assert res.rc == 0, res
+    text = out.read_text()
+    assert "template <bool CroktileFast>" in text
+    assert "croktile::cuda::kernel_ptr<CroktileFast, float> a__ptr" in text
+    assert "if (CroktileFast || (" in text
+    assert re.search(r"if \(croktile::cuda::fast_instance\(\{\{a__mem\.get\(\), [^}]*, false\}, "
+                     r"\{b__mem\.get\(\), [^}]*, false\}, \{c__mem\.get\(\), [^}]*, true\}\}\)\)", text), text
+
+
+def test_fast_and_generic_instances_agree_on_the_gpu(gpu, tmp_path):
+    """Distinct aligned arrays (fast instance), an in-place call and misaligned arrays
+    (generic instance) all give the host's sums."""
+    exe = tmp_path / "fast"
+    res = run_croktilec("-t", "cuda", str(HERE / "fast_instance.co.cpp"), "-o", str(exe), cwd=tmp_path, timeout=600)
+    assert res.rc == 0, res
+    run = _run([exe])
+    assert run.returncode == 0, run.stdout + run.stderr
+    for case in ("distinct, aligned", "in place (c is a)", "one element off alignment"):
+        assert f"{case}: right" in run.stdout, run.stdout
