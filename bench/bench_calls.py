@@ -41,6 +41,8 @@ ROWS = [
     ("cpp_tiny_return_us_per_call", "C++: tiny add, returning, per call (us)", ("<", 3.0)),
     ("cpp_tiny_into_us_per_call", "C++: tiny add, destination passing, per call (us)", ("<", 3.0)),
     ("cpp_tiny_into_synchronized_us_per_call", "C++: tiny add into, N calls then synchronize (us/call)", None),
+    ("cpp_raw_launch_us_per_call", "C++: raw <<<>>> launch of a kernel doing nothing, same grid (us)", None),
+    ("cpp_tiny_into_over_raw_launch", "C++: tiny add into / raw launch", None),
     ("cpp_stream_kernel_ms", "C++: streaming add, kernel alone (ms)", None),
     ("cpp_stream_into_over_kernel", "C++: streaming add into, call + sync / kernel", ("<=", 1.05)),
     ("cpp_stream_return_over_kernel", "C++: streaming add returning, call + sync / kernel", ("<=", 1.05)),

@@ -34,9 +34,9 @@ ADD = HERE / "cpu" / "stream_add.co.cpp"
 def build(target: str, out: str) -> str:
     argv = [sys.executable, "-m", "croktile_driver", "-t", target, "-O3", str(FORMS), "-o", out]
     if target == "cuda":
-        argv[4:4] = ["--profile", "cuda-sm90a"]
+        argv[5:5] = ["--profile", "cuda-sm90a"]
     subprocess.run(argv, check=True)
-    return out
+    return os.path.abspath(out)
 
 
 def run_forms(exe: str, env: dict, reps: int) -> dict:

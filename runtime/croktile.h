@@ -480,11 +480,12 @@ public:
       : data_(detail::new_zeroed<T>(detail::checked_count<T>(shape))), shape_(shape) {}
   // elements left unset (default-initialised): the caller writes every one
   spanned_data(uninitialized_t, const shape_type& shape)
-      : data_(new T[detail::checked_count<T>(shape)]), shape_(shape) {}
+      : data_(detail::new_uninitialized<T>(detail::checked_count<T>(shape))), shape_(shape) {}
   // Storage whose every element the caller writes before reading (a device result copied
   // in): not zero-filled first, which for hundreds of MiB costs as much as the copy.
   struct overwritten_t {};
-  spanned_data(const shape_type& shape, overwritten_t) : data_(new T[detail::checked_count<T>(shape)]), shape_(shape) {}
+  spanned_data(const shape_type& shape, overwritten_t)
+      : data_(detail::new_uninitialized<T>(detail::checked_count<T>(shape))), shape_(shape) {}
 
   spanned_data(spanned_data&& other) noexcept
       : data_(std::move(other.data_)), shape_(other.shape_) {

@@ -42,5 +42,14 @@ T* new_zeroed(std::size_t count) {
   return new T[count]();
 }
 
+// Storage the caller writes in full before reading it (no zeros): huge pages advised the same.
+template <typename T>
+T* new_uninitialized(std::size_t count) {
+  T* p = new T[count];
+  if (std::is_trivially_default_constructible<T>::value && count * sizeof(T) >= huge_page_threshold)
+    advise_huge_pages(p, count * sizeof(T));
+  return p;
+}
+
 }  // namespace detail
 }  // namespace croktile

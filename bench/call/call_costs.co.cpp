@@ -129,6 +129,13 @@ __global__ void __launch_bounds__(256) staged_add_hand(const float* a, const flo
     reinterpret_cast<float4*>(c + base + 16 * threadIdx.x)[k] = reinterpret_cast<const float4*>(z)[k];
 }
 
+// The floor of a C++ call: a raw launch of a kernel with the same grid and arguments
+// that does nothing else.
+__global__ void tiny_raw(const float* a, const float* b, float* c) {
+  const int i = blockIdx.x * 256 + threadIdx.x * 4;
+  if (a == nullptr) c[i] = b[i];   // never true: the launch is the whole cost
+}
+
 namespace ck = croktile;
 using clock_type = std::chrono::steady_clock;
 
@@ -196,6 +203,13 @@ static void tiny(int calls, ck::stream s) {
     into.push_back(ms_since(t0) * 1e3 / batch);
     ck::synchronize(s);
   }
+  std::vector<double> raw;
+  for (int round = 0; round < batches; ++round) {
+    auto t0 = clock_type::now();
+    for (int i = 0; i < batch; ++i) tiny_raw<<<4, 64, 0, s.native()>>>(a.data(), b.data(), c.data());
+    raw.push_back(ms_since(t0) * 1e3 / batch);
+    ck::synchronize(s);
+  }
   auto t0 = clock_type::now();
   for (int i = 0; i < calls; ++i) tiny_add_into(a, b, c, s);
   ck::synchronize(s);
@@ -205,6 +219,8 @@ static void tiny(int calls, ck::stream s) {
   report("cpp_tiny_return_us_per_call", median(ret));
   report("cpp_tiny_into_us_per_call", median(into));
   report("cpp_tiny_into_synchronized_us_per_call", sustained);
+  report("cpp_raw_launch_us_per_call", median(raw));
+  report("cpp_tiny_into_over_raw_launch", median(into) / median(raw));
 }
 
 // The streaming add on device data: call + synchronize against the kernel alone; and the

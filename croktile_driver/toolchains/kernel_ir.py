@@ -315,6 +315,9 @@ class KernelEmitterBase:
         mark = len(self.lines)
         entry = state
         while True:
+            hint = self.unroll_hint(s, level)
+            if hint:
+                self.w(depth, hint)
             self.w(depth, loop_header(self.index_type, s, dev_expr))
             end = self.stmts(s.body, depth + 1, level, entry)
             self.w(depth, "}")
@@ -323,6 +326,10 @@ class KernelEmitterBase:
                 return joined
             del self.lines[mark:]        # the next iteration starts in the state this one ends in
             entry = joined
+
+    def unroll_hint(self, s: ir.Loop, level: int) -> str:
+        """A line before the loop asking the device compiler to unroll it (none by default)."""
+        return ""
 
     def s_If(self, s: ir.If, depth: int, level: int, state):
         self.w(depth, f"if ({condition(dev_expr(s.cond))}) {{")
