@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# One GPU-machine run of the figures issues #21 and #22 ask for, in one command (device
+# time is scarce: everything that belongs together goes in one call). Run from the
+# project root on the GPU machine after `. .device-carry/setup.sh`:
+#   bash scripts/gpu_bench.sh            # results as JSON under $OUT (or ./gpu-bench-out)
+# Prints the GPU's name first: report each figure with it (H100 and H200 separately).
+set -uo pipefail
+out=${OUT:-gpu-bench-out}; mkdir -p "$out"
+export CROKTILE_SERVER=0
+nvidia-smi -L
+echo "=== bench_calls (issue #22)"
+timeout 240 python3 bench/bench_calls.py --json "$out/calls.json" 2>&1 | tail -45
+echo "=== bench_gpu_forms (issue #21; opencl on NVIDIA's OpenCL)"
+CROKTILE_OPENCL_PLATFORM=NVIDIA timeout 240 python3 bench/bench_gpu_forms.py --reps 10 > "$out/forms.json" 2> "$out/forms.err"
+tail -5 "$out/forms.err"; cat "$out/forms.json"
