@@ -703,7 +703,7 @@ class KernelEmitter(KernelEmitterBase):
             self.w(1, "const long croktile_lid = get_local_id(0);")
             self.w(1, "const long croktile_lsize = get_local_size(0);")
         for b in self.static_local:
-            self.w(1, f"__local {self.ctype(b)} {b.name}[{_product(b.shape).value}];")
+            self.w(1, f"__local {self.ctype(b)} {b.name}[{_product(b.shape).value}] __attribute__((aligned(16)));")
         if self.scratch:
             self.w(1, "__global unsigned char* croktile_slot_base = croktile_scratch + get_global_id(0) * croktile_slot;")
         self.setup_buffers(par, 1)
@@ -921,6 +921,20 @@ class KernelEmitter(KernelEmitterBase):
             loops.append((f"croktile_i{d}", e))
         body = f"{self.ptr(s.dst.buffer)}[{dev_expr(dst_at)}] = {self.ptr(s.src.buffer)}[{dev_expr(src_at)}];"
         self.w(depth, "{")
+        vector = self.vector_loops(s, dims, src_st, dst_st)
+        if vector is not None and loops:   # 16 bytes per work-item and step where both sides allow
+            tests, vloops, vbody = vector
+            if tests:
+                self.w(depth + 1, f"if ((({' | '.join(tests)}) & 15) == 0) {{")
+            self.group_loops(depth + 1 + bool(tests), vloops, vbody)
+            if not tests:
+                self.w(depth, "}")
+                return
+            self.w(depth + 1, "} else {")
+            self.group_loops(depth + 2, loops, body)
+            self.w(depth + 1, "}")
+            self.w(depth, "}")
+            return
         if loops:     # all work-items, one element each in turn
             total = dev_expr(_product([e for _, e in loops]))
             self.w(depth + 1, f"for (long croktile_t = croktile_lid; croktile_t < {total}; "
@@ -936,6 +950,49 @@ class KernelEmitter(KernelEmitterBase):
             self.w(depth + 1, "}")
         else:
             self.w(depth + 1, f"if (croktile_lid == 0) {body}")
+        self.w(depth, "}")
+
+    def vector_loops(self, s: ir.Dma, dims, src_st, dst_st):
+        """A work-group copy in 16-byte vectors: (the alignment tests left for run time, the
+        loops, the body), or None where the run or an offset is not whole vectors."""
+        size = s.src.buffer.elem_bytes
+        if 16 % size or not dims:
+            return None
+        per = 16 // size
+        run = dims[-1]
+        src_at = _linear(s.src.offsets, s.src.shape)
+        dst_at = _linear(s.dst.offsets, s.dst.shape)
+        whole = all(c % per == 0 for v in [src_at, dst_at] + src_st[:-1] + dst_st[:-1] for c in v.terms.values())
+        if not (run.is_const and run.value % per == 0 and whole):
+            return None
+        loops = []
+        for d, e in enumerate(dims):
+            last = d == len(dims) - 1
+            e = Sym.const(e.value // per) if last else e
+            if e.is_const and e.value == 1:
+                continue
+            i = Sym.var(f"croktile_i{d}")
+            src_at = src_at + i * (Sym.const(per) if last else src_st[d])
+            dst_at = dst_at + i * (Sym.const(per) if last else dst_st[d])
+            loops.append((f"croktile_i{d}", e))
+        tests = [t for t in (self.alignment_test(s.dst, "", size), self.alignment_test(s.src, "", size)) if t]
+        qd, qs = self.qual(s.dst.buffer), self.qual(s.src.buffer)
+        body = (f"*(({qd} croktile_vec16*)({self.ptr(s.dst.buffer)} + {_paren(dev_expr(dst_at))})) = "
+                f"*(({qs} const croktile_vec16*)({self.ptr(s.src.buffer)} + {_paren(dev_expr(src_at))}));")
+        return tests, loops, body
+
+    def group_loops(self, depth: int, loops, body: str) -> None:
+        """The work-items of the group take the iterations of a loop nest in turn."""
+        total = dev_expr(_product([e for _, e in loops]))
+        self.w(depth, f"for (long croktile_t = croktile_lid; croktile_t < {total}; croktile_t += croktile_lsize) {{")
+        rest = "croktile_t"
+        for n, (i, e) in enumerate(reversed(loops)):
+            if n == len(loops) - 1:
+                self.w(depth + 1, f"const long {i} = {rest};")
+            else:
+                self.w(depth + 1, f"const long {i} = {rest} % {_paren(dev_expr(e))};")
+                rest = f"({rest} / {_paren(dev_expr(e))})"
+        self.w(depth + 1, body)
         self.w(depth, "}")
 
     def item_copy(self, s: ir.Dma, depth: int) -> None:
@@ -990,7 +1047,7 @@ class KernelEmitter(KernelEmitterBase):
         keeps it out of registers on some implementations."""
         whole = 16 % size == 0 and not any(c % (16 // size) for c in _linear(r.offsets, r.shape).terms.values())
         b = r.buffer
-        if whole and self.kind.get(b.name) == "static" and self.space.get(b.name) == "p":
+        if whole and self.kind.get(b.name) == "static" and self.space.get(b.name) in ("p", "l"):
             return ""
         return f"(uint64_t){self.ptr(b) if whole else pointer}"
 

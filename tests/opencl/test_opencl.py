@@ -153,7 +153,7 @@ def test_features_use_work_group_copies_and_local_memory(tmp_path):
     kernel = cl[cl.index("__kernel void group_pipeline__launch0"):]
     kernel = kernel[: kernel.index("\n}\n")]
     assert "async_work_group_copy(" in kernel and "wait_group_events(" in kernel
-    assert "__local int32_t res[128];" in kernel           # outer-level `local` = work-group memory
+    assert "__local int32_t res[128] __attribute__((aligned(16)));" in kernel   # outer-level `local` = work-group memory
     assert "if (croktile_lid == 0) bump__l(" in kernel      # outer-level call: work-item 0 only
     assert "event_t croktile_e = cur__ev; cur__ev = nxt__ev;" in kernel   # swap moves the pending copy
     assert "barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);" in kernel
