@@ -51,6 +51,9 @@ class Buffer:
     # and never reaches a code generator (sema_dma.expand_aliases rewrites its uses)
     alias: Optional[tuple] = None
     align: int = 16           # bytes; a swizzled shared buffer needs 8 of its rows (cuda)
+    # elements the storage holds at most, where the size is known only at run time but a
+    # stated bound limits it (frontend/bounds.py): the targets allocate this many statically
+    capacity: Optional[int] = None
 
     @property
     def elem_bytes(self) -> int:

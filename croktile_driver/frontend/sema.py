@@ -13,6 +13,7 @@ from typing import Dict, Iterator, List, Optional, Set
 from . import ast as A
 from . import ir
 from .block_shared import place_block_shared
+from .bounds import bound_local_buffers
 from .fills import plan_fills
 from . import levels
 from . import pending as P
@@ -242,6 +243,7 @@ class FunctionChecker(ControlFlow, DmaForms, SpannedData, EventForms, ElementChe
         self.check_frags()
         place_block_shared(irfn, self.diag)
         plan_fills(irfn, self.diag, self.diag.enabled("implicit-fill"))
+        bound_local_buffers(irfn)
         ir.number_and_live_ranges(irfn)
         return irfn
 

@@ -92,7 +92,11 @@ class FunctionEmitter(StatementWriter, FragmentWriter):
         nbytes = buf.elem_bytes
         for d in buf.shape:
             nbytes *= d.value if d.is_const else 1
-        if static and nbytes <= STACK_LIMIT_BYTES:
+        if buf.capacity is not None and buf.capacity * buf.elem_bytes <= STACK_LIMIT_BYTES:
+            # sized at run time, bounded by a stated bound: an array of the bound
+            self.w(depth, f"{ctype} {buf.name}[{buf.capacity}];")
+            self.w(depth, f"{ctype}* {self.ptr(buf)} = {buf.name};")
+        elif static and nbytes <= STACK_LIMIT_BYTES:
             self.w(depth, f"{ctype} {buf.name}[{count}];")
             self.w(depth, f"{ctype}* {self.ptr(buf)} = {buf.name};")
         else:

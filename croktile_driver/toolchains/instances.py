@@ -23,6 +23,7 @@ from math import lcm
 from typing import Dict, Iterator, List, Optional, Tuple
 
 from ..frontend import ir
+from ..frontend.bounds import bound_local_buffers
 from ..frontend.nodes import dataclass
 from ..frontend.symbolic import Sym
 
@@ -164,7 +165,8 @@ def run_time_thread_buffers(fn: ir.Function) -> List[ir.Buffer]:
     """Buffers of one inner-level instance whose size is known only at run time: the
     cuda and opencl targets give each thread a slice of a global scratch buffer for them
     (the cpu target a heap allocation), where a constant size is a register array."""
-    return [b for b in fn.buffers if b.level >= 2 and b.storage == "local" and not all(d.is_const for d in b.shape)]
+    return [b for b in fn.buffers if b.level >= 2 and b.storage == "local" and b.capacity is None
+            and not all(d.is_const for d in b.shape)]
 
 
 def scratch_text(fn: ir.Function) -> str:
@@ -221,7 +223,9 @@ def substituted(fn: ir.Function, mapping: Dict[str, Sym]) -> ir.Function:
                 setattr(new, f.name, remap(getattr(obj, f.name)))
             return new
         return obj
-    return remap(fn)
+    out = remap(fn)
+    bound_local_buffers(out)   # sizes that folded may now have a stated bound
+    return out
 
 
 def _syms(obj, seen=None) -> Iterator[Sym]:

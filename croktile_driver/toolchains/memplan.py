@@ -53,6 +53,10 @@ class ArenaPlan:
 
 
 def static_bytes(buf: ir.Buffer) -> Optional[int]:
+    """Bytes of the buffer's storage when known at compile time: its constant size, or the
+    capacity a stated bound gives it (frontend/bounds.py)."""
+    if buf.capacity is not None:
+        return buf.capacity * buf.elem_bytes
     n = buf.elem_bytes
     for d in buf.shape:
         if not d.is_const:

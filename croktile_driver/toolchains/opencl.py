@@ -232,6 +232,11 @@ static void croktile_check_fail(__global int* err, int id, long v0, long v1, lon
 """
 
 
+
+def _capacity(b: ir.Buffer) -> int:
+    """Elements of a statically allocated buffer: its size, or its stated bound's capacity."""
+    return b.capacity if b.capacity is not None else _product(b.shape).value
+
 class OpenclToolChain(ToolChain):
     target = "opencl"
     source_suffix = ".cpp"
@@ -607,7 +612,7 @@ class KernelEmitter(KernelEmitterBase):
                         space = "l"
                     else:
                         space = "p"
-                    static = all(d.is_const for d in b.shape)
+                    static = all(d.is_const for d in b.shape) or b.capacity is not None
                     if static:
                         self.kind[b.name] = "static"
                         if space == "l":
@@ -703,7 +708,7 @@ class KernelEmitter(KernelEmitterBase):
             self.w(1, "const long croktile_lid = get_local_id(0);")
             self.w(1, "const long croktile_lsize = get_local_size(0);")
         for b in self.static_local:
-            self.w(1, f"__local {self.ctype(b)} {b.name}[{_product(b.shape).value}] __attribute__((aligned(16)));")
+            self.w(1, f"__local {self.ctype(b)} {b.name}[{_capacity(b)}] __attribute__((aligned(16)));")
         if self.scratch:
             self.w(1, "__global unsigned char* croktile_slot_base = croktile_scratch + get_global_id(0) * croktile_slot;")
         self.setup_buffers(par, 1)
@@ -718,7 +723,7 @@ class KernelEmitter(KernelEmitterBase):
             ct, kind = self.ctype(b), self.kind[b.name]
             q = self.qual(b)
             if kind == "static" and self.space[b.name] == "p":
-                self.w(depth, f"{ct} {b.name}[{_product(b.shape).value}] __attribute__((aligned(16)));")
+                self.w(depth, f"{ct} {b.name}[{_capacity(b)}] __attribute__((aligned(16)));")
                 self.w(depth, f"{ct}* {self.ptr(b)} = {b.name};")
             elif kind == "scratch":
                 self.w(depth, f"__global {ct}* {self.ptr(b)} = (__global {ct}*)(croktile_slot_base + {b.name}__off);")
