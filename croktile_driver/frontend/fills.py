@@ -207,15 +207,15 @@ def _covering_construct(region: ir.Region, indices: List[_Index]):
         strides = _strides(off, by_var)
         if strides is None or any(v in used for v in strides):
             return None
-        cur = ext
+        forms = [ext]   # equal forms of the extent covered so far
         while strides:
-            var = next((v for v, st in strides.items() if prove_equal(st, cur)), None)
+            var = next((v for v, st in strides.items() if any(prove_equal(st, f) for f in forms)), None)
             if var is None:
                 return None
-            cur = _times(cur, by_var[var].count)
+            forms = _times(forms, by_var[var].count)
             used[var] = by_var[var]
             del strides[var]
-        if not prove_equal(cur, dim):
+        if not any(prove_equal(f, dim) for f in forms):
             return None
     if not used:
         return _WHOLE
@@ -237,16 +237,21 @@ def _strides(off: Sym, by_var: Dict[str, _Index]) -> Optional[Dict[str, Sym]]:
     return out
 
 
-def _times(extent: Sym, count: Sym) -> Sym:
-    """``extent * count``, where one of them may be the other's dimension divided by it:
-    chunkat's extent ``M / n`` of a symbolic dimension, or a count ``parallel p by M / 64``
-    over tiles of 64 (sema checks at run time that the division is exact)."""
-    for quotient, factor in ((extent, count), (count, extent)):
-        if len(quotient.terms) == 1:
-            (mono, coeff), = quotient.terms.items()
-            if coeff == 1 and len(mono) == 1 and mono[0].op == "/" and mono[0].args[1] == factor:
-                return mono[0].args[0]
-    return extent * count
+def _times(forms: List[Sym], count: Sym) -> List[Sym]:
+    """``extent * count`` for each form of the extent, and, where one of them is the other's
+    dimension divided by it (chunkat's extent ``M / n`` of a symbolic dimension, or a count
+    ``parallel p by M / 64`` over tiles of 64; sema checks at run time that the division is
+    exact), that dimension too: an instance over ``M = 64 * (M / 64)`` has the product as
+    its dimension, the generic function ``M``."""
+    out = []
+    for extent in forms:
+        out.append(extent * count)
+        for quotient, factor in ((extent, count), (count, extent)):
+            if len(quotient.terms) == 1:
+                (mono, coeff), = quotient.terms.items()
+                if coeff == 1 and len(mono) == 1 and mono[0].op == "/" and mono[0].args[1] == factor:
+                    out.append(mono[0].args[0])
+    return out
 
 
 def report(fn: ir.Function) -> str:

@@ -24,6 +24,7 @@ from typing import Dict, Iterator, List, Optional, Tuple
 
 from ..frontend import ir
 from ..frontend.bounds import bound_local_buffers
+from ..frontend.fills import plan_fills
 from ..frontend.nodes import dataclass
 from ..frontend.symbolic import Sym
 
@@ -224,8 +225,24 @@ def substituted(fn: ir.Function, mapping: Dict[str, Sym]) -> ir.Function:
             return new
         return obj
     out = remap(fn)
-    bound_local_buffers(out)   # sizes that folded may now have a stated bound
+    if mapping:
+        # extents that folded may now show every element written (no zero fill needed)
+        # and sizes may now have a stated bound
+        out.body = _without_implicit_fills(out.body)
+        plan_fills(out, None)
+        bound_local_buffers(out)
     return out
+
+
+def _without_implicit_fills(stmts: List[ir.Stmt]) -> List[ir.Stmt]:
+    kept = []
+    for s in stmts:
+        if isinstance(s, ir.Fill) and s.implicit:
+            continue
+        if getattr(s, "body", None):
+            s.body = _without_implicit_fills(s.body)
+        kept.append(s)
+    return kept
 
 
 def _syms(obj, seen=None) -> Iterator[Sym]:
