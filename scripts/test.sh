@@ -43,4 +43,6 @@ if installed $CROSS_PACKAGES; then export CROKTILE_REQUIRE_CROSS=1; fi
 # server on for itself): no server outlives the tests or carries state between them
 export CROKTILE_SERVER=0
 # -P: import the installed croktile_driver (with its generated parser tables), not ./
-exec python3 -P -m pytest -q "$@"
+# -n: the tests mostly wait on compilers; two workers (CROKTILE_TEST_JOBS) keep 2 cores busy;
+# --dist loadfile keeps each file's tests (and its fixtures' builds) on one worker
+exec python3 -P -m pytest -q -n "${CROKTILE_TEST_JOBS:-2}" --dist loadfile --durations=15 "$@"
