@@ -23,6 +23,44 @@ def check_mma(module: ir.Module, diag, arch: Optional[str]) -> None:
     for fn in module.functions:
         _check_stmts(fn.body, [], diag, arch, number)
         _check_swizzles(fn, diag)
+        _check_tma_boxes(fn, diag)
+
+
+TMA_MAX_RANK = 5
+TMA_MAX_BOX = 256   # elements per box dimension
+
+
+def _check_tma_boxes(fn: ir.Function, diag) -> None:
+    """A `tma.copy` is one bulk tensor copy of a box of global memory: the copy engine takes
+    a rank of at most 5, at most 256 elements per box dimension, an innermost box dimension
+    of whole 16 bytes and global rows of whole 16 bytes (what is known at compile time is
+    checked here)."""
+    for s in ir.walk(fn.body):
+        if not (isinstance(s, ir.Dma) and s.engine == "tma"):
+            continue
+        side = s.src if s.src.buffer.storage == "global" else s.dst
+        if side.buffer.storage != "global":
+            continue
+        size = side.buffer.elem_bytes
+        name = side.buffer.source_name or side.buffer.name
+        if len(side.shape) > TMA_MAX_RANK:
+            diag.error(s.loc, f"a 'tma.copy' moves a box of rank at most {TMA_MAX_RANK}; '{name}' has rank "
+                              f"{len(side.shape)}")
+            continue
+        for d, e in enumerate(side.extents):
+            if e.is_const and e.value > TMA_MAX_BOX:
+                diag.error(s.loc, f"dimension {d} of this 'tma.copy' box is {e.value} elements; the copy engine "
+                                  f"moves at most {TMA_MAX_BOX} per dimension (split the copy)")
+                return
+        inner = side.extents[-1]
+        if inner.is_const and inner.value * size % 16:
+            diag.error(s.loc, f"the innermost dimension of this 'tma.copy' box is {inner.value * size} bytes; the "
+                              "copy engine moves whole multiples of 16 bytes")
+            continue
+        row = side.shape[-1]
+        if len(side.shape) >= 2 and row.is_const and row.value * size % 16:
+            diag.error(s.loc, f"rows of '{name}' are {row.value * size} bytes; a 'tma.copy' needs global rows of "
+                              "whole multiples of 16 bytes")
 
 
 def _check_swizzles(fn: ir.Function, diag) -> None:
