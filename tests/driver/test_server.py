@@ -7,9 +7,11 @@ Each test has its own socket directory ($XDG_RUNTIME_DIR) and server, stopped at
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -38,9 +40,18 @@ def socket_of(env: dict) -> str:
 
 
 @pytest.fixture
-def server(tmp_path):
-    runtime = tmp_path / "run"
-    runtime.mkdir(mode=0o700)
+def short_runtime_dir():
+    """A runtime directory with a short path: a Unix socket's path is limited to 107 bytes,
+    which a pytest-xdist worker's tmp_path (…/popen-gw0/test_…) can exceed."""
+    path = Path(tempfile.mkdtemp(prefix="ckt-"))
+    path.chmod(0o700)
+    yield path
+    shutil.rmtree(path, ignore_errors=True)
+
+
+@pytest.fixture
+def server(short_runtime_dir):
+    runtime = short_runtime_dir
     env = env_for(runtime)
     path = socket_of(env)
     proc = subprocess.Popen([sys.executable, "-P", "-m", "croktile_driver.serve_main", path], env=env,
