@@ -51,6 +51,7 @@ from .base import scalar_ctype, ToolChain, c_string, call_arguments, call_statem
 from .device_host import DeviceHostEmitter, where as _where
 from .fill import fill_literal
 from .cuda_events import CudaEvents, check_cuda_events
+from .inthreads import inthreads_barriers
 from .kernel_ir import (KernelEmitterBase, dev_expr, kernel_free_names, linear, paren, product,
                         shape_vars, strides, waited_async_futures)
 from .elements import ElementWriter
@@ -345,6 +346,10 @@ class KernelEmitter(KernelEmitterBase, FragmentWriter, CudaEvents):
         self.check_limits()
         self.frag_setup(replicate=False)   # each warp holds its fragments in its own registers
         self.collective = False            # inside a level whose warps run tensor-core operations
+        self.barriers = inthreads_barriers(self.fn)
+        # the level whose instances the threads now run one each, and how many threads run
+        # it (whole warps), or None: where an `inthreads` barrier (inthreads.py) can be
+        self.thread_run: Tuple[Optional[ir.Parallel], Optional[int]] = (None, None)
 
     def expr(self, s: Sym) -> str:
         return dev_expr(s)
@@ -646,10 +651,12 @@ class KernelEmitter(KernelEmitterBase, FragmentWriter, CudaEvents):
             if lanes is not None:
                 self.lane_level(s, depth, *lanes)
                 return (EVERYTHING, EVERYTHING, frozenset(), frozenset())
+            saved_run, self.thread_run = self.thread_run, (s, None)
             if s.count.is_const and s.count.value <= self.static_block():
                 # every instance has its own thread: a guard, not a loop
                 self.w(depth, f"if (croktile_tid < {s.count.value}) {{   // one instance per thread")
                 self.w(depth + 1, f"[[maybe_unused]] const long long {s.var} = croktile_tid;")
+                self.thread_run = (s, s.count.value if s.count.value % 32 == 0 else None)
             else:   # thread t runs instances t, t + blockDim.x, ...
                 self.w(depth, f"for (long long {s.var} = croktile_tid; {s.var} < {dev_expr(s.count)}; "
                               f"{s.var} += croktile_nt) {{")
@@ -662,7 +669,7 @@ class KernelEmitter(KernelEmitterBase, FragmentWriter, CudaEvents):
             self.stmts(s.body, depth + 1, 2, EMPTY)
             if self.end_label:
                 self.w(depth + 1, f"{self.end_label}:;")
-            self.end_label = saved
+            self.end_label, self.thread_run = saved, saved_run
             self.w(depth, "}")
             # leaving: the inner threads may have touched anything; the next outer-level
             # step that touches memory starts with a barrier
@@ -695,12 +702,32 @@ class KernelEmitter(KernelEmitterBase, FragmentWriter, CudaEvents):
             self.label_count += 1
         self.thread_buffers(runs, depth + 1)
         saved_collective, self.collective = self.collective, warp_ops
+        saved_run, self.thread_run = self.thread_run, (runs, total if not first else None)
         self.stmts(runs.body, depth + 1, runs.level, EMPTY)
-        self.collective = saved_collective
+        self.collective, self.thread_run = saved_collective, saved_run
         if self.end_label:
             self.w(depth + 1, f"{self.end_label}:;")
         self.end_label = saved
         self.w(depth, "}")
+
+    def s_InThreads(self, s: ir.InThreads, depth: int, level: int, state: State) -> State:
+        barrier = self.barriers.get(id(s))
+        if barrier is None:
+            return self.s_If(s, depth, level, state)
+        runs, threads = self.thread_run
+        if runs is not barrier.levels[-1] or threads is None:
+            self.diag.error(s.loc, "this 'inthreads' block ends in a barrier of the instances of its level, and "
+                                   "on target 'cuda' they must be whole warps, one thread (or warp) an instance; "
+                                   "make the level 'group'/'group-4' or its size a multiple of 32, or use "
+                                   "'inthreads.async' with events")
+            return self.s_If(s, depth, level, state)
+        # all threads of the block: __syncthreads(); fewer (whole warps): a named barrier
+        bar = BARRIER if threads == self.static_block() else f"croktile::cuda::bar_sync(1, {threads});"
+        if barrier.before:
+            self.w(depth, bar)
+        state = self.s_If(s, depth, level, state)
+        self.w(depth, bar)
+        return state
 
     def thread_buffers(self, par: ir.Parallel, depth: int) -> None:
         for b in par.buffers:
