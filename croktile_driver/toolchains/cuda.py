@@ -656,7 +656,7 @@ class KernelEmitter(KernelEmitterBase, FragmentWriter, CudaEvents):
                 # every instance has its own thread: a guard, not a loop
                 self.w(depth, f"if (croktile_tid < {s.count.value}) {{   // one instance per thread")
                 self.w(depth + 1, f"[[maybe_unused]] const long long {s.var} = croktile_tid;")
-                self.thread_run = (s, s.count.value if s.count.value % 32 == 0 else None)
+                self.thread_run = (s, s.count.value)
             else:   # thread t runs instances t, t + blockDim.x, ...
                 self.w(depth, f"for (long long {s.var} = croktile_tid; {s.var} < {dev_expr(s.count)}; "
                               f"{s.var} += croktile_nt) {{")
@@ -702,7 +702,7 @@ class KernelEmitter(KernelEmitterBase, FragmentWriter, CudaEvents):
             self.label_count += 1
         self.thread_buffers(runs, depth + 1)
         saved_collective, self.collective = self.collective, warp_ops
-        saved_run, self.thread_run = self.thread_run, (runs, total if not first else None)
+        saved_run, self.thread_run = self.thread_run, (runs, total if not first or s.count.value == 1 else None)
         self.stmts(runs.body, depth + 1, runs.level, EMPTY)
         self.collective, self.thread_run = saved_collective, saved_run
         if self.end_label:
@@ -714,20 +714,31 @@ class KernelEmitter(KernelEmitterBase, FragmentWriter, CudaEvents):
         barrier = self.barriers.get(id(s))
         if barrier is None:
             return self.s_If(s, depth, level, state)
-        runs, threads = self.thread_run
-        if runs is not barrier.levels[-1] or threads is None:
-            self.diag.error(s.loc, "this 'inthreads' block ends in a barrier of the instances of its level, and "
-                                   "on target 'cuda' they must be whole warps, one thread (or warp) an instance; "
-                                   "make the level 'group'/'group-4' or its size a multiple of 32, or use "
-                                   "'inthreads.async' with events")
-            return self.s_If(s, depth, level, state)
-        # all threads of the block: __syncthreads(); fewer (whole warps): a named barrier
-        bar = BARRIER if threads == self.static_block() else f"croktile::cuda::bar_sync(1, {threads});"
-        if barrier.before:
+        bar = self.instance_barrier(s, barrier.levels[-1])
+        if bar and barrier.before:
             self.w(depth, bar)
         state = self.s_If(s, depth, level, state)
-        self.w(depth, bar)
+        if bar:
+            self.w(depth, bar)
         return state
+
+    def instance_barrier(self, s: ir.InThreads, level: ir.Parallel) -> str:
+        """The barrier of the threads that run the instances of `level` one each
+        (``thread_run``): none for one thread, `__syncwarp` for the first lanes of a warp,
+        `__syncthreads()` for the whole block, a named barrier for whole warps; an error for
+        other mappings (instances looped over by a thread, or not whole warps)."""
+        runs, threads = self.thread_run
+        if runs is level and threads == 1:
+            return ""
+        if runs is level and threads is not None and threads < 32:
+            return f"__syncwarp({hex((1 << threads) - 1)}u);"
+        if runs is level and threads is not None and threads % 32 == 0:
+            return BARRIER if threads == self.static_block() else f"croktile::cuda::bar_sync(1, {threads});"
+        self.diag.error(s.loc, "this 'inthreads' block ends in a barrier of the instances of its level, and "
+                               "on target 'cuda' each instance must then be a thread (or a warp or warp group) "
+                               "of its own, at most 32 of them or whole warps; make the level 'group'/'group-4' "
+                               "or its size at most 32 or a multiple of 32, or use 'inthreads.async' with events")
+        return ""
 
     def thread_buffers(self, par: ir.Parallel, depth: int) -> None:
         for b in par.buffers:
