@@ -204,6 +204,35 @@ inline void wait(event* events, long long count, const char* where, const char* 
   }
 }
 
+// The barrier of the instances of a block's inner levels (run as threads) around an
+// `inthreads` block: each arrival waits until all `count` instances have arrived; one
+// that outlasts the event timeout (an instance that never comes) fails as a runtime
+// check at `where`.
+class barrier {
+ public:
+  explicit barrier(long long count) : count_(count) {}
+
+  void arrive_and_wait(const char* where, const char* message) {
+    std::unique_lock<std::mutex> lock(m_);
+    const unsigned long long generation = generation_;
+    if (++arrived_ == count_) {
+      arrived_ = 0;
+      ++generation_;
+      all_.notify_all();
+      return;
+    }
+    const long long ms = event_timeout_ms();
+    if (!all_.wait_for(lock, std::chrono::milliseconds(ms), [&] { return generation_ != generation; }))
+      detail::check_failed(where, message, {ms});
+  }
+
+ private:
+  std::mutex m_;
+  std::condition_variable all_;
+  long long count_, arrived_ = 0;
+  unsigned long long generation_ = 0;
+};
+
 // Copies the box `ext` at `src_off` of a row-major array shaped `src_shape`
 // to `dst_off` of one shaped `dst_shape`; the innermost run is one memcpy.
 template <typename T, std::size_t Rank>

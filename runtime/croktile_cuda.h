@@ -658,6 +658,13 @@ __device__ __forceinline__ bool vectorizable(const T* dst, const T* src, const b
   return (bits & 15u) == 0;
 }
 
+// A barrier of `threads` threads (whole warps) of the block, named `id` (not 0, which
+// __syncthreads() uses): the instances of a level narrower than the block around an
+// `inthreads` block.
+__device__ __forceinline__ void bar_sync(int id, int threads) {
+  asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
+}
+
 __device__ __forceinline__ void cp_async16(void* smem_dst, const void* gmem_src) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
   const unsigned dst = static_cast<unsigned>(__cvta_generic_to_shared(smem_dst));

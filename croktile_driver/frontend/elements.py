@@ -28,6 +28,7 @@ from .values import VBool, VData, VError, VExpr, VFloat, VFuture, VInt, VTuple, 
 
 _RANK = {"bool": 0, "int": 1, "uint": 2, "long": 3, "ulong": 4, "float": 5, "double": 6}
 _INT_ONLY = {"%", "<<", ">>", "&", "|", "^"}
+_FRAG_UPDATES = ("+=", "-=", "*=", "/=")
 _COMPARE = {"==", "!=", "<", ">", "<=", ">="}
 
 
@@ -185,6 +186,12 @@ class ElementChecks:
     # -- stores -------------------------------------------------------------------
     def stmt_ElemAssign(self, s: A.ElemAssign) -> List[ir.Stmt]:
         target = s.target
+        if isinstance(target, A.SpanDerive) and self.is_fragment_element(target):
+            if s.op not in _FRAG_UPDATES:
+                self.error(s.loc, f"a fragment of an array is updated by '+=', '-=', '*=' or '/=' (or made by "
+                                  f"'mma.fill' / 'mma.load'), not by '{s.op}'")
+                return []
+            return self.frag_update(target, A.BinOp(s.loc, s.op[:-1], target, s.value))
         if not (isinstance(target, A.Call) and isinstance(target.func, A.Member) and target.func.name == "at"):
             self.error(_loc_of(target), "only an element 'x.at(...)' can be assigned here")
             return []

@@ -59,6 +59,9 @@ _INT_PARTS = re.compile(r"(0[xX][0-9a-fA-F]+|0[bB][01]+|\d+)(.*)")
 _CXX_INT_SUFFIX = re.compile(r"[uU]?(ll|LL|l|L)?|(ll|LL|l|L)[uU]")
 
 
+_SPACED_COMPOUND = {"+": "PLUSEQ", "-": "MINUSEQ", "*": "TIMESEQ", "/": "DIVEQ", "%": "MODEQ"}
+
+
 class IntConst(int):
     """An integer constant that C++ accepts but tileflow's 32-bit 'int' does not (`1ULL`,
     `12345678910`): it parses, and ``problem`` is the error that any use of it reports."""
@@ -411,6 +414,14 @@ class TileflowLexer:
         if self.on_error is None:
             raise err
         self.on_error(err)
+
+    def t_spaced_compound(self, t):
+        r"[-+*/%][ \t]+="
+        # `mc + = 1;`: the reference lexes `+=` as `+` and `=`, so a blank between them is
+        # allowed there; here it is the one token all the same
+        t.type = _SPACED_COMPOUND[t.value[0]]
+        t.value = t.value[0] + "="
+        return t
 
     def t_error(self, t):
         bad = _NOT_UTF8.match(t.value)

@@ -46,8 +46,9 @@ class ParseError(Exception):
 
 
 def _start(node: A.Node):
-    """Where an expression starts: `a` in `a.at(i)` (a Member's own loc is its name)."""
-    while isinstance(node, (A.Call, A.Member)):
+    """Where an expression starts: `a` in `a.at(i)` (a Member's own loc is its name) and
+    in `a[i]`."""
+    while isinstance(node, (A.Call, A.Member, A.SpanDerive)):
         node = node.func if isinstance(node, A.Call) else node.base
     return node.loc
 
@@ -668,6 +669,11 @@ class _Grammar:
     def p_elem_assign(self, p):
         """elem_assign : postfix_expr LPAREN arg_list_opt RPAREN assign_op expr SEMI"""
         target = A.Call(p[1].loc, p[1], p[3])
+        p[0] = A.ElemAssign(_start(target), target, p[5], p[6])
+
+    def p_elem_assign_indexed(self, p):
+        """elem_assign : postfix_expr LBRACKET expr_list RBRACKET assign_op expr SEMI"""
+        target = A.SpanDerive(self._loc(p, 2), p[1], p[3])   # `mc[1] += 1.0f;`: a fragment of an array
         p[0] = A.ElemAssign(_start(target), target, p[5], p[6])
 
     def p_assign_op(self, p):

@@ -360,9 +360,17 @@ class MmaForms:
             elif f.elem is None:
                 f.elem = "f32"
 
-    def frag_update(self, name: A.Name, value: A.BinOp) -> List[ir.Stmt]:
-        """`mc += bias;` (parsed as `mc = mc + bias`): every element of the fragment."""
-        ref = self._frag_operand(name)
+    def is_fragment_element(self, e: A.SpanDerive) -> bool:
+        """Whether `mc[i][j]` names a fragment of a fragment array (not a span derivation)."""
+        while isinstance(e, A.SpanDerive):
+            e = e.base
+        sym = self.scope.lookup(e.name) if isinstance(e, A.Name) else None
+        return sym is not None and sym.kind == "fragment"
+
+    def frag_update(self, target: A.Node, value: A.BinOp) -> List[ir.Stmt]:
+        """`mc += bias;` (parsed as `mc = mc + bias`) and `mc[1] += bias;`: every element of
+        the fragment."""
+        ref = self._frag_operand(target)
         v = scalar(self.expr(value.right))
         if ref is None or isinstance(v, VError):
             return []

@@ -8,6 +8,7 @@ from ..cstrings import c_string, line_marker  # noqa: F401 (c_string: the target
 from ..frontend import ir
 from ..frontend.pipeline import TranslationUnit
 from ..frontend.symbolic import Sym
+from .half_alias import half_alias
 
 
 def line_directive(loc) -> str:
@@ -157,7 +158,7 @@ def host_translation_unit(tu: TranslationUnit, head: List[str], cok_lines, co_te
     it, and the declarations and definitions (``co_text(function)``, both forms) of __co__
     functions."""
     functions = {fn.name: fn for fn in (tu.module.functions if tu.module else [])}
-    out = list(head)
+    out = list(head) + half_alias(tu.segments)
     device_declared = set()
     for si, seg in enumerate(tu.segments):
         if seg.kind == "host":

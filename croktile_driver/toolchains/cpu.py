@@ -22,6 +22,7 @@ from .fill import fill_literal
 from .elements import ElementWriter
 from .mma_emit import FragmentWriter, uses_mma
 from .events import concurrent_levels, wait_message, wait_where
+from .inthreads import barrier_wait_message, inthreads_barriers
 from .base import (box_declarations, with_device_form, call_arguments, call_statement, host_translation_unit, StatementWriter, ToolChain, check_stmt, elem_ctype,
                    line_directive, loop_header, signature, sym_c)
 
@@ -56,6 +57,11 @@ class FunctionEmitter(StatementWriter, FragmentWriter):
         self.entry_names = {b.symbol for b in fn.bindings} | {p.name for p in fn.params}
         self.hoisted = set()
         self.concurrent = concurrent_levels(fn)
+        # a level whose instances meet at the barrier of an `inthreads` block runs them as
+        # threads too; its barriers are declared where its instances start
+        self.barriers = inthreads_barriers(fn)
+        self.concurrent |= {id(p) for b in self.barriers.values() for p in b.levels}
+        self.barrier_of: Dict[int, str] = {}
 
     def emit(self) -> str:
         fn = self.fn
@@ -112,6 +118,8 @@ class FunctionEmitter(StatementWriter, FragmentWriter):
         concurrent = id(s) in self.concurrent
         if s.level == 1 or concurrent:
             run = "run_concurrently" if concurrent else "parallel_for"
+            if s.level == 2:
+                self.declare_barriers(s, depth)
             self.w(depth, f"croktile::cpu::{run}({sym_c(s.count)}, [&](long long {s.var}) {{")
         else:
             nest = instances_inside(s)
@@ -129,6 +137,29 @@ class FunctionEmitter(StatementWriter, FragmentWriter):
         self.stmts(s.body, depth + 1)
         self.level_stack.pop()
         self.w(depth, "});" if s.level == 1 or concurrent else "}")
+
+    def declare_barriers(self, s: ir.Parallel, depth: int) -> None:
+        """The barriers of the `inthreads` blocks inside the level-2 `s`, one for each depth
+        of level they sit in, counting the instances of the levels from `s` down to it."""
+        names: Dict[int, str] = {}
+        for x in ir.walk(s.body):
+            levels = self.barriers[id(x)].levels if id(x) in self.barriers else None
+            if levels is None or levels[0] is not s:
+                continue
+            if len(levels) not in names:
+                names[len(levels)] = f"croktile_barrier{len(self.barrier_of)}"
+                count = " * ".join(f"({sym_c(p.count)})" for p in levels)
+                self.w(depth, f"croktile::cpu::barrier {names[len(levels)]}({count});")
+            self.barrier_of[id(x)] = names[len(levels)]
+
+    def s_InThreads(self, s: ir.InThreads, depth: int) -> None:
+        name = self.barrier_of.get(id(s))
+        arrive = f"{name}.arrive_and_wait({wait_where(s)}, {barrier_wait_message()});"
+        if name and self.barriers[id(s)].before:
+            self.w(depth, arrive)
+        self.s_If(s, depth)
+        if name:
+            self.w(depth, arrive)
 
     def instances_inside(self, s: ir.Parallel, nest: List[ir.Loop], depth: int) -> None:
         """An inner level run with its loop nest outside (loop_order.py)."""

@@ -51,6 +51,7 @@ from .base import scalar_ctype, ToolChain, c_string, call_arguments, call_statem
 from .device_host import DeviceHostEmitter, where as _where
 from .fill import fill_literal
 from .cuda_events import CudaEvents, check_cuda_events
+from .inthreads import inthreads_barriers
 from .kernel_ir import (KernelEmitterBase, dev_expr, kernel_free_names, linear, paren, product,
                         shape_vars, strides, waited_async_futures)
 from .elements import ElementWriter
@@ -345,6 +346,10 @@ class KernelEmitter(KernelEmitterBase, FragmentWriter, CudaEvents):
         self.check_limits()
         self.frag_setup(replicate=False)   # each warp holds its fragments in its own registers
         self.collective = False            # inside a level whose warps run tensor-core operations
+        self.barriers = inthreads_barriers(self.fn)
+        # the level whose instances the threads now run one each, and how many threads run
+        # it (whole warps), or None: where an `inthreads` barrier (inthreads.py) can be
+        self.thread_run: Tuple[Optional[ir.Parallel], Optional[int]] = (None, None)
 
     def expr(self, s: Sym) -> str:
         return dev_expr(s)
@@ -646,10 +651,12 @@ class KernelEmitter(KernelEmitterBase, FragmentWriter, CudaEvents):
             if lanes is not None:
                 self.lane_level(s, depth, *lanes)
                 return (EVERYTHING, EVERYTHING, frozenset(), frozenset())
+            saved_run, self.thread_run = self.thread_run, (s, None)
             if s.count.is_const and s.count.value <= self.static_block():
                 # every instance has its own thread: a guard, not a loop
                 self.w(depth, f"if (croktile_tid < {s.count.value}) {{   // one instance per thread")
                 self.w(depth + 1, f"[[maybe_unused]] const long long {s.var} = croktile_tid;")
+                self.thread_run = (s, s.count.value)
             else:   # thread t runs instances t, t + blockDim.x, ...
                 self.w(depth, f"for (long long {s.var} = croktile_tid; {s.var} < {dev_expr(s.count)}; "
                               f"{s.var} += croktile_nt) {{")
@@ -662,7 +669,7 @@ class KernelEmitter(KernelEmitterBase, FragmentWriter, CudaEvents):
             self.stmts(s.body, depth + 1, 2, EMPTY)
             if self.end_label:
                 self.w(depth + 1, f"{self.end_label}:;")
-            self.end_label = saved
+            self.end_label, self.thread_run = saved, saved_run
             self.w(depth, "}")
             # leaving: the inner threads may have touched anything; the next outer-level
             # step that touches memory starts with a barrier
@@ -695,12 +702,43 @@ class KernelEmitter(KernelEmitterBase, FragmentWriter, CudaEvents):
             self.label_count += 1
         self.thread_buffers(runs, depth + 1)
         saved_collective, self.collective = self.collective, warp_ops
+        saved_run, self.thread_run = self.thread_run, (runs, total if not first or s.count.value == 1 else None)
         self.stmts(runs.body, depth + 1, runs.level, EMPTY)
-        self.collective = saved_collective
+        self.collective, self.thread_run = saved_collective, saved_run
         if self.end_label:
             self.w(depth + 1, f"{self.end_label}:;")
         self.end_label = saved
         self.w(depth, "}")
+
+    def s_InThreads(self, s: ir.InThreads, depth: int, level: int, state: State) -> State:
+        barrier = self.barriers.get(id(s))
+        if barrier is None:
+            return self.s_If(s, depth, level, state)
+        bar = self.instance_barrier(s, barrier.levels[-1])
+        if bar and barrier.before:
+            self.w(depth, bar)
+        state = self.s_If(s, depth, level, state)
+        if bar:
+            self.w(depth, bar)
+        return state
+
+    def instance_barrier(self, s: ir.InThreads, level: ir.Parallel) -> str:
+        """The barrier of the threads that run the instances of `level` one each
+        (``thread_run``): none for one thread, `__syncwarp` for the first lanes of a warp,
+        `__syncthreads()` for the whole block, a named barrier for whole warps; an error for
+        other mappings (instances looped over by a thread, or not whole warps)."""
+        runs, threads = self.thread_run
+        if runs is level and threads == 1:
+            return ""
+        if runs is level and threads is not None and threads < 32:
+            return f"__syncwarp({hex((1 << threads) - 1)}u);"
+        if runs is level and threads is not None and threads % 32 == 0:
+            return BARRIER if threads == self.static_block() else f"croktile::cuda::bar_sync(1, {threads});"
+        self.diag.error(s.loc, "this 'inthreads' block ends in a barrier of the instances of its level, and "
+                               "on target 'cuda' each instance must then be a thread (or a warp or warp group) "
+                               "of its own, at most 32 of them or whole warps; make the level 'group'/'group-4' "
+                               "or its size at most 32 or a multiple of 32, or use 'inthreads.async' with events")
+        return ""
 
     def thread_buffers(self, par: ir.Parallel, depth: int) -> None:
         for b in par.buffers:

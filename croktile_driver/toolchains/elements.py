@@ -18,7 +18,10 @@ floats on factor) computing with such elements is an error at the statement. Eve
 conversion rounds to nearest even, the same bits on every target. Arithmetic follows C:
 integers of 32 bits and less are computed as ``int`` (u32 as ``unsigned``), 64-bit ones
 as ``long long``, floating point as ``float`` (f64 as ``double``); integer overflow and
-division by zero are undefined, as in C.
+division by zero are undefined, as in C. One exception, as in the reference (whose 6- and
+4-bit floats are CUTLASS types with arithmetic in their own type): `+ - * /` of two
+elements of the same 6- or 4-bit float type rounds its result to that type, so that
+`f32` storage of `a + b` holds what `f4_e2m1(a + b)` holds.
 """
 from __future__ import annotations
 
@@ -33,6 +36,7 @@ CTYPE = {"cxx": {"bool": "bool", "int": "int", "uint": "unsigned int", "long": "
                     "float": "float", "double": "double"}}
 CTYPE["factor"] = CTYPE["cxx"]
 BITS16 = ("f16", "bf16")      # storage types held as 16 bits
+ROUNDED_ARITHMETIC = ("f6_e2m3", "f6_e3m2", "f4_e2m1")   # `a + b` of two of these is one of them
 
 
 def _is_struct(elem: str) -> bool:
@@ -97,7 +101,9 @@ class ElementWriter:
         if isinstance(e, ir.EUn):
             return f"({e.op}{self.value(e.operand)})"
         if isinstance(e, ir.EBin):
-            return f"({self.value(e.left)} {e.op} {self.value(e.right)})"
+            text = f"({self.value(e.left)} {e.op} {self.value(e.right)})"
+            elem = rounded_elem(e)
+            return f"croktile_{elem}_to_float(croktile_float_to_{elem}((float){text}))" if elem else text
         return f"({self.value(e.cond)} ? {self.value(e.then)} : {self.value(e.other)})"
 
     def scalar(self, ctype: str, elem: Optional[str], e: Optional[ir.EExpr], sym: Optional[Sym] = None) -> str:
@@ -132,6 +138,17 @@ class ElementWriter:
                 return f"{lhs} = {self.elem_ctype(elem)}(({compute}){text});"
             return f"{lhs} = croktile_float_to_{elem}((float){text});"
         return f"{lhs} = ({self.elem_ctype(elem)}){text};"
+
+
+def rounded_elem(e: ir.EExpr) -> Optional[str]:
+    """The 6- or 4-bit float type a value has (ROUNDED_ARITHMETIC): an element of it, or
+    arithmetic on two values of it; None for any other value."""
+    if isinstance(e, ir.ERead):
+        return e.buffer.elem if e.buffer.elem in ROUNDED_ARITHMETIC else None
+    if isinstance(e, ir.EBin) and e.op in "+-*/":
+        left = rounded_elem(e.left)
+        return left if left is not None and left == rounded_elem(e.right) else None
+    return None
 
 
 NARROW_INT_CTYPES = {"cxx": {"s8": "int8_t", "s16": "int16_t", "u8": "uint8_t", "u16": "uint16_t"},

@@ -48,8 +48,8 @@ def concurrent_levels(fn: ir.Function) -> Set[int]:
     return out
 
 
-def wait_where(s: ir.EventWait) -> str:
-    """The C string literal of the wait's place, `file:line:col`."""
+def wait_where(s: ir.Stmt) -> str:
+    """The C string literal of a wait's (or barrier's) place, `file:line:col`."""
     return c_string(f"{s.loc.file}:{s.loc.line}:{s.loc.col}")
 
 

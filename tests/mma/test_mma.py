@@ -102,3 +102,40 @@ def test_cuda_compiles_quietly(path: Path, cuda_objects):
     """A program without mistakes compiles without a warning (nvcc's included)."""
     res = cuda_objects[path.name]
     assert res.rc == 0 and res.err == "", res
+
+
+# A synchronous `inthreads` that writes shared data ends in a barrier of its level's
+# instances (toolchains/inthreads.py); cuda has one only where each instance is a thread
+# (or warp) of its own, at most 32 of them or whole warps: 40 one-thread instances are
+# none of these, an error at the block (found while generating code, so not -fsyntax-only).
+UNSYNCABLE = """__co__ auto f(s32 [4, 40] a) {
+  s32 [4, 40] out;
+  parallel b by 4 : block {
+    shared s32 [1, 40] row;
+    parallel t by 40 : thread {
+      inthreads (t == 0) {
+        foreach j in [40]
+          row.at(0, j) = a.at(b, j);
+      }
+      out.at(b, t) = row.at(0, t);
+    }
+  }
+  return out;
+}
+"""
+
+
+def test_cuda_inthreads_barrier_needs_whole_warps(tmp_path: Path):
+    (tmp_path / "bar.co.cpp").write_text(UNSYNCABLE)
+    res = run_croktilec("-t", "cuda", "-S", "bar.co.cpp", "-o", "bar.cu", cwd=tmp_path)
+    assert res.rc == 1, res
+    assert res.err.splitlines()[:3] == [
+        "bar.co.cpp:6:7: error: this 'inthreads' block ends in a barrier of the instances of its level, and on "
+        "target 'cuda' each instance must then be a thread (or a warp or warp group) of its own, at most 32 of "
+        "them or whole warps; make the level 'group'/'group-4' or its size at most 32 or a multiple of 32, or "
+        "use 'inthreads.async' with events",
+        "      inthreads (t == 0) {",
+        "      ^"], res.err
+    assert not (tmp_path / "bar.cu").exists()
+    (tmp_path / "bar.co.cpp").write_text(UNSYNCABLE.replace("inthreads", "inthreads.async"))
+    assert run_croktilec("-t", "cuda", "-S", "bar.co.cpp", "-o", "bar.cu", cwd=tmp_path).rc == 0

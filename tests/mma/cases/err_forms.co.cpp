@@ -22,3 +22,21 @@ __co__ void accumulator_type(s8 [16, 32] a, s8 [32, 8] b, s8 [16, 8] c) {
     }
   }
 }
+
+__co__ void fragment_element_updates(f16 [16, 16] a, f16 [16, 16] b, f32 [16, 16] c, s32 [8] x) {
+  parallel p by 1 : block {
+    frag mcs[2] {0.0};
+    parallel g by 1 : group {
+      ma = mma.load a;
+      mb = mma.load b;
+      mma.fill.f32 mcs[1], 0.0f;
+      mma.row.col mcs[1], ma, mb;
+      mcs[1] = 1.0f; // expect-error: a fragment of an array is updated by '+=', '-=', '*=' or '/=' (or made by 'mma.fill' / 'mma.load'), not by '='
+      mcs[1] %= 2.0f; // expect-error: a fragment of an array is updated by '+=', '-=', '*=' or '/=' (or made by 'mma.fill' / 'mma.load'), not by '%='
+      mcs[1] += ma; // expect-error: a fragment is combined with a number, not a fragment
+      mma.store mcs[1], c;
+    }
+    l = dma.copy x => local;
+    l.data[1] += 1; // expect-error: only an element 'x.at(...)' can be assigned here
+  }
+}

@@ -13,14 +13,14 @@ __co__ s32 [4, 8] pipeline(s32 [12, 16] a) {
     shared s32 [2, 16] stage;
     shared event full[2][2], empty[2][2];
     parallel t by 3 {
-      inthreads (t == 0) {                        // the producer
+      inthreads.async (t == 0) {                  // the producer
         foreach k in [6] {
           wait empty[k % 2];                      // both consumers are done with the stage
           dma.copy a.subspan(1, 16).at(b * 6 + k, 0) => stage.subspan(1, 16).at(k % 2, 0);
           trigger full[k % 2];
         }
       }
-      inthreads (t > 0) {                         // consumer t - 1: columns (t - 1) * 8 ...
+      inthreads.async (t > 0) {                   // consumer t - 1: columns (t - 1) * 8 ...
         local s32 [1, 8] acc;
         foreach w in [8]
           acc.at(0, w) = 0;
