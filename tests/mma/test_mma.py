@@ -7,9 +7,10 @@
   ``-t cuda -arch=<its // cuda-arch> -c`` where nvcc is (all of them at once, in parallel),
   without a warning.
 - ``run_*``: built with ``-t cpu`` and run; must print exactly its ``// expect-output``
-  lines (each program checks its results against products computed in its own main).
-- ``// xfail-TEST: REASON`` (TEST: rejected, accepted, cpu-run, cuda-compile, cuda-quiet or
-  gpu-run): a known compiler bug; that test of the file must fail until it is fixed.
+  lines (each program checks its results against products computed in its own main);
+  built with ``-t factor`` and ``-t opencl`` too, it must print the same.
+- ``// xfail-TEST: REASON`` (TEST: rejected, accepted, cpu-run, portable-run, cuda-compile,
+  cuda-quiet or gpu-run): a known compiler bug; that test of the file must fail until it is fixed.
 
 tests/cuda_target/test_mma_programs_gpu.py runs the ``run_*`` programs on a GPU.
 """
@@ -54,22 +55,19 @@ def test_runs_on_cpu(path: Path, tmp_path: Path):
     assert proc.stdout.splitlines() == expected_output(path)
 
 
-PORTABLE_BUG = ("factor and opencl do not generate tensor-core operations yet: 'tensor-core operations "
-                "('mma.*') are not generated for the factor target yet' at the first one")
-
-
-@pytest.mark.xfail(strict=True, reason=PORTABLE_BUG)
 @pytest.mark.parametrize("target", ["factor", "opencl"])
-def test_runs_on_the_other_portable_targets(target: str, tmp_path: Path):
-    """The issue's portable targets run the same programs with the same results."""
+@pytest.mark.parametrize("path", _params(RUN_CASES, "portable-run"))
+def test_runs_on_the_other_portable_targets(path: Path, target: str, tmp_path: Path):
+    """The factor and opencl targets compute the fragments with the cpu target's portable
+    arithmetic (toolchains/opencl_mma.py): the same programs print what they print on cpu."""
     problem = _opencl_problem() if target == "opencl" else ""
     if problem:
         pytest.skip(problem)
-    path = next(p for p in RUN_CASES if p.name == "run_sm80.co.cpp")
     exe = tmp_path / case_id(path)
     res = run_croktilec("-t", target, path, "-o", exe, cwd=tmp_path, timeout=300)
     assert res.rc == 0, res
     proc = subprocess.run([str(exe)], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, f"exit {proc.returncode}\n{proc.stdout}\n{proc.stderr}"
     assert proc.stdout.splitlines() == expected_output(path)
 
 
