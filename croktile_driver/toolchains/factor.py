@@ -45,7 +45,7 @@ from ..frontend.splitter import _Scanner
 from ..frontend.symbolic import Sym
 from ..profiles import device_compiler_of
 from .dma_transform import element_loops, write_loops
-from .mma_emit import FragmentWriter, uses_mma
+from .mma_emit import FragmentWriter, check_instructions, replication, uses_mma
 from .base import (DeviceBuild, with_device_form, StatementWriter, ToolChain, box_declarations, c_string, call_arguments,
                    call_statement, host_translation_unit,
                    print_stmt,
@@ -72,6 +72,7 @@ class FactorToolChain(ToolChain):
     module_suffix = ".so"
 
     def check(self, module, diag) -> None:
+        check_instructions(module, diag)
         check_factor_events(module, diag)
 
     def generate(self, tu: TranslationUnit, diag) -> Dict[str, str]:
@@ -500,7 +501,7 @@ class EntryEmitter(StatementWriter, FactorEvents, FragmentWriter):
     def __init__(self, gen: Generator, fn: ir.Function, par: ir.Parallel, name: str):
         self.gen = gen
         self.fn = fn
-        self.frag_setup(replicate=True)   # inner instances run one after another
+        self.frag_setup(replication(fn))   # inner instances run one after another
         self.par = par
         self.name = name
         self.lines: List[str] = []

@@ -62,7 +62,7 @@ from ..frontend.pipeline import TranslationUnit
 from ..frontend.splitter import LineMap, _Scanner
 from ..frontend.symbolic import Sym
 from ..cstrings import escaped
-from .opencl_mma import OpenclFragments, PRELUDE as MMA_PRELUDE, needs_prelude
+from .opencl_mma import OpenclFragments, PRELUDE as MMA_PRELUDE, check_opencl_mma, needs_prelude, private_copies
 from .base import DeviceBuild, ToolChain, c_string, call_statement, elem_ctype, host_translation_unit, line_directive, print_stmt
 from .device_host import DeviceHostEmitter, where as _where
 from .box_copy import copy_dims
@@ -240,6 +240,7 @@ class OpenclToolChain(ToolChain):
     device_suffix = ".cl"
 
     def check(self, module, diag) -> None:
+        check_opencl_mma(module, diag)
         refuse_events(module, diag, "opencl")
 
     def generate(self, tu: TranslationUnit, diag) -> Dict[str, str]:
@@ -596,7 +597,7 @@ class KernelEmitter(KernelEmitterBase, OpenclFragments):
         self.level_buffers: Dict[int, List[ir.Buffer]] = {}   # id(parallel) -> buffers to set up there
         self.event_futures: Set[str] = set()
         self.classify()
-        self.frag_setup(replicate=True)   # a work-item may run several inner instances (opencl_mma.py)
+        self.frag_setup(private_copies(self.fn))   # a work-item may run several inner instances
 
     # -- analysis --------------------------------------------------------------------
     def classify(self) -> None:

@@ -16,12 +16,12 @@ fragments), except a store into memory, which work-item 0 does.
 """
 from __future__ import annotations
 
-from typing import Tuple
+from typing import Dict, Tuple
 
 from ..frontend import ir
 from .elements import BITS16
 from .kernel_ir import dev_expr
-from .mma_emit import FragmentWriter, chunk_access, is_view, uses_mma
+from .mma_emit import FragmentWriter, check_instructions, chunk_access, declared_in, is_view, refs_of, replication, uses_mma
 
 # The narrow integers and their OpenCL C types (a value wraps to them).
 INT_TYPES = {"s8": "char", "u8": "unsigned char", "s16": "short", "u16": "unsigned short", "s32": "int",
@@ -38,6 +38,34 @@ static inline float croktile_round_tf32(float x) {
   return as_float(u);
 }
 """
+
+
+def private_copies(fn: ir.Function) -> Dict[str, ir.Parallel]:
+    """The fragments that each instance of an inner level needs a copy of (as on cpu,
+    mma_emit.replication), less those that live inside one instance: declared and used
+    only in one part of the level, they are set before they are read each time a
+    work-item runs an instance of it."""
+    out = replication(fn)
+    for p in (s for s in ir.walk(fn.body) if isinstance(s, ir.Parallel) and s.level == 2):
+        own = {id(s) for s in ir.walk(p.body)}
+        outside = {r.frag.name for s in ir.walk(fn.body) if id(s) not in own for r in refs_of(s, declared=True)}
+        for f in declared_in(p.body):
+            if f.name not in outside:
+                out.pop(f.name, None)
+    return out
+
+
+def check_opencl_mma(module: ir.Module, diag) -> None:
+    """An instruction for each multiply, and fragments that fit private arrays: a copy per
+    instance of an inner level needs a constant count of them."""
+    check_instructions(module, diag)
+    for fn in module.functions:
+        frags = {f.name: f for f in fn.frags}
+        for name, inner in private_copies(fn).items():
+            if not inner.count.is_const:
+                f = frags[name]
+                diag.error(f.loc, f"on target 'opencl' fragment '{f.name}' needs a copy for each instance of "
+                                  f"'{inner.var}', so their count must be a constant")
 
 
 def needs_prelude(module: ir.Module) -> bool:
@@ -96,11 +124,7 @@ class OpenclFragments(FragmentWriter):
     def frag_declare(self, f: ir.Frag, depth: int) -> None:
         inner = self.replicated.get(f.name)
         dims = [str(d) for d in f.dims]
-        if inner is not None:
-            if not inner.count.is_const:
-                self.diag.error(f.loc, f"on target 'opencl' fragment '{f.name}' needs one copy per instance of "
-                                       f"'{inner.var}', and so a constant count of them")
-                return
+        if inner is not None:   # (a constant: check_opencl_mma)
             dims.insert(0, str(inner.count.value))
         self.w(depth, f"{value_type(f)} {f.name}{''.join(f'[{d}]' for d in dims)}[{f.rows * f.cols}];")
 
