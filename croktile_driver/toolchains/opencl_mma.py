@@ -138,8 +138,10 @@ class OpenclFragments(FragmentWriter):
     def s_MmaFill(self, s: ir.MmaFill, depth: int, level: int, state: int) -> int:
         f = s.ref.frag
         value = rounded(f, self.fill_value(f, s.value))
-        fill = lambda frag: (f"{{ const {value_type(f)} croktile_v = {value}; for (int croktile_x = 0; "   # noqa: E731
-                             f"croktile_x < {f.rows * f.cols}; ++croktile_x) {frag}[croktile_x] = croktile_v; }}")
+
+        def fill(frag: str) -> str:
+            return (f"{{ const {value_type(f)} croktile_v = {value}; for (int croktile_x = 0; "
+                    f"croktile_x < {f.rows * f.cols}; ++croktile_x) {frag}[croktile_x] = croktile_v; }}")
         if s.declare:
             self.each_fragment(s.ref, depth, fill)
         else:
