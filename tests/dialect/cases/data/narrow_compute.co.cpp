@@ -2,47 +2,26 @@
 // result to nearest even (ties to the even mantissa) on every target; on factor the
 // device module has the types themselves (runtime/croktile_minifloat.h).
 
-__co__ auto add_e4m3(f8_e4m3 [2] a, f8_e4m3 [2] b) {
-  f8_e4m3 [2] out;
-  parallel p by 1 {
-    x = dma.copy a => local;
-    y = dma.copy b => local;
-    local f8_e4m3 [2] s;
-    foreach i in [2]
-      s.at(i) = x.data.at(i) + y.data.at(i);
-    dma.copy s => out;
+#define ADD(T, NAME)                                      \
+  __co__ auto NAME(T [2] a, T [2] b) {                    \
+    T [2] out;                                            \
+    parallel p by 1 {                                     \
+      x = dma.copy a => local;                            \
+      y = dma.copy b => local;                            \
+      local T [2] s;                                      \
+      foreach i in [2]                                    \
+        s.at(i) = x.data.at(i) + y.data.at(i);            \
+      dma.copy s => out;                                  \
+    }                                                     \
+    return out;                                           \
   }
-  return out;
-}
-
-__co__ auto add_e2m3(f6_e2m3 [2] a, f6_e2m3 [2] b) {
-  f6_e2m3 [2] out;
-  parallel p by 1 {
-    x = dma.copy a => local;
-    y = dma.copy b => local;
-    local f6_e2m3 [2] s;
-    foreach i in [2]
-      s.at(i) = x.data.at(i) + y.data.at(i);
-    dma.copy s => out;
-  }
-  return out;
-}
-
-__co__ auto add_e2m1(f4_e2m1 [2] a, f4_e2m1 [2] b) {
-  f4_e2m1 [2] out;
-  parallel p by 1 {
-    x = dma.copy a => local;
-    y = dma.copy b => local;
-    local f4_e2m1 [2] s;
-    foreach i in [2]
-      s.at(i) = x.data.at(i) + y.data.at(i);
-    dma.copy s => out;
-  }
-  return out;
-}
+ADD(f8_e4m3, add_e4m3)
+ADD(f6_e2m3, add_e2m3)
+ADD(f4_e2m1, add_e2m1)
 
 template <typename T>
-void run(const char* name, float a0, float a1, float b0, float b1, choreo::spanned_data<T, 1> (*f)(choreo::spanned_view<T, 1>, choreo::spanned_view<T, 1>)) {
+void run(const char* name, float a0, float a1, float b0, float b1,
+         choreo::spanned_data<T, 1> (*f)(choreo::spanned_view<T, 1>, choreo::spanned_view<T, 1>)) {
   auto a = choreo::make_spandata<T>(2);
   auto b = choreo::make_spandata<T>(2);
   a[0] = T(a0); a[1] = T(a1); b[0] = T(b0); b[1] = T(b1);
