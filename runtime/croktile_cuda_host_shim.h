@@ -1,7 +1,8 @@
 // The few CUDA runtime calls a host program makes around device-resident data
 // (cudaMalloc, cudaMemcpy, cudaFree, cudaDeviceSynchronize), for the targets whose
-// device memory is host memory (cpu, factor): the reference's programs that keep
-// their matrices on the device build and run there unchanged. Left out where CUDA's
+// __co__ functions take host memory (cpu, factor; opencl, which copies it to the device
+// at each call): the reference's programs that keep their matrices on the device build
+// and run there unchanged. Left out where CUDA's
 // own runtime header is present, or with CROKTILE_NO_CUDA_SHIM.
 #pragma once
 

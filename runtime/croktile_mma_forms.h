@@ -9,7 +9,7 @@
 
 #include <cstdint>
 
-#include "croktile.h"
+#include "croktile_half.h"
 
 namespace croktile {
 namespace mma {

@@ -41,6 +41,7 @@
 
 #include "croktile.h"
 #include "croktile_check.h"
+#include "croktile_cuda_host_shim.h"   // host programs written for cuda: their "device" data is host data
 #include "croktile_device.h"
 
 // Host segments may still hold __device__ functions the tileflow code never calls.

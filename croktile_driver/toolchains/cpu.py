@@ -20,7 +20,7 @@ from .loop_order import instances_inside
 from .dma_transform import element_loops, write_loops
 from .fill import fill_literal
 from .elements import ElementWriter
-from .mma_emit import FragmentWriter, uses_mma
+from .mma_emit import FragmentWriter, replication, uses_mma
 from .events import concurrent_levels, wait_message, wait_where
 from .inthreads import barrier_wait_message, inthreads_barriers
 from .base import (box_declarations, with_device_form, call_arguments, call_statement, host_translation_unit, StatementWriter, ToolChain, check_stmt, elem_ctype,
@@ -51,7 +51,7 @@ class FunctionEmitter(StatementWriter, FragmentWriter):
     def __init__(self, fn: ir.Function):
         self.fn = fn
         self.lines: List[str] = []
-        self.frag_setup(replicate=True)   # inner instances run one after another
+        self.frag_setup(replication(fn))   # inner instances run one after another
         # names valid from the function's start: a buffer shaped by these alone is
         # allocated once at the top of its parallel level (so `swap` can rotate it)
         self.entry_names = {b.symbol for b in fn.bindings} | {p.name for p in fn.params}

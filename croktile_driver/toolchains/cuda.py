@@ -344,7 +344,7 @@ class KernelEmitter(KernelEmitterBase, FragmentWriter, CudaEvents):
                 for b in group:
                     self.swap_group[b.name] = group
         self.check_limits()
-        self.frag_setup(replicate=False)   # each warp holds its fragments in its own registers
+        self.frag_setup({})   # each warp holds its fragments in its own registers
         self.collective = False            # inside a level whose warps run tensor-core operations
         self.barriers = inthreads_barriers(self.fn)
         # the level whose instances the threads now run one each, and how many threads run

@@ -8,13 +8,14 @@ runtime) are read and written:
   integers to and from int) themselves (runtime/croktile.h, also in device code);
 * ``opencl``: they are bits (``unsigned short``, ``unsigned char``), converted by the
   prelude's ``croktile_<type>_to_float`` / ``croktile_float_to_<type>``;
-* ``factor``: the device module declares the structs without defining them: f16 and
-  bf16 elements are read and written as ``uint16_t`` bits through the same functions
-  (runtime/croktile_factor.h).
+* ``factor``: the device module declares f16 and bf16 without defining them: their
+  elements are read and written as ``uint16_t`` bits through the same functions
+  (runtime/croktile_factor.h); the 8/6/4-bit floats and narrow integers are defined
+  there (croktile_minifloat.h) and convert themselves, as on ``cxx``.
 
 A store of an element of the same type is a copy of its bits (every type, every target).
-Where a dialect has no conversion (the narrow integers on opencl and factor, the 8/6/4-bit
-floats on factor) computing with such elements is an error at the statement. Every
+Where a dialect has no conversion (the narrow integers on opencl) computing with such
+elements is an error at the statement. Every
 conversion rounds to nearest even, the same bits on every target. Arithmetic follows C:
 integers of 32 bits and less are computed as ``int`` (u32 as ``unsigned``), 64-bit ones
 as ``long long``, floating point as ``float`` (f64 as ``double``); integer overflow and
@@ -72,8 +73,13 @@ class ElementWriter:
             return f"((uint16_t*){self.ptr(buf)})[{at}]"
         return f"{self.ptr(buf)}[{at}]"
 
+    def converts_itself(self, elem: str) -> bool:
+        """Whether the element type is a struct of the runtime that converts to and from
+        its compute type in this dialect's code."""
+        return _is_struct(elem) and (self.dialect == "cxx" or (self.dialect == "factor" and elem not in BITS16))
+
     def convertible(self, elem: str) -> bool:
-        if not _is_struct(elem) or self.dialect == "cxx" or elem in BITS16:
+        if not _is_struct(elem) or self.converts_itself(elem) or elem in BITS16:
             return True
         if self.dialect == "opencl" and ir.elem_compute(elem) == "float":
             return True
@@ -85,7 +91,7 @@ class ElementWriter:
         elem = e.buffer.elem
         if not _is_struct(elem) or not self.convertible(elem):
             return raw
-        if self.dialect == "cxx":
+        if self.converts_itself(elem):
             return f"(({CTYPE['cxx'][e.ctype]}){raw})"
         return f"croktile_{elem}_to_float({raw})"
 
@@ -112,8 +118,9 @@ class ElementWriter:
         through its narrower storage type `elem`: f16/bf16 round to nearest even, s8 s16 u8
         u16 wrap."""
         text = self.value(e) if e is not None else f"({self.expr(sym)})"
-        if elem in BITS16 and self.dialect == "cxx":
-            return f"((float)croktile::{elem}((float){text}))"
+        if (elem in BITS16 and self.dialect == "cxx") or (elem in ir.NARROW_ELEMS and self.dialect == "factor"):
+            compute = CTYPE["cxx"][ir.elem_compute(elem)]
+            return f"(({compute})croktile::{elem}(({compute}){text}))"
         if elem is not None and elem != "f32" and ir.elem_compute(elem) == "float":   # f16, bf16, 8/6/4-bit floats
             return f"croktile_{elem}_to_float(croktile_float_to_{elem}((float){text}))"
         if elem in NARROW_INT_CTYPES[self.dialect]:
@@ -134,7 +141,7 @@ class ElementWriter:
             compute = CTYPE["cxx"][ir.elem_compute(elem)]
             if not self.convertible(elem):
                 return f"{lhs} = {text};"
-            if self.dialect == "cxx":
+            if self.converts_itself(elem):
                 return f"{lhs} = {self.elem_ctype(elem)}(({compute}){text});"
             return f"{lhs} = croktile_float_to_{elem}((float){text});"
         return f"{lhs} = ({self.elem_ctype(elem)}){text};"

@@ -8,7 +8,7 @@ and shared data, are one call.
 """
 from __future__ import annotations
 
-from typing import Dict, List
+from typing import Callable, Dict, List
 
 from ..frontend import ir
 from ..frontend.symbolic import Sym
@@ -62,14 +62,14 @@ def swizzled_buffers(fn: ir.Function) -> Dict[str, int]:
             if isinstance(s, ir.Dma) and s.swizzle and s.dst.buffer.storage == "shared"}
 
 
-def refuse_mma(module: ir.Module, diag, target: str) -> None:
-    """Targets without fragment code yet: an error at each function's first tensor-core
-    statement, instead of code that does not compile."""
+def check_instructions(module: ir.Module, diag) -> None:
+    """The portable targets compute each instruction's k-slice as the instruction does: a
+    multiply that no instruction computes is an error at its line (as on cuda), not a
+    build that fails in the runtime's templates."""
     for fn in module.functions:
-        first = next((s for s in ir.walk(fn.body) if refs_of(s, declared=True)), None)
-        if first is not None:
-            diag.error(first.loc, f"tensor-core operations ('mma.*') are not generated for the {target} target yet; "
-                                  "the cpu and cuda targets run them")
+        for s in ir.walk(fn.body):
+            if isinstance(s, ir.MmaMul) and s.missing:
+                diag.error(s.loc, s.missing)
 
 
 def uses_mma(fn: ir.Function) -> bool:
@@ -118,9 +118,12 @@ class FragmentWriter:
 
     replicated: Dict[str, ir.Parallel]
     level_stack: List[ir.Parallel]
+    index_type = "long long"
 
-    def frag_setup(self, replicate: bool) -> None:
-        self.replicated = replication(self.fn) if replicate else {}
+    def frag_setup(self, copies: Dict[str, ir.Parallel]) -> None:
+        """`copies`: the fragments of which each instance of a level has its own copy
+        (replication(), where one thread runs the instances), by name."""
+        self.replicated = copies
         self.swizzled = swizzled_buffers(self.fn)
         self.level_stack = []
 
@@ -145,8 +148,8 @@ class FragmentWriter:
         dims = ([self.expr(inner.count)] if inner is not None else []) + [str(d) for d in f.dims]
         self.w(depth, f"{frag_type(f)} {f.name}{''.join(f'[{d}]' for d in dims)};")
 
-    def each_fragment(self, ref: ir.FragRef, depth: int, call: str) -> None:
-        """`call` with `F` standing for each fragment a declaration names: every element of
+    def each_fragment(self, ref: ir.FragRef, depth: int, call: Callable[[str], str]) -> None:
+        """The statement `call(F)` for each fragment F a declaration names: every element of
         an array, and every instance's copy of a replicated fragment unless the
         declaration runs inside one instance."""
         f = ref.frag
@@ -159,12 +162,12 @@ class FragmentWriter:
         for d in f.dims:
             count *= d
         if not every and not f.dims:
-            self.w(depth, call.replace("F", base) + ";")
+            self.w(depth, call(base))
             return
         total = f"{count} * ({self.expr(inner.count)})" if every else str(count)
         first = f"(&{base}{'[0]' * (len(f.dims) + every)})"
-        self.w(depth, f"for (long long croktile_f = 0; croktile_f < {total}; ++croktile_f) "
-                      + call.replace("F", f"{first}[croktile_f]") + ";")
+        self.w(depth, f"for ({self.index_type} croktile_f = 0; croktile_f < {total}; ++croktile_f) "
+                      + call(f"{first}[croktile_f]"))
 
     def fill_value(self, f: ir.Frag, value) -> str:
         if isinstance(value, ir.EExpr):
@@ -174,7 +177,8 @@ class FragmentWriter:
     def s_MmaFill(self, s: ir.MmaFill, depth: int) -> None:
         f = s.ref.frag
         if s.declare:
-            self.each_fragment(s.ref, depth, f"{api(f)}::fill(F, {self.fill_value(f, s.value)})")
+            value = self.fill_value(f, s.value)
+            self.each_fragment(s.ref, depth, lambda frag: f"{api(f)}::fill({frag}, {value});")
         else:
             self.w(depth, f"{api(f)}::fill({self.frag_ref(s.ref)}, {self.fill_value(f, s.value)});")
 

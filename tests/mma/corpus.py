@@ -30,7 +30,7 @@ def cuda_arch(path: Path) -> Optional[str]:
 
 
 def xfail_reason(path: Path, test: str) -> Optional[str]:
-    """Why `test` (rejected, accepted, cpu-run, cuda-compile, cuda-quiet or gpu-run) of
+    """Why `test` (rejected, accepted, cpu-run, portable-run, cuda-compile, cuda-quiet or gpu-run) of
     this file is expected to fail: its `// xfail-TEST: REASON` comment, a known bug."""
     for m in _XFAIL_RE.finditer(path.read_text(encoding="utf-8")):
         if m.group(1) == test:

@@ -7,9 +7,12 @@
   ``-t cuda -arch=<its // cuda-arch> -c`` where nvcc is (all of them at once, in parallel),
   without a warning.
 - ``run_*``: built with ``-t cpu`` and run; must print exactly its ``// expect-output``
-  lines (each program checks its results against products computed in its own main).
-- ``// xfail-TEST: REASON`` (TEST: rejected, accepted, cpu-run, cuda-compile, cuda-quiet or
-  gpu-run): a known compiler bug; that test of the file must fail until it is fixed.
+  lines (each program checks its results against products computed in its own main);
+  built with ``-t factor`` and ``-t opencl`` too, it must print the same.
+- ``same_bits``: built on cpu, factor and opencl, it must print the same digests of its
+  results' bits on each (random fractions: the rounding of every sum shows).
+- ``// xfail-TEST: REASON`` (TEST: rejected, accepted, cpu-run, portable-run, cuda-compile,
+  cuda-quiet or gpu-run): a known compiler bug; that test of the file must fail until it is fixed.
 
 tests/cuda_target/test_mma_programs_gpu.py runs the ``run_*`` programs on a GPU.
 """
@@ -19,6 +22,7 @@ import concurrent.futures
 import shutil
 import subprocess
 from pathlib import Path
+from typing import List
 
 import pytest
 
@@ -26,12 +30,22 @@ from driver.util import run_croktilec
 from frontend.test_cases import verify_case
 from opencl.test_opencl import _opencl_problem
 
-from .corpus import ACCEPTED_CASES, ERROR_CASES, RUN_CASES, case_id, cuda_arch, expected_output, xfail_reason
+from .corpus import (ACCEPTED_CASES, CASES_DIR, ERROR_CASES, RUN_CASES, case_id, cuda_arch, expected_output,
+                     xfail_reason)
 
 
 def _params(paths, test: str):
     return [pytest.param(p, id=case_id(p), marks=[pytest.mark.xfail(strict=True, reason=r)]
                          if (r := xfail_reason(p, test)) else []) for p in paths]
+
+
+def _build_and_run(target: str, path: Path, work: Path) -> subprocess.CompletedProcess:
+    exe = work / f"{case_id(path)}.{target}"
+    res = run_croktilec("-t", target, path, "-o", exe, cwd=work, timeout=300)
+    assert res.rc == 0, res
+    proc = subprocess.run([str(exe)], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, f"exit {proc.returncode}\n{proc.stdout}\n{proc.stderr}"
+    return proc
 
 
 @pytest.mark.parametrize("path", _params(ERROR_CASES, "rejected"))
@@ -46,31 +60,39 @@ def test_accepted(path: Path, croktilec):
 
 @pytest.mark.parametrize("path", _params(RUN_CASES, "cpu-run"))
 def test_runs_on_cpu(path: Path, tmp_path: Path):
-    exe = tmp_path / case_id(path)
-    res = run_croktilec("-t", "cpu", path, "-o", exe, cwd=tmp_path, timeout=300)
-    assert res.rc == 0, res
-    proc = subprocess.run([str(exe)], capture_output=True, text=True, timeout=120)
-    assert proc.returncode == 0, f"exit {proc.returncode}\n{proc.stdout}\n{proc.stderr}"
-    assert proc.stdout.splitlines() == expected_output(path)
+    assert _build_and_run("cpu", path, tmp_path).stdout.splitlines() == expected_output(path)
 
 
-PORTABLE_BUG = ("factor and opencl do not generate tensor-core operations yet: 'tensor-core operations "
-                "('mma.*') are not generated for the factor target yet' at the first one")
-
-
-@pytest.mark.xfail(strict=True, reason=PORTABLE_BUG)
 @pytest.mark.parametrize("target", ["factor", "opencl"])
-def test_runs_on_the_other_portable_targets(target: str, tmp_path: Path):
-    """The issue's portable targets run the same programs with the same results."""
+@pytest.mark.parametrize("path", _params(RUN_CASES, "portable-run"))
+def test_runs_on_the_other_portable_targets(path: Path, target: str, tmp_path: Path):
+    """The factor and opencl targets compute the fragments with the cpu target's portable
+    arithmetic (toolchains/opencl_mma.py): the same programs print what they print on cpu."""
     problem = _opencl_problem() if target == "opencl" else ""
     if problem:
         pytest.skip(problem)
-    path = next(p for p in RUN_CASES if p.name == "run_sm80.co.cpp")
-    exe = tmp_path / case_id(path)
-    res = run_croktilec("-t", target, path, "-o", exe, cwd=tmp_path, timeout=300)
-    assert res.rc == 0, res
-    proc = subprocess.run([str(exe)], capture_output=True, text=True, timeout=120)
-    assert proc.stdout.splitlines() == expected_output(path)
+    assert _build_and_run(target, path, tmp_path).stdout.splitlines() == expected_output(path)
+
+
+SAME_BITS = CASES_DIR / "same_bits.co.cpp"
+
+
+@pytest.fixture(scope="module")
+def cpu_bits(tmp_path_factory) -> List[str]:
+    """What same_bits prints on cpu: a digest of each result's bits."""
+    lines = _build_and_run("cpu", SAME_BITS, tmp_path_factory.mktemp("same-bits")).stdout.splitlines()
+    assert len(lines) == 5 and len(set(lines)) == 5, lines
+    return lines
+
+
+@pytest.mark.parametrize("target", ["factor", "opencl"])
+def test_portable_targets_round_as_cpu(target: str, cpu_bits: List[str], tmp_path: Path):
+    """Results of random fractions (f16 and fp8 accumulators, tf32, 2:4 sparse, a warp
+    group's multiply) have the cpu target's bits: same accumulation types, same rounding."""
+    problem = _opencl_problem() if target == "opencl" else ""
+    if problem:
+        pytest.skip(problem)
+    assert _build_and_run(target, SAME_BITS, tmp_path).stdout.splitlines() == cpu_bits
 
 
 CUDA_CASES = [p for p in ACCEPTED_CASES if cuda_arch(p)]
