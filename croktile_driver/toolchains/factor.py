@@ -37,6 +37,7 @@ from dataclasses import dataclass
 from typing import Dict, List, Optional, Set, Tuple
 
 from .factor_events import FactorEvents, check_factor_events
+from .inthreads import refuse_barriers
 from ..cstrings import escaped
 from ..diagnostics import Loc
 from ..frontend import ir
@@ -74,6 +75,7 @@ class FactorToolChain(ToolChain):
     def check(self, module, diag) -> None:
         check_instructions(module, diag)
         check_factor_events(module, diag)
+        refuse_barriers(module, diag, self.target)
 
     def generate(self, tu: TranslationUnit, diag) -> Dict[str, str]:
         limits = self.scratchpad_limits(diag)

@@ -78,3 +78,15 @@ def barrier_wait_message() -> str:
     return c_string("not every instance reached the barrier of this 'inthreads' block within {0} ms (deadlock? "
                     "blocks that wait on each other's events must be 'inthreads.async'; or an instance left "
                     f"its loop early; {TIMEOUT_ENV} sets the time)")
+
+
+def refuse_barriers(module: ir.Module, diag, target: str) -> None:
+    """Targets that run a block's inner instances one after another (factor, opencl) have
+    no barrier for an `inthreads` block yet: an error at each block that needs one, where
+    a run would compute with data the block has not written yet."""
+    for fn in module.functions if module is not None else []:
+        for s in ir.walk(fn.body):
+            if isinstance(s, ir.InThreads) and id(s) in inthreads_barriers(fn):
+                diag.error(s.loc, f"this 'inthreads' block writes data that the other instances of its level read "
+                                  f"after it, so it ends in a barrier of those instances, which the {target} target "
+                                  "does not generate yet (the cpu and cuda targets do)")

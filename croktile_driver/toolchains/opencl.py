@@ -69,6 +69,7 @@ from .box_copy import copy_dims
 from .dma_transform import element_loops, write_loops, write_shared_loops
 from .elements import ElementWriter
 from .cok import _blank, _masked, host_device_functions, parse_cok, report_non_cok_call
+from .inthreads import refuse_barriers
 from .opencl_check import CHECK_FLAGS, DEFAULT_CHECKER, checker_command, locate, run_check, statement_line
 from .fill import fill_literal
 from .kernel_ir import (KernelEmitterBase, dev_expr, kernel_free_names, linear as _linear,
@@ -247,6 +248,7 @@ class OpenclToolChain(ToolChain):
     def check(self, module, diag) -> None:
         check_opencl_mma(module, diag)
         refuse_events(module, diag, "opencl")
+        refuse_barriers(module, diag, "opencl")
 
     def generate(self, tu: TranslationUnit, diag) -> Dict[str, str]:
         host, device = Generator(tu, diag).run()
