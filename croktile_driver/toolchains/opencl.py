@@ -953,18 +953,7 @@ class KernelEmitter(KernelEmitterBase, OpenclFragments):
             self.w(depth, "}")
             return
         if loops:     # all work-items, one element each in turn
-            total = dev_expr(_product([e for _, e in loops]))
-            self.w(depth + 1, f"for (long croktile_t = croktile_lid; croktile_t < {total}; "
-                              "croktile_t += croktile_lsize) {")
-            rest = "croktile_t"
-            for n, (i, e) in enumerate(reversed(loops)):
-                if n == len(loops) - 1:
-                    self.w(depth + 2, f"const long {i} = {rest};")
-                else:
-                    self.w(depth + 2, f"const long {i} = {rest} % {_paren(dev_expr(e))};")
-                    rest = f"({rest} / {_paren(dev_expr(e))})"
-            self.w(depth + 2, body)
-            self.w(depth + 1, "}")
+            self.group_loops(depth + 1, loops, body)
         else:
             self.w(depth + 1, f"if (croktile_lid == 0) {body}")
         self.w(depth, "}")
