@@ -27,7 +27,8 @@ CROKTILE_HOST_DEVICE constexpr unsigned offset(unsigned offset) {
 // Cooperative (every thread of the block calls it): dst[r][c] = src[r * src_row_stride + c]
 // for r < rows, c < cols, written in the SWIZZLE layout (cols * sizeof(T) == SWIZZLE
 // bytes, dst aligned to 8 rows of it), 16 bytes per access where the source allows.
-// Ends with fence.proxy.async, so that after the block's next barrier wgmma and TMA see it.
+// Ends with fence.proxy.async on sm_90 and newer, so that after the block's next barrier
+// wgmma and TMA see it (older GPUs have no async proxy: ldmatrix reads what threads wrote).
 template <class T, int SWIZZLE>
 __device__ inline void copy_2d(T* dst, const T* src, long long rows, long long cols, long long src_row_stride) {
   const unsigned nthreads = blockDim.x * blockDim.y * blockDim.z;
@@ -49,7 +50,9 @@ __device__ inline void copy_2d(T* dst, const T* src, long long rows, long long c
       *reinterpret_cast<T*>(out + offset<SWIZZLE>(unsigned(n) * sizeof(T))) = src[r * src_row_stride + c];
     }
   }
+#if __CUDA_ARCH__ >= 900
   asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+#endif
 }
 #else
 // The portable targets keep shared buffers unswizzled: a plain row-major copy.

@@ -14,6 +14,8 @@ CI: it needs the reference's sources.
     python scripts/ref_gpu_run.py /path/to/choreo -t cpu -v       # on the cpu target, with output
     python scripts/ref_gpu_run.py /path/to/choreo -k fp8 -j 8 --profile cuda-sm90a
 
+On cuda each program is built for the `-arch=` its RUN line names, unless --profile says.
+
 Exit status 0 when every program passes. $CROKTILEC overrides the driver, as for
 scripts/ref_conformance.py.
 """
@@ -158,9 +160,21 @@ def croktilec() -> List[str]:
     return [sys.executable, "-m", "croktile_driver"]
 
 
+RUN_ARCH = re.compile(r"//\s*RUN:.*?\s-arch=(sm_\w+)", re.IGNORECASE)
+
+
+def run_line_arch(path: str) -> List[str]:
+    """`-arch=` as the program's RUN line names it (the reference builds it for that)."""
+    with open(path, encoding="utf-8", errors="replace") as fh:
+        m = RUN_ARCH.search(fh.read())
+    return [f"-arch={m.group(1).lower()}"] if m else []
+
+
 def build(path: str, target: str, flags: List[str], workdir: str, timeout: float) -> Tuple[str, Optional[str]]:
     exe = os.path.join(workdir, os.path.basename(os.path.dirname(path)) + "_" +
                        os.path.basename(path).replace(".co", ""))
+    if target == "cuda" and not any(f == "--profile" or f.startswith("-arch=") for f in flags):
+        flags = flags + run_line_arch(path)
     cmd = croktilec() + ["-t", target] + flags + [path, "-o", exe]
     try:
         p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, cwd=REPO)

@@ -108,7 +108,8 @@ class CudaToolChain(ToolChain):
         return {self.source_suffix: Generator(tu, diag, self).run()}
 
     def arch(self) -> Optional[str]:
-        return getattr(self.options, "arch", None) or self.profile.get("arch")
+        arch = getattr(self.options, "arch", None) or self.profile.get("arch")
+        return arch.lower() if arch else arch   # the reference takes -arch=SM_90 too
 
     def shared_limit(self) -> Optional[int]:
         return self.profile.get("limits", {}).get("shared_bytes")

@@ -234,8 +234,8 @@ def test_destination_form_of_a_returning_function(output):
     error naming 'out' and the line of the declaration whose result it would hold."""
     cases = output["cuda"]
     assert cases["returning_into"] == SUM
-    assert cases["returning_into_shape"] == (f"{at('add result', 'out;')} argument 'out' of 'add' has shape "
-                                             "[6, 4], but the result's shape is [4, 6]")
+    assert cases["returning_into_shape"].endswith(f"/{at('add result', 'out;')} argument 'out' of 'add' has shape "
+                                                  "[6, 4], but the result's shape is [4, 6]")
 
 
 def test_call_runs_on_the_device_of_its_arrays(output):

@@ -44,7 +44,8 @@ def sanitized(exe, *tools):
     for tool in tools if sanitizer else ():
         run = subprocess.run([sanitizer, "--tool", tool, "--error-exitcode", "1", str(exe)],
                              capture_output=True, text=True)
-        assert run.returncode == 0, (tool, run.stdout[-2000:])
+        report = [l for l in run.stdout.splitlines() if l.startswith("=========")]
+        assert run.returncode == 0, (tool, "\n".join(report[:40]))
 
 
 def close(got, want, tol):
