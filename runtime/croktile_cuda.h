@@ -588,6 +588,18 @@ inline bool fast_instance(std::initializer_list<kernel_range> ranges) {
   return true;
 }
 
+// The launch at `where` takes the kernel's generic instance (an array not 16-byte aligned,
+// overlapping results, or a tensor map the copy engine cannot take). Built with
+// -DCROKTILE_REQUIRE_FAST_INSTANCE, that is an error: to check that a program's kernels
+// run their fast code (vector copies, TMA) for its data.
+inline void generic_instance([[maybe_unused]] const char* where) {
+#if defined(CROKTILE_REQUIRE_FAST_INSTANCE)
+  throw croktile::runtime_error(std::string(where) + ": the kernel's generic instance is launched "
+                                "(CROKTILE_REQUIRE_FAST_INSTANCE): an array is not 16-byte aligned, results overlap, "
+                                "or a TMA map was refused");
+#endif
+}
+
 // Host-level dma.copy between two device buffers: the box `ext` at `src_off` of a
 // row-major array shaped `src_shape` goes to `dst_off` of one shaped `dst_shape`;
 // one cudaMemcpy2DAsync per 2-d slab, on `stream`.

@@ -1,7 +1,8 @@
 // croktile_tma.h - the Hopper bulk tensor copy engine (TMA) and the mbarriers it completes
 // on, as named one-line wrappers (CUDA only; sm_90).
 //
-// Host:   croktile::tma::make_map<T>(&map, global, rank, dims, strides, box, swizzle)
+// Host:   croktile::tma::make_map<T>(&map, global, rank, dims, strides, box, swizzle),
+//         encode_map (the same, returning the driver's result), box_map (dense arrays)
 // Device: croktile::mbarrier::{init, fence_init, arrive, expect_tx, arrive_expect_tx,
 //         try_wait_parity, wait_parity}; croktile::tma::{load_async, store_async,
 //         store_commit, store_wait, fence_proxy_async}
@@ -53,14 +54,12 @@ constexpr CUtensorMapDataType data_type() {
 }  // namespace detail
 
 /// Encodes a tiled tensor map of `global` (rank 1..5): dims and box in elements, strides
-/// in elements (the innermost 1), swizzle 0/32/64/128 bytes; throws with the driver's
-/// complaint (alignment, box size) where it refuses.
+/// in elements (the innermost 1), swizzle 0/32/64/128 bytes. Returns the driver's result
+/// (CUDA_SUCCESS, or why it refuses: alignment, strides, box size).
 template <class T>
-inline void make_map(CUtensorMap* map, const T* global, int rank, const long long* dims, const long long* strides,
-                     const int* box, int swizzle) {
-  if (rank < 1 || rank > 5) throw croktile::runtime_error("croktile::tma::make_map: rank must be 1..5");
-  if (strides[rank - 1] != 1)
-    throw croktile::runtime_error("croktile::tma::make_map: the innermost dimension must be contiguous");
+inline CUresult encode_map(CUtensorMap* map, const T* global, int rank, const long long* dims,
+                           const long long* strides, const int* box, int swizzle) {
+  if (rank < 1 || rank > 5 || strides[rank - 1] != 1) return CUDA_ERROR_INVALID_VALUE;
   cuuint64_t d[5], s[4];
   cuuint32_t b[5], e[5];
   for (int i = 0; i < rank; ++i) {
@@ -73,14 +72,40 @@ inline void make_map(CUtensorMap* map, const T* global, int rank, const long lon
                                 : swizzle == 64 ? CU_TENSOR_MAP_SWIZZLE_64B
                                 : swizzle == 32 ? CU_TENSOR_MAP_SWIZZLE_32B
                                                 : CU_TENSOR_MAP_SWIZZLE_NONE;
-  const CUresult r = detail::encoder()(map, detail::data_type<T>(), cuuint32_t(rank), const_cast<T*>(global), d, s,
-                                       b, e, CU_TENSOR_MAP_INTERLEAVE_NONE, sw, CU_TENSOR_MAP_L2_PROMOTION_L2_128B,
-                                       CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  return detail::encoder()(map, detail::data_type<T>(), cuuint32_t(rank), const_cast<T*>(global), d, s, b, e,
+                           CU_TENSOR_MAP_INTERLEAVE_NONE, sw, CU_TENSOR_MAP_L2_PROMOTION_L2_128B,
+                           CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+}
+
+/// encode_map, throwing with the driver's complaint where it refuses.
+template <class T>
+inline void make_map(CUtensorMap* map, const T* global, int rank, const long long* dims, const long long* strides,
+                     const int* box, int swizzle) {
+  const CUresult r = encode_map(map, global, rank, dims, strides, box, swizzle);
   if (r != CUDA_SUCCESS)
     throw croktile::runtime_error("croktile::tma::make_map: cuTensorMapEncodeTiled refused the map (error " +
                                   std::to_string(int(r)) +
                                   "): the global address must be 16-byte aligned, strides multiples of 16 bytes, "
                                   "box sides 1..256 with the inner one a multiple of 16 bytes and at most the swizzle");
+}
+
+/// The map of a dense row-major array `global` shaped `dims`, in boxes shaped `box`, as
+/// generated kernels take it: true when the driver encoded it (else the launch takes the
+/// kernel's instance without TMA).
+template <class T, int Rank>
+inline bool box_map(CUtensorMap* map, const T* global, const long long (&dims)[Rank], const int (&box)[Rank],
+                    int swizzle) {
+  // what the driver would refuse is not asked of it (compute-sanitizer reports refusals)
+  if (reinterpret_cast<unsigned long long>(global) % 16 != 0) return false;
+  long long strides[Rank];
+  long long stride = 1;
+  for (int i = Rank - 1; i >= 0; --i) {
+    if (dims[i] < 1 || dims[i] > (1LL << 32) || box[i] < 1 || box[i] > 256) return false;
+    if (i < Rank - 1 && stride * (long long)sizeof(T) % 16 != 0) return false;
+    strides[i] = stride;
+    stride *= dims[i];
+  }
+  return encode_map(map, global, Rank, dims, strides, box, swizzle) == CUDA_SUCCESS;
 }
 
 /// The shared-memory address of p, as PTX's shared-state-space operands take it.

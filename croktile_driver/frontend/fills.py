@@ -141,6 +141,8 @@ class _Coverage:
                           "an element is read here")
         if isinstance(s, ir.Dma) and s.src.buffer is b:
             self.read(_key(s.src), s.loc, "it is copied from here")
+        elif isinstance(s, ir.MmaLoad) and s.src.buffer is b:
+            self.read(_key(s.src), s.loc, "a fragment is loaded from here")
         elif isinstance(s, ir.Call):
             for a in s.args:
                 if a.region is not None and a.region.buffer is b:
@@ -156,6 +158,9 @@ class _Coverage:
 
     def writes(self, s: ir.Stmt, indices: List[_Index], conditional: bool) -> None:
         if isinstance(s, ir.Dma) and s.dst.buffer is self.buf:
+            region = s.dst
+            key = _key(region)
+        elif isinstance(s, ir.MmaStore) and s.dst.buffer is self.buf:
             region = s.dst
             key = _key(region)
         elif isinstance(s, ir.Store) and s.buffer is self.buf:

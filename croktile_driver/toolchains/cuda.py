@@ -57,6 +57,7 @@ from .kernel_ir import (KernelEmitterBase, dev_expr, kernel_free_names, linear, 
 from .elements import ElementWriter
 from .memplan import align_up, plan_arena, static_bytes, wait_extensions
 from .cuda_mma import MMA_KINDS, check_mma
+from .cuda_tma import TmaPlan, uses_tma
 from .mma_emit import FragmentWriter, uses_mma
 from .cok import parse_cok
 
@@ -157,6 +158,8 @@ class Generator:
                 '#include "croktile.h"', '#include "croktile_cuda.h"']
         if tu.module is not None and any(uses_mma(fn) for fn in tu.module.functions):
             head.append('#include "croktile_mma.h"')
+        if tu.module is not None and any(uses_tma(fn, self.toolchain.arch()) for fn in tu.module.functions):
+            head.append('#include "croktile_tma.h"')
         cok = parse_cok(tu.segments)
 
         def cok_lines(si, seg):
@@ -282,10 +285,13 @@ class HostEmitter(DeviceHostEmitter):
         if k.aligned_copies:
             ranges = ", ".join(f"{{{self.mem(b)}.get(), {k.host_bytes(b)}, {str(k.writes(b)).lower()}}}"
                                for b in k.globals)
-            self.w(d, f"if (croktile::cuda::fast_instance({{{ranges}}}))")
+            conds = [f"croktile::cuda::fast_instance({{{ranges}}})"] + k.tma.host_maps(self.w, d, self.mem, self.hx)
+            self.w(d, f"if ({' && '.join(conds)})")
             launch(f"{k.name}<true>", d + 1)
-            self.w(d, "else")
+            self.w(d, "else {")
+            self.w(d + 1, f"croktile::cuda::generic_instance({where});")
             launch(f"{k.name}<false>", d + 1)
+            self.w(d, "}")
         else:
             launch(k.name, d)
         self.w(depth, "}")
@@ -326,6 +332,14 @@ class KernelEmitter(KernelEmitterBase, FragmentWriter, CudaEvents):
         self.issued_sync_async = self.sync_as_async and any(
             isinstance(s, ir.Dma) and self.cp_async_eligible(s, level) for s, level in self.all)
         self.wait_groups = self.plan_waits()
+        self.swap_group: Dict[str, List[ir.Buffer]] = {}
+        for st, _ in self.all:
+            if isinstance(st, ir.Swap):
+                group = self.swap_group.get(st.a.name, [st.a]) + self.swap_group.get(st.b.name, [st.b])
+                group = list({b.name: b for b in group}.values())
+                for b in group:
+                    self.swap_group[b.name] = group
+        self.tma = TmaPlan(self, self.toolchain.arch())   # sets the alignment its destinations need
         for st, _ in self.all:   # a swizzled layout repeats every 8 of its rows (croktile_swizzle.h)
             if isinstance(st, ir.Dma) and st.swizzle:
                 st.dst.buffer.align = max(st.dst.buffer.align, 8 * st.swizzle)
@@ -337,13 +351,6 @@ class KernelEmitter(KernelEmitterBase, FragmentWriter, CudaEvents):
         # sized plans are dynamic shared memory, which the launch requests exactly.
         self.static_arena = bool(self.arena) and not self.plan.dynamic and 0 < self.plan.static_bytes <= STATIC_SHARED_MAX
         self.slot_of = {slot.buffer.name: slot for slot in self.plan.slots}
-        self.swap_group: Dict[str, List[ir.Buffer]] = {}
-        for st, _ in self.all:
-            if isinstance(st, ir.Swap):
-                group = self.swap_group.get(st.a.name, [st.a]) + self.swap_group.get(st.b.name, [st.b])
-                group = list({b.name: b for b in group}.values())
-                for b in group:
-                    self.swap_group[b.name] = group
         self.check_limits()
         self.frag_setup({})   # each warp holds its fragments in its own registers
         self.collective = False            # inside a level whose warps run tensor-core operations
@@ -549,6 +556,10 @@ class KernelEmitter(KernelEmitterBase, FragmentWriter, CudaEvents):
             ctype = self.host.float_params[name]
             self.params.append(f"{ctype} {name}")
             self.host_args.append(f"({ctype})({name})")
+        for m in self.tma.maps:
+            self.params.append(f"const __grid_constant__ CUtensorMap {m.name}")
+            self.host_args.append(m.name)
+        self.aligned_copies += len(self.tma.copies)   # the copies live in the fast instance
 
         self.lines.append(line_directive(par.loc))
         params = ",\n    ".join(self.params)
@@ -572,6 +583,7 @@ class KernelEmitter(KernelEmitterBase, FragmentWriter, CudaEvents):
             at = str(slot.offset) if slot.offset is not None else f"{b.name}__off"
             self.w(1, f"{elem_ctype(b.elem)}* {self.ptr(b)} = reinterpret_cast<{elem_ctype(b.elem)}*>(croktile_smem + "
                       f"{at});")
+        self.tma.declare(self.w, 1)
         self.declare_frags(par.body, 1)
         self.stmts(par.body, 1, 1, EMPTY)
         if self.issued_sync_async:
@@ -592,6 +604,8 @@ class KernelEmitter(KernelEmitterBase, FragmentWriter, CudaEvents):
 
     def stmts(self, stmts: List[ir.Stmt], depth: int, level: int, state: State) -> State:
         for s in stmts:
+            if not self.tma.defers(s):
+                self.tma.flush(self.w, depth)
             self.w(depth, line_directive(s.loc))
             if self.collective and self.lane_zero_only(s):
                 # a warp runs the level for its tensor-core operations; the statement is the
@@ -602,6 +616,7 @@ class KernelEmitter(KernelEmitterBase, FragmentWriter, CudaEvents):
                 self.w(depth, "__syncwarp();")
                 continue
             state = getattr(self, "s_" + type(s).__name__)(s, depth, level, state)
+        self.tma.flush(self.w, depth)
         return state
 
     @staticmethod
@@ -767,7 +782,7 @@ class KernelEmitter(KernelEmitterBase, FragmentWriter, CudaEvents):
     def s_Swap(self, s: ir.Swap, depth: int, level: int, state: State) -> State:
         ct = elem_ctype(s.a.elem)
         self.w(depth, f"{{ {ct}* croktile_t = {self.ptr(s.a)}; {self.ptr(s.a)} = {self.ptr(s.b)}; "
-                      f"{self.ptr(s.b)} = croktile_t; }}")
+                      f"{self.ptr(s.b)} = croktile_t; }}" + self.tma.swap(s.a, s.b))
         return state
 
     def s_Wait(self, s: ir.Wait, depth: int, level: int, state: State) -> State:
@@ -777,8 +792,18 @@ class KernelEmitter(KernelEmitterBase, FragmentWriter, CudaEvents):
             self.w(depth, f"/* wait {', '.join(others)}: these copies completed when issued */")
         if pending:
             keep = self.wait_groups.get(id(s), 0)
-            self.w(depth, f"croktile::cuda::cp_async_wait_group<{keep}>();  // wait {', '.join(pending)}"
-                          + (f"; {keep} later cp.async group(s) may stay in flight" if keep else ""))
+            d = depth
+            if self.tma.futures:   # the fast instance's bulk tensor copies commit no cp.async group
+                self.w(depth, "if constexpr (CroktileFast) {")
+                for f in pending:
+                    self.w(depth + 1, self.tma.wait_future(f) if f in self.tma.futures else
+                           f"croktile::cuda::cp_async_wait_group<0>();  // wait {f}")
+                self.w(depth, "} else {")
+                d = depth + 1
+            self.w(d, f"croktile::cuda::cp_async_wait_group<{keep}>();  // wait {', '.join(pending)}"
+                      + (f"; {keep} later cp.async group(s) may stay in flight" if keep else ""))
+            if self.tma.futures:
+                self.w(depth, "}")
             self.w(depth, BARRIER)
             return EMPTY
         return state
@@ -869,29 +894,39 @@ class KernelEmitter(KernelEmitterBase, FragmentWriter, CudaEvents):
             else:
                 write_loops(self.w, depth, loops, body, dev_expr)
             return state
-        if level == 1 and s.swizzle and s.dst.buffer.storage == "shared":
+        if level != 1:
+            self.thread_copy(s, depth)
+            return state
+        state = self.step(state, COOPERATIVE, self.keys(s.src.buffer), self.keys(s.dst.buffer), depth)
+        if id(s) in self.tma.copies:   # the fast instance's copy engine (cuda_tma.py)
+            self.w(depth, "if constexpr (CroktileFast) {")
+            self.tma.issue(s, self.region_ptr, self.w, depth + 1)
+            self.w(depth, "} else {")
+            self.block_copy(s, depth + 1)
+            self.w(depth, "}")
+        else:
+            self.block_copy(s, depth)
+        return state
+
+    def block_copy(self, s: ir.Dma, depth: int) -> None:
+        """The threads of the block copy a box together, each a slice."""
+        if s.swizzle and s.dst.buffer.storage == "shared":
             # written in the swizzled layout a warp group's wgmma descriptors read
-            state = self.step(state, COOPERATIVE, self.keys(s.src.buffer), self.keys(s.dst.buffer), depth)
             ct = elem_ctype(s.dst.buffer.elem)
             rows, cols = s.dst.extents[-2:]   # the source's equal them (a checked copy)
             stride = strides(s.src.shape)[-2]
             self.w(depth, f"croktile::swizzle::copy_2d<{ct}, {s.swizzle}>({self.region_ptr(s.dst)}, "
                           f"{self.region_ptr(s.src)}, {dev_expr(rows)}, {dev_expr(cols)}, {dev_expr(stride)});")
-            return state
-        if level == 1:
-            box = self.copy_box(s)
-            if box is None:
-                return state
-            nd, literal = box
-            dst, src = self.region_ptr(s.dst), self.region_ptr(s.src)
-            state = self.step(state, COOPERATIVE, self.keys(s.src.buffer), self.keys(s.dst.buffer), depth)
-            sync_as_async = self.sync_as_async and self.cp_async_eligible(s, level)
-            is_async = "true" if (s.future in self.async_futures and s.is_async) or sync_as_async else "false"
-            self.w(depth, f"croktile::cuda::block_copy<{nd}, {is_async}>({dst}, {src}, "
-                          f"croktile::cuda::box{{{literal}}});")
-            return state
-        self.thread_copy(s, depth)
-        return state
+            return
+        box = self.copy_box(s)
+        if box is None:
+            return
+        nd, literal = box
+        dst, src = self.region_ptr(s.dst), self.region_ptr(s.src)
+        sync_as_async = self.sync_as_async and self.cp_async_eligible(s, 1)
+        is_async = "true" if (s.future in self.async_futures and s.is_async) or sync_as_async else "false"
+        self.w(depth, f"croktile::cuda::block_copy<{nd}, {is_async}>({dst}, {src}, "
+                      f"croktile::cuda::box{{{literal}}});")
 
     def unroll_hint(self, s: ir.Loop, level: int) -> str:
         """A thread's innermost loop of run-time count over straight-line work (copies,

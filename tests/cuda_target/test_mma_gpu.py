@@ -39,10 +39,11 @@ def compilers():
     return nvcc, cxx
 
 
-def sanitized(exe, *tools):
+def sanitized(exe, *tools, api_errors=True):
     sanitizer = shutil.which("compute-sanitizer")
     for tool in tools if sanitizer else ():
-        run = subprocess.run([sanitizer, "--tool", tool, "--error-exitcode", "1", str(exe)],
+        quiet = [] if api_errors else ["--report-api-errors", "no"]
+        run = subprocess.run([sanitizer, "--tool", tool, *quiet, "--error-exitcode", "1", str(exe)],
                              capture_output=True, text=True)
         report = [l for l in run.stdout.splitlines() if l.startswith("=========")]
         assert run.returncode == 0, (tool, "\n".join(report[:40]))
@@ -86,4 +87,5 @@ def test_wgmma_and_tma_on_the_gpu_match_the_portable_build(tmp_path):
     for (name, variant), got in gpu_cases.items():
         bad = close(got, cpu_cases[(name, "copy")], TOL[name.split(".")[3]])
         assert not bad, (name, variant, bad[:3])
-    sanitized(gpu_exe, "memcheck", "racecheck")
+    # the harness checks that the driver refuses a misaligned map: an API error on purpose
+    sanitized(gpu_exe, "memcheck", "racecheck", api_errors=False)

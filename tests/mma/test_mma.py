@@ -161,3 +161,46 @@ def test_cuda_inthreads_barrier_needs_whole_warps(tmp_path: Path):
     assert not (tmp_path / "bar.cu").exists()
     (tmp_path / "bar.co.cpp").write_text(UNSYNCABLE.replace("inthreads", "inthreads.async"))
     assert run_croktilec("-t", "cuda", "-S", "bar.co.cpp", "-o", "bar.cu", cwd=tmp_path).rc == 0
+
+
+RUN_TMA = CASES_DIR / "run_tma.co.cpp"
+TILE_COPY = """__co__ auto twice(f32 [8, 64] a) {
+  f32 [8, 64] out;
+  parallel p by 2 : block {
+    shared f32 [8, 32] t;
+    tma.copy a.chunkat(_, p) => t;
+    foreach {i, j} in [8, 32]
+      t.at(i, j) = t.at(i, j) * 2.0f;
+    tma.copy t => out.chunkat(_, p);
+  }
+  return out;
+}
+"""
+
+
+def test_tma_copies_use_the_copy_engine_from_sm_90(tmp_path: Path):
+    """On sm_90 and newer each block-level `tma.copy` of run_tma.co.cpp (loads, the double
+    buffer's futures, stores, swizzled tiles, the symbolic GEMM's instance) is a bulk
+    tensor copy on a map the host encodes once per launch, completed on an mbarrier; the
+    kernel keeps the cooperative copy for a launch whose data the engine cannot take."""
+    res = run_croktilec("-t", "cuda", "-arch=sm_90a", "-S", RUN_TMA, "-o", "t.cu", cwd=tmp_path)
+    assert res.rc == 0, res
+    text = (tmp_path / "t.cu").read_text()
+    loads, stores = text.count("croktile::tma::load_async("), text.count("croktile::tma::store_async(")
+    # mm_swizzled: 2 loads; add_pipelined: 4 loads, 2 stores; gemm_tma's instance: 2 loads, 1 store
+    assert (loads, stores) == (8, 3), (loads, stores)
+    assert text.count("croktile::mbarrier::wait_parity(") >= loads
+    assert text.count("croktile::tma::box_map<") == 2 + 3 + 3
+    assert "croktile::cuda::generic_instance(" in text and "block_copy<" in text
+
+
+@pytest.mark.parametrize("arch, engine", [("sm_90", True), ("sm_80", False)])
+def test_tma_copy_engine_by_arch(arch: str, engine: bool, tmp_path: Path):
+    """Older GPUs have no copy engine: `tma.copy` is the block's cooperative copy there."""
+    (tmp_path / "twice.co.cpp").write_text(TILE_COPY)
+    res = run_croktilec("-t", "cuda", f"-arch={arch}", "-S", "twice.co.cpp", "-o", "t.cu", cwd=tmp_path)
+    assert res.rc == 0, res
+    text = (tmp_path / "t.cu").read_text()
+    counts = (text.count("croktile::tma::load_async("), text.count("croktile::tma::store_async("))
+    assert counts == ((1, 1) if engine else (0, 0)), counts
+    assert ("CUtensorMap" in text) == engine
