@@ -14,7 +14,8 @@ CI: it needs the reference's sources.
     python scripts/ref_gpu_run.py /path/to/choreo -t cpu -v       # on the cpu target, with output
     python scripts/ref_gpu_run.py /path/to/choreo -k fp8 -j 8 --profile cuda-sm90a
 
-On cuda each program is built for the `-arch=` its RUN line names, unless --profile says.
+On cuda each program is built for the `-arch=` its RUN line names (one that names none
+for the GPU of this machine, as nvidia-smi reports it), unless --profile says.
 
 Exit status 0 when every program passes. $CROKTILEC overrides the driver, as for
 scripts/ref_conformance.py.
@@ -163,18 +164,32 @@ def croktilec() -> List[str]:
 RUN_ARCH = re.compile(r"//\s*RUN:.*?\s-arch=(sm_\w+)", re.IGNORECASE)
 
 
-def run_line_arch(path: str) -> List[str]:
-    """`-arch=` as the program's RUN line names it (the reference builds it for that)."""
+def gpu_arch() -> Optional[str]:
+    """sm_XY of the first GPU here (nvidia-smi), or None without one."""
+    try:
+        p = subprocess.run(["nvidia-smi", "--query-gpu=compute_cap", "--format=csv,noheader"],
+                           capture_output=True, text=True, timeout=30)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    m = re.match(r"(\d+)\.(\d+)", p.stdout.strip()) if p.returncode == 0 else None
+    return f"sm_{m.group(1)}{m.group(2)}" if m else None
+
+
+def run_line_arch(path: str, default: Optional[str]) -> List[str]:
+    """`-arch=` as the program's RUN line names it (the reference builds it for that); for
+    a program that names none (REQUIRES: TARGET-GPU: any GPU), the GPU it runs on."""
     with open(path, encoding="utf-8", errors="replace") as fh:
         m = RUN_ARCH.search(fh.read())
-    return [f"-arch={m.group(1).lower()}"] if m else []
+    arch = m.group(1).lower() if m else default
+    return [f"-arch={arch}"] if arch else []
 
 
-def build(path: str, target: str, flags: List[str], workdir: str, timeout: float) -> Tuple[str, Optional[str]]:
+def build(path: str, target: str, flags: List[str], workdir: str, timeout: float,
+          default_arch: Optional[str] = None) -> Tuple[str, Optional[str]]:
     exe = os.path.join(workdir, os.path.basename(os.path.dirname(path)) + "_" +
                        os.path.basename(path).replace(".co", ""))
     if target == "cuda" and not any(f == "--profile" or f.startswith("-arch=") for f in flags):
-        flags = flags + run_line_arch(path)
+        flags = flags + run_line_arch(path, default_arch)
     cmd = croktilec() + ["-t", target] + flags + [path, "-o", exe]
     try:
         p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, cwd=REPO)
@@ -243,7 +258,8 @@ def main(argv: Optional[List[str]] = None) -> int:
     results: List[Result] = []
     with tempfile.TemporaryDirectory(prefix="ref_gpu_run.") as work:
         with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.j)) as pool:
-            built = list(pool.map(lambda f: build(f, args.target, flags, work, args.timeout), files))
+            here = gpu_arch() if args.target == "cuda" else None
+            built = list(pool.map(lambda f: build(f, args.target, flags, work, args.timeout, here), files))
         for path, (exe, error) in zip(files, built):
             result = Result(path, "build", error) if error else run_one(path, exe, args.timeout)
             for tool in (args.sanitize.split(",") if args.sanitize and result.stage == "ok" else []):
