@@ -596,6 +596,10 @@ class KernelEmitter(KernelEmitterBase, OpenclFragments):
         self.uses_checks = False
         self.max_level = max(s.level for s, _ in self.all if isinstance(s, ir.Parallel))
         self.group = self.max_level >= 2
+        # what the group's cooperative copies read and wrote since the last barrier (None:
+        # other work too, whose accesses are not followed); a swap makes names unreliable
+        self.since: Optional[Tuple[set, set]] = (set(), set())
+        self.follows_copies = not any(isinstance(st, ir.Swap) for st in ir.walk(par.body))
         self.inner = [s for s, _ in self.all if isinstance(s, ir.Parallel) and s.level == 2]
         self.space: Dict[str, str] = {}          # buffer name -> g / l / p
         self.kind: Dict[str, str] = {}           # buffer name -> arg / static / dynlocal / scratch
@@ -739,22 +743,55 @@ class KernelEmitter(KernelEmitterBase, OpenclFragments):
     # Barrier state at the outer level of a group kernel: 0 all synchronised, 1 work-item 0
     # worked alone since the last barrier, 2 the whole group worked (or copies are pending).
     def stmts(self, stmts: List[ir.Stmt], depth: int, level: int, state: int) -> int:
+        if state:   # a body entered with work pending (a loop's next iteration, an if): not followed
+            self.since = None
         for s in stmts:
             self.w(depth, statement_line(s.loc))
             state = getattr(self, "s_" + type(s).__name__)(s, depth, level, state)
         return state
 
+    def s_Loop(self, s: ir.Loop, depth: int, level: int, state: int) -> int:
+        state = super().s_Loop(s, depth, level, state)
+        self.since = None      # the accesses before the loop may be the ones pending after it
+        return state
+
+    def s_If(self, s: ir.If, depth: int, level: int, state: int) -> int:
+        state = super().s_If(s, depth, level, state)
+        self.since = None
+        return state
+
+    s_InThreads = s_If
+
     def outer(self, level: int) -> bool:
         return self.group and level == 1
 
-    def before(self, level: int, state: int, kind: int, depth: int) -> int:
-        """Emits the barrier an outer-level step of `kind` (1 masked, 2 cooperative) needs."""
+    def before(self, level: int, state: int, kind: int, depth: int, copy: Optional[ir.Dma] = None) -> int:
+        """Emits the barrier an outer-level step of `kind` (1 masked, 2 cooperative) needs.
+        A cooperative `copy` after other such copies needs none when it reads nothing they
+        wrote and writes nothing they touched (two tiles loaded one after the other)."""
         if not self.outer(level):
             return 0
-        if state == 2 or (state == 1 and kind == 2):
-            self.w(depth, BARRIER)
-            state = 0
+        keys = self.copy_keys(copy) if copy is not None and self.follows_copies else None
+        if state == 0:
+            self.since = (set(), set())
+        elif state == 2 or (state == 1 and kind == 2):
+            independent = (state == 2 and keys is not None and self.since is not None
+                           and not (keys[0] & self.since[1]) and not (keys[1] & (self.since[0] | self.since[1])))
+            if not independent:
+                self.w(depth, BARRIER)
+                state = 0
+                self.since = (set(), set())
+        if kind == 2:
+            self.since = None if keys is None or self.since is None else (self.since[0] | keys[0],
+                                                                           self.since[1] | keys[1])
         return max(state, kind)
+
+    def copy_keys(self, s: ir.Dma) -> Tuple[set, set]:
+        """What a copy reads and writes: group memory by buffer, global memory as one (two
+        parameters may be the same array)."""
+        def key(b: ir.Buffer) -> str:
+            return "global" if b.storage == "global" else b.name
+        return {key(s.src.buffer)}, {key(s.dst.buffer)}
 
     def s_Parallel(self, s: ir.Parallel, depth: int, level: int, state: int) -> int:
         self.level_stack.append(s)
@@ -782,8 +819,10 @@ class KernelEmitter(KernelEmitterBase, OpenclFragments):
             self.end_label = saved
             self.w(depth + 1, "}")
             self.w(depth, "}")
-            self.w(depth, BARRIER)
-            return 0
+            # the work-items may have touched anything: the next outer-level step (not the
+            # end of the kernel) starts with a barrier
+            self.since = None
+            return 2
         # deeper levels: a loop inside the work-item, as on the cpu target
         self.w(depth, f"for (long {s.var} = 0; {s.var} < {dev_expr(s.count)}; ++{s.var}) {{")
         self.setup_buffers(s, depth + 1)
@@ -905,7 +944,7 @@ class KernelEmitter(KernelEmitterBase, OpenclFragments):
             return state
         coop = self.outer(level)
         if coop:
-            state = self.before(level, state, 2, depth)
+            state = self.before(level, state, 2, depth, copy=s)
         self.copy_loops(s, depth, coop)
         return state
 
