@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# One GPU-machine run of the figures issues #21 and #22 ask for, in one command (device
+# One GPU-machine run of the figures issues #21, #22 and #25 ask for, in one command (device
 # time is scarce: everything that belongs together goes in one call). Run from the
 # project root on the GPU machine after `. .device-carry/setup.sh`:
 #   bash scripts/gpu_bench.sh            # results as JSON under $OUT (or ./gpu-bench-out)
@@ -13,3 +13,6 @@ timeout 240 python3 bench/bench_calls.py --json "$out/calls.json" 2>&1 | tail -4
 echo "=== bench_gpu_forms (issue #21; opencl on NVIDIA's OpenCL)"
 CROKTILE_OPENCL_PLATFORM=NVIDIA timeout 240 python3 bench/bench_gpu_forms.py --reps 10 > "$out/forms.json" 2> "$out/forms.err"
 tail -5 "$out/forms.err"; cat "$out/forms.json"
+echo "=== bench_gemm (issue #25: samples/gemm against torch.matmul)"
+timeout 200 python3 bench/bench_gemm.py --reps 20 > "$out/gemm.json" 2> "$out/gemm.err"
+tail -3 "$out/gemm.err"; cat "$out/gemm.json"

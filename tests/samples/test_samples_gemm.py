@@ -1,0 +1,50 @@
+"""samples/gemm/: GEMMs written in the language (issue #25). Each builds and passes on the
+cpu target (portable tensor-core arithmetic); its cuda build for sm_90a loads its tiles with
+the copy engine (tma.copy -> cp.async.bulk.tensor) and multiplies with wgmma; on a GPU
+machine the cuda build passes, taking the kernels' fast instances, and compute-sanitizer
+finds nothing. The speed is bench/bench_gemm.py's."""
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from cuda_target.test_cuda import gpu  # noqa: F401  (the fixture that skips, saying why, without a GPU)
+from driver.util import run_croktilec
+
+GEMMS = sorted((Path(__file__).resolve().parents[2] / "samples" / "gemm").glob("*.co.cpp"))
+IDS = [p.name[: -len(".co.cpp")] for p in GEMMS]
+
+
+@pytest.mark.parametrize("src", GEMMS, ids=IDS)
+def test_gemm_passes_on_cpu(src: Path, tmp_path: Path):
+    res = run_croktilec("-t", "cpu", src, "-o", tmp_path / "g", cwd=tmp_path, timeout=300)
+    assert res.rc == 0, res
+    run = subprocess.run([str(tmp_path / "g")], capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0 and "Test Passed" in run.stdout, run.stdout + run.stderr
+
+
+@pytest.mark.parametrize("src", GEMMS, ids=IDS)
+def test_gemm_cuda_uses_tma_and_wgmma(src: Path, tmp_path: Path):
+    res = run_croktilec("-t", "cuda", "-arch=sm_90a", "-S", src, "-o", tmp_path / "g.cu", cwd=tmp_path)
+    assert res.rc == 0, res
+    text = (tmp_path / "g.cu").read_text()
+    assert "croktile::tma::load_async(" in text and "croktile::tma::store_async(" in text
+    assert "croktile::wgmma::mma(" in text
+
+
+@pytest.mark.usefixtures("gpu")
+@pytest.mark.parametrize("src", GEMMS, ids=IDS)
+def test_gemm_passes_on_the_gpu(src: Path, tmp_path: Path):
+    res = run_croktilec("-t", "cuda", "-arch=sm_90a", "-DCROKTILE_REQUIRE_FAST_INSTANCE", src, "-o", tmp_path / "g",
+                        cwd=tmp_path, timeout=600)
+    assert res.rc == 0, res
+    run = subprocess.run([str(tmp_path / "g")], capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0 and "Test Passed" in run.stdout, run.stdout + run.stderr
+    sanitizer = shutil.which("compute-sanitizer")
+    for tool in ("memcheck", "racecheck", "synccheck") if sanitizer else ():
+        proc = subprocess.run([sanitizer, "--tool", tool, "--error-exitcode", "1", str(tmp_path / "g")],
+                              capture_output=True, text=True, timeout=600)
+        assert proc.returncode == 0, (tool, proc.stdout[-3000:])
