@@ -353,6 +353,7 @@ class KernelEmitter(KernelEmitterBase, FragmentWriter, CudaEvents):
         self.slot_of = {slot.buffer.name: slot for slot in self.plan.slots}
         self.check_limits()
         self.frag_setup({})   # each warp holds its fragments in its own registers
+        self.uses_wgmma = any(f.engine == "wgmma" for f in self.fn.frags)
         self.collective = False            # inside a level whose warps run tensor-core operations
         self.barriers = inthreads_barriers(self.fn)
         # the level whose instances the threads now run one each, and how many threads run
@@ -588,6 +589,8 @@ class KernelEmitter(KernelEmitterBase, FragmentWriter, CudaEvents):
         self.stmts(par.body, 1, 1, EMPTY)
         if self.issued_sync_async:
             self.w(1, "croktile::cuda::cp_async_wait_group<0>();  // no copy into shared memory outlives the block")
+        if self.uses_wgmma:
+            self.w(1, "croktile::wgmma::wait<0>();   // no multiply reads shared memory after the block")
         self.lines.append("}")
         if self.aligned_copies:
             # two instances: the launch takes <true> when every global pointer is 16-byte
@@ -640,9 +643,13 @@ class KernelEmitter(KernelEmitterBase, FragmentWriter, CudaEvents):
         return frozenset(out)
 
     def barrier(self, depth: int) -> None:
-        """__syncthreads(), after the cp.async copies issued for synchronous copies."""
+        """__syncthreads(), after the cp.async copies issued for synchronous copies and the
+        warp groups' tensor-core operations (which may still read shared operands that
+        others overwrite after the barrier: mma_emit.py issues them without waiting)."""
         if self.issued_sync_async:
             self.w(depth, "croktile::cuda::cp_async_wait_group<0>();")
+        if self.uses_wgmma:
+            self.w(depth, "croktile::wgmma::wait<0>();")
         self.w(depth, BARRIER)
 
     def step(self, state: State, kind: int, reads: frozenset, writes: frozenset, depth: int) -> State:
@@ -659,14 +666,61 @@ class KernelEmitter(KernelEmitterBase, FragmentWriter, CudaEvents):
             return (cr | reads, cw | writes, mr, mw)
         return (cr, cw, mr | reads, mw | writes)
 
+    def s_Loop(self, s: ir.Loop, depth: int, level: int, state: State) -> State:
+        """A block-level loop whose body touches what is pending starts with the barrier
+        it needs before the loop, not in every iteration (the state a loop body starts in
+        joins the one it ends in: a copy before the loop would keep the barrier inside)."""
+        if level == 1 and any(state):
+            reads, writes = self.inner_accesses(s.body)
+            cr, cw, mr, mw = state
+            if _conflict(writes, cr | cw | mr | mw) or _conflict(reads, cw | mw):
+                self.barrier(depth)
+                state = EMPTY
+        return super().s_Loop(s, depth, level, state)
+
+    def wgmma_async(self) -> bool:
+        return bool(self.tma.copies)
+
+    def inner_accesses(self, body: List[ir.Stmt]) -> Tuple[frozenset, frozenset]:
+        """The shared and global memory an inner level's instances may read and write
+        (``keys``; thread arrays and fragments are the threads' own), or everything where a
+        statement's accesses are not followed (events, nested levels' barriers)."""
+        reads, writes = set(), set()
+        for st in ir.walk(body):
+            for r in ir.stmt_reads(st):
+                reads |= self.keys(r.buffer)
+            if isinstance(st, ir.Dma):
+                reads |= self.keys(st.src.buffer)
+                writes |= self.keys(st.dst.buffer)
+            elif isinstance(st, (ir.Store, ir.Fill)):
+                writes |= self.keys(st.buffer)
+            elif isinstance(st, ir.MmaLoad):
+                reads |= self.keys(st.src.buffer)
+            elif isinstance(st, ir.MmaStore):
+                writes |= self.keys(st.dst.buffer)
+            elif isinstance(st, ir.Call):
+                for a in st.args:
+                    if a.region is not None:
+                        reads |= self.keys(a.region.buffer)
+                        writes |= self.keys(a.region.buffer)
+            elif isinstance(st, (ir.Swap, ir.Wait, ir.EventDecl, ir.Trigger, ir.EventWait)):
+                return EVERYTHING, EVERYTHING
+        return frozenset(reads), frozenset(writes)
+
     def s_Parallel(self, s: ir.Parallel, depth: int, level: int, state: State) -> State:
         if s.level == 2:
-            if any(state):
+            # entering: a barrier where the instances' accesses meet the outer level's
+            # since the last one; leaving: theirs are pending for the next outer step
+            reads, writes = self.inner_accesses(s.body)
+            cr, cw, mr, mw = state
+            if _conflict(writes, cr | cw | mr | mw) or _conflict(reads, cw | mw):
                 self.barrier(depth)
+                cr = cw = mr = mw = frozenset()
+            after = (cr | reads, cw | writes, mr, mw)
             lanes = self.lanes(s)
             if lanes is not None:
                 self.lane_level(s, depth, *lanes)
-                return (EVERYTHING, EVERYTHING, frozenset(), frozenset())
+                return after
             saved_run, self.thread_run = self.thread_run, (s, None)
             if s.count.is_const and s.count.value <= self.static_block():
                 # every instance has its own thread: a guard, not a loop
@@ -687,9 +741,7 @@ class KernelEmitter(KernelEmitterBase, FragmentWriter, CudaEvents):
                 self.w(depth + 1, f"{self.end_label}:;")
             self.end_label, self.thread_run = saved, saved_run
             self.w(depth, "}")
-            # leaving: the inner threads may have touched anything; the next outer-level
-            # step that touches memory starts with a barrier
-            return (EVERYTHING, EVERYTHING, frozenset(), frozenset())
+            return after
         self.w(depth, f"for (long long {s.var} = 0; {s.var} < {dev_expr(s.count)}; ++{s.var}) {{")
         self.thread_buffers(s, depth + 1)
         self.stmts(s.body, depth + 1, s.level, EMPTY)
@@ -703,7 +755,11 @@ class KernelEmitter(KernelEmitterBase, FragmentWriter, CudaEvents):
         total = s.count.value * per
         warp_ops = thread is None and any(isinstance(x, MMA_KINDS) for x in ir.walk(s.body))
         first = "" if thread is not None or warp_ops else f" && croktile_tid % {per} == 0"
-        self.w(depth, f"if (croktile_tid < {total}{first}) {{   // '{s.kind}': {s.count.value} x {per} threads")
+        # every thread of the block runs an instance: no test (a divergent branch around
+        # wgmma makes ptxas serialize the warp group's multiplies)
+        every = not first and total == self.static_block()
+        guard = "" if every else f"if (croktile_tid < {total}{first}) "
+        self.w(depth, f"{guard}{{   // '{s.kind}': {s.count.value} x {per} threads")
         self.w(depth + 1, f"[[maybe_unused]] const long long {s.var} = croktile_tid / {per};")
         runs = s
         if thread is not None:
@@ -804,6 +860,8 @@ class KernelEmitter(KernelEmitterBase, FragmentWriter, CudaEvents):
                       + (f"; {keep} later cp.async group(s) may stay in flight" if keep else ""))
             if self.tma.futures:
                 self.w(depth, "}")
+            if self.uses_wgmma:
+                self.w(depth, "croktile::wgmma::wait<0>();")
             self.w(depth, BARRIER)
             return EMPTY
         return state
@@ -933,6 +991,11 @@ class KernelEmitter(KernelEmitterBase, FragmentWriter, CudaEvents):
         calls, element code) is unrolled 8 times: with the fast instance's __restrict__
         pointers the loads of 8 iterations are in flight together, as in the same loop
         of constant count, which nvcc unrolls whole (it unrolls 4 times by itself)."""
+        if s.count.is_const and self.uses_wgmma and any(
+                isinstance(x, ir.MmaMul) and x.c.frag.engine == "wgmma" for x in ir.walk(s.body)):
+            # the warp group's multiplies of all steps issued back to back: ptxas serializes
+            # wgmma whose accumulator registers a loop's moves touch between them
+            return "#pragma unroll"
         if level < 2 or s.count.is_const or self.collective:
             return ""
         if any(isinstance(x, (ir.Loop, ir.Parallel, ir.If, ir.Break, ir.Continue, ir.InThreads)) for x in ir.walk(s.body)):

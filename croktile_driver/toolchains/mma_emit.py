@@ -174,8 +174,22 @@ class FragmentWriter:
             return self.elements().value(value)
         return repr(value) if isinstance(value, int) else str(value)
 
+    def wgmma_async(self) -> bool:
+        """Whether a warp group's multiplies are issued without waiting in the kernel's fast
+        instance (cuda, where copy-engine loads feed them; the generic instance and the
+        portable targets finish each multiply before going on)."""
+        return False
+
+    def settle(self, f: ir.Frag, depth: int) -> None:
+        """A warp group's accumulator is the tensor cores' until its multiplies complete:
+        they are issued without waiting (s_MmaMul), so other accesses wait first."""
+        if f.engine == "wgmma" and f.role == "c":
+            self.w(depth, "croktile::wgmma::wait<0>();")
+
     def s_MmaFill(self, s: ir.MmaFill, depth: int) -> None:
         f = s.ref.frag
+        if not s.declare:
+            self.settle(f, depth)
         if s.declare:
             value = self.fill_value(f, s.value)
             self.each_fragment(s.ref, depth, lambda frag: f"{api(f)}::fill({frag}, {value});")
@@ -197,17 +211,23 @@ class FragmentWriter:
     def s_MmaStore(self, s: ir.MmaStore, depth: int) -> None:
         off, s0, s1 = chunk_access(s.dst, False, self.expr)
         ptr = self.ptr(s.dst.buffer) + ("" if off == "0" else f" + ({off})")
+        self.settle(s.ref.frag, depth)
         self.w(depth, f"{api(s.ref.frag)}::store({self.frag_ref(s.ref)}, {ptr}, {s0}, {s1});")
 
     def s_MmaMul(self, s: ir.MmaMul, depth: int) -> None:
         c, a, b = (self.frag_ref(r) for r in (s.c, s.a, s.b))
         if s.e is not None:
             self.w(depth, f"croktile::mma::mma_sp({c}, {a}, {b}, {self.frag_ref(s.e)});")
+        elif s.c.frag.engine == "wgmma" and self.wgmma_async():
+            # issued; completed where the accumulator is next touched (settle) or at a barrier
+            self.w(depth, f"if constexpr (CroktileFast) croktile::wgmma::mma_async({c}, {a}, {b});")
+            self.w(depth, f"else croktile::wgmma::mma({c}, {a}, {b});")
         else:
             self.w(depth, f"{api(s.c.frag)}::mma({c}, {a}, {b});")
 
     def s_FragUpdate(self, s: ir.FragUpdate, depth: int) -> None:
         ctype = elem_ctype(s.ref.frag.elem)
         value = self.elements().value(s.value)
+        self.settle(s.ref.frag, depth)
         self.w(depth, f"{{ const auto croktile_v = {value}; {api(s.ref.frag)}::for_each({self.frag_ref(s.ref)}, "
                       f"[&]({ctype}& x) {{ x = ({ctype})(x {s.op} croktile_v); }}); }}")

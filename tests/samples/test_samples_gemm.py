@@ -32,7 +32,7 @@ def test_gemm_cuda_uses_tma_and_wgmma(src: Path, tmp_path: Path):
     assert res.rc == 0, res
     text = (tmp_path / "g.cu").read_text()
     assert "croktile::tma::load_async(" in text and "croktile::tma::store_async(" in text
-    assert "croktile::wgmma::mma(" in text
+    assert "croktile::wgmma::mma_async(" in text
 
 
 @pytest.mark.usefixtures("gpu")
