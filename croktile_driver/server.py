@@ -23,7 +23,7 @@ console program first asks a server of the same installation for the run:
   runs, the client starts one in the background for the next run; it exits after
   ``IDLE_S`` without requests. ``CROKTILE_SERVER=0`` turns all of this off.
 
-This module imports only what the interpreter has at start-up (and ``socket``).
+The client imports only what the interpreter has at start-up (and ``_socket``).
 """
 from __future__ import annotations
 
@@ -98,13 +98,18 @@ def served(argv) -> "int | None":
     if not path:
         return None
     import marshal
-    import socket
-    conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    # `socket`'s C module: the client needs a connection and one message with descriptors,
+    # not the enum classes `socket` builds as it is imported (a few ms of every served run)
+    import _socket
+    conn = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
     try:
         conn.connect(path)
         streams = [(s.encoding, s.errors) for s in (sys.stdin, sys.stdout, sys.stderr)]
         request = marshal.dumps((list(argv), sys.argv[0], os.getcwd(), dict(os.environ), _umask(), streams))
-        socket.send_fds(conn, [len(request).to_bytes(8, "little") + request], [0, 1, 2])
+        fds = b"".join(fd.to_bytes(4, sys.byteorder) for fd in (0, 1, 2))   # a C int array
+        message = len(request).to_bytes(8, "little") + request
+        sent = conn.sendmsg([message], [(_socket.SOL_SOCKET, _socket.SCM_RIGHTS, fds)])
+        conn.sendall(message[sent:])
         pid = int.from_bytes(_recv(conn, 8), "little")
     except OSError:
         conn.close()
@@ -158,7 +163,12 @@ def serve(path: str, main) -> None:
     serve_main.py, so that this module never imports cli, which imports it)."""
     import signal
     import socket
+    import gc
     _warm_up(main)   # what a transpile imports and loads, once here: each child starts from it
+    # what the warm-up left is never collected: a child's collections do not walk (and so
+    # copy, page by page) the server's memory
+    gc.collect()
+    gc.freeze()
     started = fingerprint()
     signal.signal(signal.SIGCHLD, signal.SIG_IGN)   # children are reaped by the kernel
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
