@@ -11,7 +11,6 @@ line and key, never a surprise in a later job.
 from __future__ import annotations
 
 import os
-import platform
 import re
 from typing import Dict, List, Optional, Tuple
 
@@ -331,6 +330,7 @@ def _arch(word: str) -> str:
 
 def host_arch() -> str:
     """This machine's architecture as a target triple's first word says it (x86_64, aarch64)."""
+    import platform   # here: only cross builds and --python-module ask (a few ms of every start)
     return _arch(platform.machine())
 
 

@@ -7,7 +7,6 @@ croktile_driver.frontend.parser --write-tables DIR``), and shipped as
 """
 from __future__ import annotations
 
-import argparse
 import copy
 import sys
 from typing import List, Optional
@@ -1125,6 +1124,7 @@ def write_tables(outdir: str) -> None:
 
 
 def main(argv=None) -> int:
+    import argparse   # here: the tables are generated at build time, never in a compile
     ap = argparse.ArgumentParser(description="Generate the Croktile parser tables.")
     ap.add_argument("--write-tables", metavar="DIR", required=True)
     args = ap.parse_args(argv)
