@@ -160,10 +160,15 @@ def _start_server(path: str) -> None:
 
 def serve(path: str, main) -> None:
     """Serves runs on ``path``; ``main`` is the driver's entry (cli.main, given by
-    serve_main.py, so that this module never imports cli, which imports it)."""
+    serve_main.py, so that this module never imports cli, which imports it).
+
+    A spare child, forked before a request comes, waits for the next one (``_spare``): a
+    run does not wait for the fork. It tells the server when it took a request, and the
+    server forks the next spare."""
+    import gc
+    import select
     import signal
     import socket
-    import gc
     _warm_up(main)   # what a transpile imports and loads, once here: each child starts from it
     # what the warm-up left is never collected: a child's collections do not walk (and so
     # copy, page by page) the server's memory
@@ -181,27 +186,51 @@ def serve(path: str, main) -> None:
     listener.listen(64)
     os.rename(temp, path)        # the server of this name from now on
     mine = os.stat(path).st_ino
-    listener.settimeout(IDLE_S)
+    alive_r, alive_w = os.pipe()   # end of file on alive_r: the server has ended, and so do spares
     try:
         while True:
-            try:
-                conn, _ = listener.accept()
-            except socket.timeout:
-                return
-            if fingerprint() != started:   # a changed installation: clients run the job themselves
-                conn.close()
-                return
+            took_r, took_w = os.pipe()
             if os.fork() == 0:
-                listener.close()
-                _child(conn, main)
-            conn.close()
+                os.close(alive_w)
+                os.close(took_r)
+                _spare(listener, alive_r, took_w, started, main)
+            os.close(took_w)
+            ready, _, _ = select.select([took_r], [], [], IDLE_S)
+            took = os.read(took_r, 1) if ready else b""
+            os.close(took_r)
+            if took != b"s":   # idle, a changed installation, or a spare that died
+                return
     finally:
+        os.close(alive_w)
         listener.close()
         try:
             if os.stat(path).st_ino == mine:   # not a newer server's socket
                 os.unlink(path)
         except OSError:
             pass
+
+
+def _spare(listener, alive, took: int, started: tuple, main) -> None:
+    """A child that waits for the next request and runs it; never returns. The server's
+    files are compared with those it started with once a request came: when they changed
+    (clients then run the job themselves) the server ends."""
+    import select
+    try:
+        ready, _, _ = select.select([listener, alive], [], [])
+        if alive in ready:   # the server ended
+            os._exit(0)
+        conn, _ = listener.accept()
+        same = fingerprint() == started
+        os.write(took, b"s" if same else b"x")
+        os.close(took)
+        os.close(alive)
+        listener.close()
+        if not same:
+            conn.close()
+            os._exit(0)
+    except BaseException:
+        os._exit(2)
+    _child(conn, main)
 
 
 WARM_UP = """__cok__ { extern "C" void k(int* a, int* b, int n) { for (int i = 0; i < n; ++i) b[i] = a[i]; } }
