@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
@@ -108,6 +109,29 @@ def test_the_socket_is_the_users_only(server):
     _, path, _ = server
     assert os.stat(path).st_mode & 0o777 == 0o600
     assert os.stat(os.path.dirname(path)).st_mode & 0o777 == 0o700
+
+
+def test_no_process_serves_after_the_server_ends(server, tmp_path):
+    """The spare child that waits for the next request ends with the server: after the
+    server is killed nothing answers on its socket (the client then runs the job itself)."""
+    env, path, proc = server
+    rc, out, _, _, served = run(["-S", REPO / "samples" / "ele_add.co.cpp"], env, tmp_path / "a.cpp", client=True)
+    assert (rc, served) == (0, "0") and out   # served: a spare took it, and the next spare waits
+    proc.send_signal(signal.SIGKILL)
+    proc.wait(timeout=30)
+    deadline = time.monotonic() + 30
+    while True:
+        probe = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        try:
+            probe.connect(path)
+        except ConnectionRefusedError:
+            break
+        finally:
+            probe.close()
+        assert time.monotonic() < deadline, "a child of the killed server still accepts requests"
+        time.sleep(0.1)
+    rc, out, _, _, served = run(["-S", REPO / "samples" / "ele_add.co.cpp"], env, tmp_path / "b.cpp", client=True)
+    assert (rc, served) == (0, "None") and out is None   # the client itself runs nothing: CLIENT only asks
 
 
 def test_a_dead_server_falls_back_to_a_fresh_run(tmp_path):
