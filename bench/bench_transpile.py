@@ -70,10 +70,20 @@ print(json.dumps({"imports (in process)": t1 - t0, "preprocess+split": t2 - t1, 
 """
 
 
-def timed(argv, env) -> float:
+def timed(argv, env, cwd) -> float:
     start = time.perf_counter()
-    subprocess.run(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
+    subprocess.run(argv, env=env, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
     return time.perf_counter() - start
+
+
+def server_socket(croktilec: str, env) -> str:
+    """The socket of croktilec's server: its name depends on the interpreter as the console
+    script names it (its #! line) and on the package it imports, so that interpreter says it."""
+    with open(croktilec, "rb") as f:
+        interpreter = f.readline()[2:].decode().strip()
+    probe = "import sys; sys.argv = ['croktilec']; from croktile_driver.server import socket_path; print(socket_path())"
+    return subprocess.run([interpreter, "-c", probe], env=env, capture_output=True, text=True, check=True,
+                          stdin=subprocess.DEVNULL, cwd="/").stdout.strip()   # not a source tree's package
 
 
 def reference_binary(given):
@@ -90,6 +100,8 @@ def main() -> int:
     ap.add_argument("--reference", default=None, help="the reference compiler's binary (choreo)")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
+    args.sample = os.path.abspath(args.sample)   # every run is in a scratch directory: in a source
+    # tree, `python -c` would import the package from there (without its generated parser tables)
     croktilec = shutil.which("croktilec") or sys.exit("croktilec is not on PATH (pip install .)")
     py = sys.executable
     fresh = dict(os.environ, CROKTILE_SERVER="0")
@@ -110,19 +122,19 @@ def main() -> int:
         }
         if ref:
             cases["reference"] = [ref, "-t", "cute", "-es", ref_src, "-o", os.path.join(tmp, "ref.cu")]
-        timed(cases["croktilec served"], served)     # starts the server
-        for _ in range(50):                            # ... and waits until it listens
-            from croktile_driver.server import socket_path
-            if os.path.exists(socket_path()):
+        listening = server_socket(croktilec, served)
+        timed(cases["croktilec served"], served, tmp)     # starts the server
+        for _ in range(600):                           # ... and waits until it listens
+            if os.path.exists(listening):
                 break
             time.sleep(0.1)
         times = {name: [] for name in cases}
         stages = []
         for _ in range(args.runs):
             for name, argv in cases.items():
-                times[name].append(timed(argv, served if name == "croktilec served" else fresh))
-            proc = subprocess.run([py, "-c", STAGES, args.sample], env=fresh, capture_output=True, text=True,
-                                  check=True)
+                times[name].append(timed(argv, served if name == "croktilec served" else fresh, tmp))
+            proc = subprocess.run([py, "-c", STAGES, args.sample], env=fresh, cwd=tmp, capture_output=True,
+                                  text=True, check=True)
             stages.append(json.loads(proc.stdout))
     ms = {name: statistics.median(v) * 1000 for name, v in times.items()}
     ms["imports"] -= ms["python -c pass"]
