@@ -169,12 +169,16 @@ def serve(path: str, main) -> None:
     import select
     import signal
     import socket
+    # taken before the warm-up imports the rest of the package: an installation that
+    # changes meanwhile is not served by a server that may have imported part of the old one
+    started = fingerprint()
     _warm_up(main)   # what a transpile imports and loads, once here: each child starts from it
+    if fingerprint() != started:
+        return
     # what the warm-up left is never collected: a child's collections do not walk (and so
     # copy, page by page) the server's memory
     gc.collect()
     gc.freeze()
-    started = fingerprint()
     signal.signal(signal.SIGCHLD, signal.SIG_IGN)   # children are reaped by the kernel
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     temp = f"{path}.{os.getpid()}"
