@@ -12,8 +12,9 @@ machine noise hits each alike:
 - croktilec fresh: one process per run (CROKTILE_SERVER=0);
 - croktilec served: the warm compile server does the run (croktile_driver/server.py); the
   first run starts it and is left out;
-- reference: the reference's binary, from --reference, $CHOREO, `choreo` on PATH; without one
-  the issue's recorded figure (39 ms on the GPU machine) is printed instead of a ratio.
+- reference: the reference's binary, from --reference, $CHOREO, `choreo` on PATH
+  (scripts/build_reference.sh builds it); without one the issue's recorded figure (39 ms on
+  the GPU machine) is printed instead of a ratio.
 
     python bench/bench_transpile.py [--runs 15] [--sample samples/ele_add.co.cpp] [--reference PATH] [--json]
 """
@@ -107,6 +108,7 @@ def main() -> int:
     fresh = dict(os.environ, CROKTILE_SERVER="0")
     served = dict(os.environ, CROKTILE_SERVER="1")
     ref = reference_binary(args.reference)
+    load_before = os.getloadavg()[0]   # the machine is shared: each figure is read at its load
     with tempfile.TemporaryDirectory() as tmp:
         out = os.path.join(tmp, "out.cu")
         ref_src = os.path.join(tmp, "sample.co")        # the reference takes .co files
@@ -144,13 +146,15 @@ def main() -> int:
     result = {"sample": os.path.relpath(args.sample, ROOT), "runs": args.runs, "median_ms": ms,
               "reference": ref or f"none here: the issue's recorded {RECORDED_REFERENCE_MS} ms",
               "fresh_vs_reference": round(ms["croktilec fresh"] / reference_ms, 3),
-              "served_vs_reference": round(ms["croktilec served"] / reference_ms, 3)}
+              "served_vs_reference": round(ms["croktilec served"] / reference_ms, 3),
+              "load_average_1min": [load_before, os.getloadavg()[0]]}
     if args.json:
         print(json.dumps(result, indent=2))
         return 0
     for name, value in ms.items():
         print(f"{name:<28} {value:8.1f} ms")
     print(f"reference: {result['reference']}")
+    print("load average (1 min) before, after: {:.2f}, {:.2f}".format(*result["load_average_1min"]))
     print(f"croktilec fresh / reference  {result['fresh_vs_reference']}")
     print(f"croktilec served / reference {result['served_vs_reference']}")
     return 0
