@@ -31,6 +31,7 @@ import os
 import sys
 
 IDLE_S = 900.0
+CHECK_S = 2.0   # how often an idle server looks whether its socket is still its own
 _serving = False   # set in the server's children: a run there is done there
 # the stages served: where starting Python costs more than the work
 SERVED_FLAGS = frozenset(("-S", "--emit-source", "-E", "-fsyntax-only", "--dump-ast", "--dump-ir"))
@@ -166,7 +167,6 @@ def serve(path: str, main) -> None:
     run does not wait for the fork. It tells the server when it took a request, and the
     server forks the next spare."""
     import gc
-    import select
     import signal
     import socket
     # taken before the warm-up imports the rest of the package: an installation that
@@ -199,10 +199,9 @@ def serve(path: str, main) -> None:
                 os.close(took_r)
                 _spare(listener, alive_r, took_w, started, main)
             os.close(took_w)
-            ready, _, _ = select.select([took_r], [], [], IDLE_S)
-            took = os.read(took_r, 1) if ready else b""
+            took = _wait_for_request(took_r, path, mine)
             os.close(took_r)
-            if took != b"s":   # idle, a changed installation, or a spare that died
+            if took != b"s":   # idle, replaced, a changed installation, or a spare that died
                 return
     finally:
         os.close(alive_w)
@@ -212,6 +211,25 @@ def serve(path: str, main) -> None:
                 os.unlink(path)
         except OSError:
             pass
+
+
+def _wait_for_request(took: int, path: str, mine: int) -> bytes:
+    """What the spare said on ``took`` (b"s": it took a request), or b"" once the server
+    has been idle for IDLE_S or its socket is no longer at ``path`` (removed, or another
+    server's: a server that cannot be reached ends instead of waiting out IDLE_S)."""
+    import select
+    import time
+    deadline = time.monotonic() + IDLE_S
+    while time.monotonic() < deadline:
+        ready, _, _ = select.select([took], [], [], min(CHECK_S, deadline - time.monotonic()))
+        if ready:
+            return os.read(took, 1)
+        try:
+            if os.stat(path).st_ino != mine:
+                return b""
+        except OSError:
+            return b""
+    return b""
 
 
 def _spare(listener, alive, took: int, started: tuple, main) -> None:

@@ -134,6 +134,14 @@ def test_no_process_serves_after_the_server_ends(server, tmp_path):
     assert (rc, served) == (0, "None") and out is None   # the client itself runs nothing: CLIENT only asks
 
 
+def test_a_server_whose_socket_is_gone_ends(server):
+    """A server nobody can reach any more (its socket removed, or replaced by another
+    server's) ends within seconds instead of waiting out its idle time."""
+    _, path, proc = server
+    os.unlink(path)
+    proc.wait(timeout=60)
+
+
 def test_a_dead_server_falls_back_to_a_fresh_run(tmp_path):
     runtime = tmp_path / "run"
     runtime.mkdir(mode=0o700)
@@ -144,6 +152,11 @@ def test_a_dead_server_falls_back_to_a_fresh_run(tmp_path):
     proc = subprocess.run([sys.executable, "-P", "-m", "croktile_driver", "-S", str(REPO / "samples" / "ele_add.co.cpp"),
                            "-o", str(out)], env=env, capture_output=True, timeout=300)
     assert proc.returncode == 0 and out.exists(), proc.stderr
+    # the run started a server in the background: once it listens, removing its socket ends it
+    deadline = time.monotonic() + 120
+    while Path(path).is_file() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    Path(path).unlink(missing_ok=True)
 
 
 def test_a_changed_installation_is_not_served_by_the_old_server(server, tmp_path):
