@@ -12,8 +12,9 @@ machine noise hits each alike:
 - croktilec fresh: one process per run (CROKTILE_SERVER=0);
 - croktilec served: the warm compile server does the run (croktile_driver/server.py); the
   first run starts it and is left out;
-- reference: the reference's binary, from --reference, $CHOREO, `choreo` on PATH; without one
-  the issue's recorded figure (39 ms on the GPU machine) is printed instead of a ratio.
+- reference: the reference's binary, from --reference, $CHOREO, `choreo` on PATH
+  (scripts/build_reference.sh builds it); without one the issue's recorded figure (39 ms on
+  the GPU machine) is printed instead of a ratio.
 
     python bench/bench_transpile.py [--runs 15] [--sample samples/ele_add.co.cpp] [--reference PATH] [--json]
 """
@@ -70,10 +71,20 @@ print(json.dumps({"imports (in process)": t1 - t0, "preprocess+split": t2 - t1, 
 """
 
 
-def timed(argv, env) -> float:
+def timed(argv, env, cwd) -> float:
     start = time.perf_counter()
-    subprocess.run(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
+    subprocess.run(argv, env=env, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
     return time.perf_counter() - start
+
+
+def server_socket(croktilec: str, env) -> str:
+    """The socket of croktilec's server: its name depends on the interpreter as the console
+    script names it (its #! line) and on the package it imports, so that interpreter says it."""
+    with open(croktilec, "rb") as f:
+        interpreter = f.readline()[2:].decode().strip()
+    probe = "import sys; sys.argv = ['croktilec']; from croktile_driver.server import socket_path; print(socket_path())"
+    return subprocess.run([interpreter, "-c", probe], env=env, capture_output=True, text=True, check=True,
+                          stdin=subprocess.DEVNULL, cwd="/").stdout.strip()   # not a source tree's package
 
 
 def reference_binary(given):
@@ -90,11 +101,14 @@ def main() -> int:
     ap.add_argument("--reference", default=None, help="the reference compiler's binary (choreo)")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
+    args.sample = os.path.abspath(args.sample)   # every run is in a scratch directory: in a source
+    # tree, `python -c` would import the package from there (without its generated parser tables)
     croktilec = shutil.which("croktilec") or sys.exit("croktilec is not on PATH (pip install .)")
     py = sys.executable
     fresh = dict(os.environ, CROKTILE_SERVER="0")
     served = dict(os.environ, CROKTILE_SERVER="1")
     ref = reference_binary(args.reference)
+    load_before = os.getloadavg()[0]   # the machine is shared: each figure is read at its load
     with tempfile.TemporaryDirectory() as tmp:
         out = os.path.join(tmp, "out.cu")
         ref_src = os.path.join(tmp, "sample.co")        # the reference takes .co files
@@ -110,19 +124,19 @@ def main() -> int:
         }
         if ref:
             cases["reference"] = [ref, "-t", "cute", "-es", ref_src, "-o", os.path.join(tmp, "ref.cu")]
-        timed(cases["croktilec served"], served)     # starts the server
-        for _ in range(50):                            # ... and waits until it listens
-            from croktile_driver.server import socket_path
-            if os.path.exists(socket_path()):
+        listening = server_socket(croktilec, served)
+        timed(cases["croktilec served"], served, tmp)     # starts the server
+        for _ in range(600):                           # ... and waits until it listens
+            if os.path.exists(listening):
                 break
             time.sleep(0.1)
         times = {name: [] for name in cases}
         stages = []
         for _ in range(args.runs):
             for name, argv in cases.items():
-                times[name].append(timed(argv, served if name == "croktilec served" else fresh))
-            proc = subprocess.run([py, "-c", STAGES, args.sample], env=fresh, capture_output=True, text=True,
-                                  check=True)
+                times[name].append(timed(argv, served if name == "croktilec served" else fresh, tmp))
+            proc = subprocess.run([py, "-c", STAGES, args.sample], env=fresh, cwd=tmp, capture_output=True,
+                                  text=True, check=True)
             stages.append(json.loads(proc.stdout))
     ms = {name: statistics.median(v) * 1000 for name, v in times.items()}
     ms["imports"] -= ms["python -c pass"]
@@ -132,13 +146,15 @@ def main() -> int:
     result = {"sample": os.path.relpath(args.sample, ROOT), "runs": args.runs, "median_ms": ms,
               "reference": ref or f"none here: the issue's recorded {RECORDED_REFERENCE_MS} ms",
               "fresh_vs_reference": round(ms["croktilec fresh"] / reference_ms, 3),
-              "served_vs_reference": round(ms["croktilec served"] / reference_ms, 3)}
+              "served_vs_reference": round(ms["croktilec served"] / reference_ms, 3),
+              "load_average_1min": [load_before, os.getloadavg()[0]]}
     if args.json:
         print(json.dumps(result, indent=2))
         return 0
     for name, value in ms.items():
         print(f"{name:<28} {value:8.1f} ms")
     print(f"reference: {result['reference']}")
+    print("load average (1 min) before, after: {:.2f}, {:.2f}".format(*result["load_average_1min"]))
     print(f"croktilec fresh / reference  {result['fresh_vs_reference']}")
     print(f"croktilec served / reference {result['served_vs_reference']}")
     return 0

@@ -26,8 +26,14 @@ def _escape_char(ch: str) -> str:
     return ch
 
 
+# a character _escape_char changes: most names have none and are written as they are
+_NEEDS_ESCAPE = re.compile(r'[\\"?\x00-\x1f\x7f\udc80-\udcff]')
+
+
 def escaped(text: str) -> str:
     """``text`` as the inside of a string literal (also safe in a ``//`` comment)."""
+    if _NEEDS_ESCAPE.search(text) is None:
+        return text
     return "".join(_escape_char(ch) for ch in text)
 
 

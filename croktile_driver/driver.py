@@ -191,10 +191,17 @@ def compile_command(args: ParsedArgs, diag: Diagnostics) -> int:
               "Python", file=sys.stderr)
         return 1
     workdir = None
+
+    def work() -> str:
+        """The run's work directory, made when a job first needs it (-S needs none)."""
+        nonlocal workdir
+        if workdir is None:
+            with interrupts.deferred():   # a work directory is never left unrecorded
+                workdir = tempfile.mkdtemp(prefix="croktile-")
+        return workdir
+
     try:
-        with interrupts.deferred():   # a work directory is never left unrecorded
-            workdir = tempfile.mkdtemp(prefix="croktile-")
-        return _run(args, diag, toolchain, workdir, profiles["files"])
+        return _run(args, diag, toolchain, work, profiles["files"])
     finally:
         with interrupts.deferred():
             if workdir is not None:
@@ -228,9 +235,12 @@ def _codegen_flags(args: ParsedArgs) -> List[str]:
         (["-pthread"] if args.pthread else [])
 
 
-def _run(args: ParsedArgs, diag: Diagnostics, toolchain, workdir: str, profile_files: List[str]) -> int:
+def _run(args: ParsedArgs, diag: Diagnostics, toolchain, work: Callable[[], str], profile_files: List[str]) -> int:
+    """``work()``: the work directory (made by the first call)."""
     keep = args.save_temps
-    temp_dir = os.getcwd() if keep else workdir
+
+    def temp_dir() -> str:
+        return os.getcwd() if keep else work()
     flags = _compile_flags(args, toolchain)
     if args.python_module:   # every object goes into a shared library that exports only PyInit_*
         flags += toolchain.host_flags(["-fPIC", "-fvisibility=hidden"])
@@ -268,7 +278,7 @@ def _run(args: ParsedArgs, diag: Diagnostics, toolchain, workdir: str, profile_f
             if args.stage_source:
                 gen_path = args.output or (stem + gen_suffix)
             else:
-                gen_path = os.path.join(temp_dir, tstem + gen_suffix)
+                gen_path = os.path.join(temp_dir(), tstem + gen_suffix)
             jobs.append(Job(["croktilec", "-S", "-t", toolchain.target, "--profile", toolchain.profile["name"]]
                             + (["--toolchain-file", args.toolchain_file] if args.toolchain_file else [])
                             + (["-w"] if args.no_warnings else []) + (["-Werror"] if args.werror else [])
@@ -281,17 +291,18 @@ def _run(args: ParsedArgs, diag: Diagnostics, toolchain, workdir: str, profile_f
             transpile = jobs[-1]
             if args.stage_source:
                 if want_dep:
-                    jobs.append(_dep_scan_job(args, transpile, cxx, flags, workdir, tstem + ".scan" + gen_suffix,
+                    jobs.append(_dep_scan_job(args, transpile, cxx, flags, work(), tstem + ".scan" + gen_suffix,
                                               stem, profile_files))
-                _device_check(jobs, toolchain, transpile, os.path.join(workdir, tstem + ".check" + gen_suffix))
+                check_copy = tstem + ".check" + gen_suffix
+                _device_check(jobs, toolchain, transpile, lambda: os.path.join(work(), check_copy))
                 continue
-            _device_check(jobs, toolchain, transpile, "")
+            _device_check(jobs, toolchain, transpile, None)
         elif args.stage_source:
             continue
         if stop := args.stage_compile:
             obj = args.output or (stem + ".o")
         else:
-            obj = os.path.join(temp_dir, tstem + ".o")
+            obj = os.path.join(temp_dir(), tstem + ".o")
         del stop
         compile_argv = [*cxx, *flags]
         if source != path:
@@ -309,7 +320,7 @@ def _run(args: ParsedArgs, diag: Diagnostics, toolchain, workdir: str, profile_f
                 out = args.output or "a.out"
                 depfile = args.dep_file or os.path.splitext(out)[0] + ".d"
                 targets = list(args.dep_target) or [out]
-            tmp_dep = os.path.join(workdir, tstem + ".d")
+            tmp_dep = os.path.join(work(), tstem + ".d")
             job.argv += ["-MMD" if args.dep_mmd else "-MD", "-MF", tmp_dep]
             job.depfile = depfile
             job.dep_source = path
@@ -319,7 +330,7 @@ def _run(args: ParsedArgs, diag: Diagnostics, toolchain, workdir: str, profile_f
         jobs.append(job)
         objects.append(obj)
     if args.python_module:
-        rc = _python_module_jobs(args, toolchain, jobs, objects, cxx, flags, workdir)
+        rc = _python_module_jobs(args, toolchain, jobs, objects, cxx, flags, work())
         if rc:
             return rc
     if not args.stage_source and not args.stage_compile:
@@ -340,7 +351,7 @@ def _run(args: ParsedArgs, diag: Diagnostics, toolchain, workdir: str, profile_f
 
     staged: List[tuple] = []   # (temp path, final path)
     try:
-        rc = _run_jobs(jobs, args, diag, toolchain, workdir, staged)
+        rc = _run_jobs(jobs, args, diag, toolchain, work, staged)
         if rc == 0:
             _commit(staged)
     finally:
@@ -410,17 +421,19 @@ def _device_build(jobs: List[Job], toolchain, generated: str, flags: List[str], 
     return build.host_flags
 
 
-def _device_check(jobs: List[Job], toolchain, transpile: Job, copy: str) -> None:
+def _device_check(jobs: List[Job], toolchain, transpile: Job, copy: Optional[Callable[[], str]]) -> None:
     """Adds the job that checks the generated device program, if the target has one
     (opencl). -S writing files checks too (build systems compile what it writes
-    themselves); it checks a copy in the work directory (`copy`), the outputs being
+    themselves); it checks a copy in the work directory (`copy()`), the outputs being
     renamed into place only at the end (-S -o /dev/null: only the checks). -S to
     stdout only shows the program."""
+    if not toolchain.checks_device:
+        return
     generated = transpile.output
-    if copy:
+    if copy is not None:
         if generated == "-":
             return
-        transpile.copy_to = transpile.copy_to or copy
+        transpile.copy_to = transpile.copy_to or copy()
         generated = transpile.copy_to
     check = toolchain.device_check(generated)
     if check is not None:
@@ -440,7 +453,8 @@ def _device_deps(jobs: List[Job], compile_job: Job, flag: str) -> None:
     device.dep_targets = compile_job.dep_targets
 
 
-def _run_jobs(jobs: List[Job], args: ParsedArgs, diag: Diagnostics, toolchain, workdir: str, staged) -> int:
+def _run_jobs(jobs: List[Job], args: ParsedArgs, diag: Diagnostics, toolchain, work: Callable[[], str],
+              staged) -> int:
     dep_rules: dict = {}   # depfile -> [(targets, deps)]
     declarations: List[str] = []   # for --emit-header
     functions: list = []            # the IR of every __co__ function, for the Python bindings
@@ -448,7 +462,7 @@ def _run_jobs(jobs: List[Job], args: ParsedArgs, diag: Diagnostics, toolchain, w
         if args.verbose:
             print(" ".join(shlex.quote(a) for a in job.argv), file=sys.stderr)
         if job.kind == "transpile":
-            rc = _transpile(job, args, diag, toolchain, workdir, staged, declarations, functions)
+            rc = _transpile(job, args, diag, toolchain, staged, declarations, functions)
             if rc:
                 return rc
             continue
@@ -473,7 +487,7 @@ def _run_jobs(jobs: List[Job], args: ParsedArgs, diag: Diagnostics, toolchain, w
         else:
             argv = job.argv
         try:
-            rc = (job.runner or interrupts.run_child)(argv, env=_child_env(workdir))
+            rc = (job.runner or interrupts.run_child)(argv, env=_child_env(work()))
         except OSError as exc:
             print(f"croktilec: error: cannot run '{argv[0]}': {exc.strerror} "
                   f"(profile '{toolchain.profile['name']}')", file=sys.stderr)
@@ -596,7 +610,7 @@ def _discard(staged) -> None:
             os.unlink(tmp)
 
 
-def _transpile(job: Job, args: ParsedArgs, diag: Diagnostics, toolchain, workdir: str, staged,
+def _transpile(job: Job, args: ParsedArgs, diag: Diagnostics, toolchain, staged,
                declarations: List[str], functions: list) -> int:
     from .frontend.pipeline import run_frontend
     text = read_source(job.source, diag)

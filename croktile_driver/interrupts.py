@@ -18,10 +18,13 @@ programs it started) and waits for them, so they can remove their own temporarie
 from __future__ import annotations
 
 import os
-import signal
 import sys
 
-SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+# `signal`'s C module: the same functions and numbers without the enum classes `signal`
+# builds as it is imported (about a millisecond of every croktilec start, the served ones too)
+import _signal
+
+SIGNALS = (_signal.SIGINT, _signal.SIGTERM, _signal.SIGHUP)
 # how long a child may take to exit after the signal is passed on, before SIGKILL
 STOP_GRACE_S = 5.0
 
@@ -38,6 +41,7 @@ class Interrupted(BaseException):
         return 128 + self.signum
 
     def message(self) -> str:
+        import signal
         return f"croktilec: interrupted by {signal.Signals(self.signum).name}"
 
 
@@ -104,9 +108,9 @@ def install(held: bool = False) -> dict:
     previous = {}
     try:
         for signum in SIGNALS:
-            current = signal.getsignal(signum)
-            if current != signal.SIG_IGN:
-                previous[signum] = signal.signal(signum, _handler)
+            current = _signal.getsignal(signum)
+            if current != _signal.SIG_IGN:
+                previous[signum] = _signal.signal(signum, _handler)
     except ValueError:   # not the main thread: an embedding program handles signals
         restore(previous)
         return {}
@@ -116,7 +120,7 @@ def install(held: bool = False) -> dict:
 def arm() -> dict:
     """From here on a signal raises ``Interrupted`` (one held since start-up too).
     Returns the handlers replaced, where ``install`` had not run yet."""
-    if any(signal.getsignal(signum) is _handler for signum in SIGNALS):
+    if any(_signal.getsignal(signum) is _handler for signum in SIGNALS):
         state.defer_depth = 0
         check()
         return {}
@@ -125,7 +129,7 @@ def arm() -> dict:
 
 def restore(previous: dict) -> None:
     for signum, handler in previous.items():
-        signal.signal(signum, handler)
+        _signal.signal(signum, handler)
 
 
 def ignore_from_now() -> None:
@@ -133,8 +137,8 @@ def ignore_from_now() -> None:
     handlers back to the default, so a second signal arriving then killed croktilec by
     that signal instead of letting it exit with 128 + the first one."""
     for signum in SIGNALS:
-        if signal.getsignal(signum) is _handler:
-            signal.signal(signum, signal.SIG_IGN)
+        if _signal.getsignal(signum) is _handler:
+            _signal.signal(signum, _signal.SIG_IGN)
     if not state.raised:
         state.received = 0   # one held back meanwhile is dropped too
 
@@ -164,7 +168,7 @@ def run_child(argv, env=None, stderr=None) -> int:
         return proc.wait()
     except BaseException:
         if proc is not None:
-            stop_group(proc, state.received or signal.SIGTERM)
+            stop_group(proc, state.received or _signal.SIGTERM)
         raise
 
 
@@ -173,13 +177,13 @@ def stop_group(proc, signum: int) -> None:
     what is left of the group (nothing runs on after croktilec exits)."""
     import subprocess
     _kill_group(proc.pid, signum)
-    _kill_group(proc.pid, signal.SIGCONT)   # a stopped child (^Z, SIGTTOU) must run to act on it
+    _kill_group(proc.pid, _signal.SIGCONT)   # a stopped child (^Z, SIGTTOU) must run to act on it
     try:
         proc.wait(timeout=STOP_GRACE_S)
     except subprocess.TimeoutExpired:
-        _kill_group(proc.pid, signal.SIGKILL)
+        _kill_group(proc.pid, _signal.SIGKILL)
         proc.wait()
-    _kill_group(proc.pid, signal.SIGKILL)
+    _kill_group(proc.pid, _signal.SIGKILL)
 
 
 def _kill_group(pgid: int, signum: int) -> None:

@@ -11,7 +11,6 @@ line and key, never a surprise in a later job.
 from __future__ import annotations
 
 import os
-import platform
 import re
 from typing import Dict, List, Optional, Tuple
 
@@ -123,10 +122,23 @@ def _yaml_error(path: str, text: str, exc, loader_class) -> ProfileError:
     return ProfileError(f"{where}: invalid YAML: {' '.join(str(what).split())}")
 
 
+_checked: Dict[Tuple[str, str], tuple] = {}   # (path, text) -> (data, node) of a file read before
+
+
 def _load_yaml(path: str):
-    """Returns (data, node tree) of a checked profile file."""
-    import yaml
+    """Returns (data, node tree) of a checked profile file. A process that reads the same
+    text again (a warm compile server's runs) reuses the first reading, a copy of its data:
+    the file is read each time, so a changed file is read anew."""
+    import copy
     text = _read_text(path)
+    if (path, text) not in _checked:
+        _checked[path, text] = _parse_yaml(path, text)
+    data, node = _checked[path, text]
+    return copy.deepcopy(data), node
+
+
+def _parse_yaml(path: str, text: str):
+    import yaml
     # libyaml's loader when PyYAML has it: every croktilec run reads this file
     loader_class = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
     try:
@@ -318,6 +330,7 @@ def _arch(word: str) -> str:
 
 def host_arch() -> str:
     """This machine's architecture as a target triple's first word says it (x86_64, aarch64)."""
+    import platform   # here: only cross builds and --python-module ask (a few ms of every start)
     return _arch(platform.machine())
 
 

@@ -23,7 +23,7 @@ console program first asks a server of the same installation for the run:
   runs, the client starts one in the background for the next run; it exits after
   ``IDLE_S`` without requests. ``CROKTILE_SERVER=0`` turns all of this off.
 
-This module imports only what the interpreter has at start-up (and ``socket``).
+The client imports only what the interpreter has at start-up (and ``_socket``).
 """
 from __future__ import annotations
 
@@ -31,6 +31,7 @@ import os
 import sys
 
 IDLE_S = 900.0
+CHECK_S = 2.0   # how often an idle server looks whether its socket is still its own
 _serving = False   # set in the server's children: a run there is done there
 # the stages served: where starting Python costs more than the work
 SERVED_FLAGS = frozenset(("-S", "--emit-source", "-E", "-fsyntax-only", "--dump-ast", "--dump-ir"))
@@ -98,13 +99,18 @@ def served(argv) -> "int | None":
     if not path:
         return None
     import marshal
-    import socket
-    conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    # `socket`'s C module: the client needs a connection and one message with descriptors,
+    # not the enum classes `socket` builds as it is imported (a few ms of every served run)
+    import _socket
+    conn = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
     try:
         conn.connect(path)
         streams = [(s.encoding, s.errors) for s in (sys.stdin, sys.stdout, sys.stderr)]
         request = marshal.dumps((list(argv), sys.argv[0], os.getcwd(), dict(os.environ), _umask(), streams))
-        socket.send_fds(conn, [len(request).to_bytes(8, "little") + request], [0, 1, 2])
+        fds = b"".join(fd.to_bytes(4, sys.byteorder) for fd in (0, 1, 2))   # a C int array
+        message = len(request).to_bytes(8, "little") + request
+        sent = conn.sendmsg([message], [(_socket.SOL_SOCKET, _socket.SCM_RIGHTS, fds)])
+        conn.sendall(message[sent:])
         pid = int.from_bytes(_recv(conn, 8), "little")
     except OSError:
         conn.close()
@@ -155,11 +161,24 @@ def _start_server(path: str) -> None:
 
 def serve(path: str, main) -> None:
     """Serves runs on ``path``; ``main`` is the driver's entry (cli.main, given by
-    serve_main.py, so that this module never imports cli, which imports it)."""
+    serve_main.py, so that this module never imports cli, which imports it).
+
+    A spare child, forked before a request comes, waits for the next one (``_spare``): a
+    run does not wait for the fork. It tells the server when it took a request, and the
+    server forks the next spare."""
+    import gc
     import signal
     import socket
-    _warm_up(main)   # what a transpile imports and loads, once here: each child starts from it
+    # taken before the warm-up imports the rest of the package: an installation that
+    # changes meanwhile is not served by a server that may have imported part of the old one
     started = fingerprint()
+    _warm_up(main)   # what a transpile imports and loads, once here: each child starts from it
+    if fingerprint() != started:
+        return
+    # what the warm-up left is never collected: a child's collections do not walk (and so
+    # copy, page by page) the server's memory
+    gc.collect()
+    gc.freeze()
     signal.signal(signal.SIGCHLD, signal.SIG_IGN)   # children are reaped by the kernel
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     temp = f"{path}.{os.getpid()}"
@@ -171,27 +190,69 @@ def serve(path: str, main) -> None:
     listener.listen(64)
     os.rename(temp, path)        # the server of this name from now on
     mine = os.stat(path).st_ino
-    listener.settimeout(IDLE_S)
+    alive_r, alive_w = os.pipe()   # end of file on alive_r: the server has ended, and so do spares
     try:
         while True:
-            try:
-                conn, _ = listener.accept()
-            except socket.timeout:
-                return
-            if fingerprint() != started:   # a changed installation: clients run the job themselves
-                conn.close()
-                return
+            took_r, took_w = os.pipe()
             if os.fork() == 0:
-                listener.close()
-                _child(conn, main)
-            conn.close()
+                os.close(alive_w)
+                os.close(took_r)
+                _spare(listener, alive_r, took_w, started, main)
+            os.close(took_w)
+            took = _wait_for_request(took_r, path, mine)
+            os.close(took_r)
+            if took != b"s":   # idle, replaced, a changed installation, or a spare that died
+                return
     finally:
+        os.close(alive_w)
         listener.close()
         try:
             if os.stat(path).st_ino == mine:   # not a newer server's socket
                 os.unlink(path)
         except OSError:
             pass
+
+
+def _wait_for_request(took: int, path: str, mine: int) -> bytes:
+    """What the spare said on ``took`` (b"s": it took a request), or b"" once the server
+    has been idle for IDLE_S or its socket is no longer at ``path`` (removed, or another
+    server's: a server that cannot be reached ends instead of waiting out IDLE_S)."""
+    import select
+    import time
+    deadline = time.monotonic() + IDLE_S
+    while time.monotonic() < deadline:
+        ready, _, _ = select.select([took], [], [], min(CHECK_S, deadline - time.monotonic()))
+        if ready:
+            return os.read(took, 1)
+        try:
+            if os.stat(path).st_ino != mine:
+                return b""
+        except OSError:
+            return b""
+    return b""
+
+
+def _spare(listener, alive, took: int, started: tuple, main) -> None:
+    """A child that waits for the next request and runs it; never returns. The server's
+    files are compared with those it started with once a request came: when they changed
+    (clients then run the job themselves) the server ends."""
+    import select
+    try:
+        ready, _, _ = select.select([listener, alive], [], [])
+        if alive in ready:   # the server ended
+            os._exit(0)
+        conn, _ = listener.accept()
+        same = fingerprint() == started
+        os.write(took, b"s" if same else b"x")
+        os.close(took)
+        os.close(alive)
+        listener.close()
+        if not same:
+            conn.close()
+            os._exit(0)
+    except BaseException:
+        os._exit(2)
+    _child(conn, main)
 
 
 WARM_UP = """__cok__ { extern "C" void k(int* a, int* b, int n) { for (int i = 0; i < n; ++i) b[i] = a[i]; } }

@@ -6,10 +6,13 @@ generic walkers (dumping, the mutation tests' sanity checks) need no per-node co
 from __future__ import annotations
 
 from dataclasses import field, fields
-from typing import Any, Iterator, List, Optional
+from typing import Any, Dict, Iterator, List, Optional, Tuple
 
 from ..diagnostics import Loc
 from .nodes import dataclass
+
+
+_FIELD_NAMES: Dict[type, Tuple[str, ...]] = {}   # node class -> its fields but loc, in order
 
 
 @dataclass(eq=False)
@@ -17,10 +20,11 @@ class Node:
     loc: Loc
 
     def children(self) -> Iterator["Node"]:
-        for f in fields(self):
-            if f.name == "loc":
-                continue
-            value = getattr(self, f.name)
+        names = _FIELD_NAMES.get(type(self))
+        if names is None:   # fields() builds its tuple anew on each call
+            names = _FIELD_NAMES[type(self)] = tuple(f.name for f in fields(self) if f.name != "loc")
+        for name in names:
+            value = getattr(self, name)
             if isinstance(value, Node):
                 yield value
             elif isinstance(value, list):

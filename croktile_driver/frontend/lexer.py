@@ -121,6 +121,9 @@ def _join_splices(t) -> None:
         t.value = _SPLICE.sub("", t.value)
 
 
+_built = None   # the first PLY lexer of the process, which later ones clone
+
+
 class TileflowLexer:
     """Wraps a PLY lexer and keeps the (file, line, column) of the text it scans."""
 
@@ -180,8 +183,18 @@ class TileflowLexer:
         self.on_error = None  # called with a LexError instead of raising it, when set
         self.colmap = None    # (file, line, col) -> col, set after macro expansion
 
-    def build(self, **kwargs):
-        self.lexer = ply.lex.lex(module=self, **kwargs)
+    def build(self):
+        """PLY's lexer for this object: the first one of a process is built from the rules
+        (reflection, a check of the rules' source, the master regular expression), later
+        ones are clones of it with the rules bound to their own object (a warm compile
+        server's runs, several parsers in one process)."""
+        global _built
+        if _built is None:
+            _built = ply.lex.lex(module=self)
+            self.lexer = _built
+        else:
+            self.lexer = _built.clone(self)
+            self.lexer.begin("INITIAL")   # clone() rebinds the state tables, not the current state
         return self
 
     def input(self, text: str, filename: str, line: int = 1, col: int = 1) -> None:

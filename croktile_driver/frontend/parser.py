@@ -7,7 +7,7 @@ croktile_driver.frontend.parser --write-tables DIR``), and shipped as
 """
 from __future__ import annotations
 
-import argparse
+import copy
 import sys
 from typing import List, Optional
 
@@ -1063,13 +1063,33 @@ class TileflowParser:
             return None
 
 
-_PARSER_CACHE = {}
+_first_parser = None   # the first LALR parser of the process, whose tables later ones share
 
 
 def _load_tables(grammar: _Grammar):
-    """Builds the LALR parser from the shipped tables, never writing any file."""
-    return ply.yacc.yacc(module=grammar, tabmodule=TABLE_MODULE, write_tables=False,
-                         debug=False, errorlog=ply.yacc.NullLogger())
+    """The LALR parser of ``grammar``'s rules, never writing any file. The first one of a
+    process is built from the shipped tables (PLY reflects on the rules and checks that the
+    tables were made from them); later ones share its tables, with the rules' actions bound
+    to their own grammar object (a warm compile server's runs, several parsers in one
+    process)."""
+    global _first_parser
+    if _first_parser is None:
+        _first_parser = ply.yacc.yacc(module=grammar, tabmodule=TABLE_MODULE, write_tables=False,
+                                      debug=False, errorlog=ply.yacc.NullLogger())
+        return _first_parser
+    parser = copy.copy(_first_parser)
+    parser.productions = [_bound(prod, grammar) for prod in _first_parser.productions]
+    parser.errorfunc = grammar.p_error
+    return parser
+
+
+def _bound(prod, grammar: _Grammar):
+    """A copy of the production ``prod`` whose action is ``grammar``'s."""
+    mine = object.__new__(type(prod))
+    mine.__dict__.update(prod.__dict__)
+    if prod.func:
+        mine.callable = getattr(grammar, prod.func)
+    return mine
 
 
 def grammar_signature() -> str:
@@ -1104,6 +1124,7 @@ def write_tables(outdir: str) -> None:
 
 
 def main(argv=None) -> int:
+    import argparse   # here: the tables are generated at build time, never in a compile
     ap = argparse.ArgumentParser(description="Generate the Croktile parser tables.")
     ap.add_argument("--write-tables", metavar="DIR", required=True)
     args = ap.parse_args(argv)

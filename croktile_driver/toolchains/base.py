@@ -369,6 +369,7 @@ class ToolChain:
     source_suffix = ".cpp"      # suffix of the generated host source
     runtime_header = ""         # the target's runtime header: device views, streams, launches
     device_api = "croktile::host"   # the namespace of its device views and streams
+    checks_device = False       # device_check may give a job: -S then checks a copy of its output
 
     def __init__(self, profile: Dict, options):
         self.profile = profile

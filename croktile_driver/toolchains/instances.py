@@ -137,6 +137,8 @@ def symbol_divisors(fn: ir.Function) -> Dict[str, int]:
     """Bound shape symbols divided (or taken modulo) by constants: symbol -> their lcm."""
     symbols = {b.symbol for b in fn.bindings}
     out: Dict[str, int] = {}
+    if not symbols:   # static shapes: nothing to look for in the function's values
+        return out
     for value in _syms(fn):
         for atom in _atoms(value):
             if atom.op not in ("/", "%") or len(atom.args) != 2:

@@ -243,6 +243,7 @@ class OpenclToolChain(ToolChain):
     source_suffix = ".cpp"
     runtime_header = "croktile_opencl.h"
     device_api = "croktile::opencl"
+    checks_device = True
     device_suffix = ".cl"
 
     def check(self, module, diag) -> None:

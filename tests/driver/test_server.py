@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
@@ -110,6 +111,37 @@ def test_the_socket_is_the_users_only(server):
     assert os.stat(os.path.dirname(path)).st_mode & 0o777 == 0o700
 
 
+def test_no_process_serves_after_the_server_ends(server, tmp_path):
+    """The spare child that waits for the next request ends with the server: after the
+    server is killed nothing answers on its socket (the client then runs the job itself)."""
+    env, path, proc = server
+    rc, out, _, _, served = run(["-S", REPO / "samples" / "ele_add.co.cpp"], env, tmp_path / "a.cpp", client=True)
+    assert (rc, served) == (0, "0") and out   # served: a spare took it, and the next spare waits
+    proc.send_signal(signal.SIGKILL)
+    proc.wait(timeout=30)
+    deadline = time.monotonic() + 30
+    while True:
+        probe = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        try:
+            probe.connect(path)
+        except ConnectionRefusedError:
+            break
+        finally:
+            probe.close()
+        assert time.monotonic() < deadline, "a child of the killed server still accepts requests"
+        time.sleep(0.1)
+    rc, out, _, _, served = run(["-S", REPO / "samples" / "ele_add.co.cpp"], env, tmp_path / "b.cpp", client=True)
+    assert (rc, served) == (0, "None") and out is None   # the client itself runs nothing: CLIENT only asks
+
+
+def test_a_server_whose_socket_is_gone_ends(server):
+    """A server nobody can reach any more (its socket removed, or replaced by another
+    server's) ends within seconds instead of waiting out its idle time."""
+    _, path, proc = server
+    os.unlink(path)
+    proc.wait(timeout=60)
+
+
 def test_a_dead_server_falls_back_to_a_fresh_run(tmp_path):
     runtime = tmp_path / "run"
     runtime.mkdir(mode=0o700)
@@ -120,6 +152,11 @@ def test_a_dead_server_falls_back_to_a_fresh_run(tmp_path):
     proc = subprocess.run([sys.executable, "-P", "-m", "croktile_driver", "-S", str(REPO / "samples" / "ele_add.co.cpp"),
                            "-o", str(out)], env=env, capture_output=True, timeout=300)
     assert proc.returncode == 0 and out.exists(), proc.stderr
+    # the run started a server in the background: once it listens, removing its socket ends it
+    deadline = time.monotonic() + 120
+    while Path(path).is_file() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    Path(path).unlink(missing_ok=True)
 
 
 def test_a_changed_installation_is_not_served_by_the_old_server(server, tmp_path):
