@@ -37,7 +37,7 @@ from dataclasses import dataclass
 from typing import Dict, List, Optional, Set, Tuple
 
 from .factor_events import FactorEvents, check_factor_events
-from .inthreads import refuse_barriers
+from .factor_barriers import FactorBarriers
 from ..cstrings import escaped
 from ..diagnostics import Loc
 from ..frontend import ir
@@ -75,7 +75,6 @@ class FactorToolChain(ToolChain):
     def check(self, module, diag) -> None:
         check_instructions(module, diag)
         check_factor_events(module, diag)
-        refuse_barriers(module, diag, self.target)
 
     def generate(self, tu: TranslationUnit, diag) -> Dict[str, str]:
         limits = self.scratchpad_limits(diag)
@@ -494,7 +493,7 @@ class EntryArg:
     ctype: str = ""  # float: the C type the entry reads
 
 
-class EntryEmitter(StatementWriter, FactorEvents, FragmentWriter):
+class EntryEmitter(FactorBarriers, StatementWriter, FactorEvents, FragmentWriter):
     """One launch's entry point; tensor-core statements as on cpu (mma_emit.py): the
     portable fragments of runtime/croktile_mma.h, one copy per inner instance."""
     expr = staticmethod(dev_expr)     # device code: croktile_min / croktile_max
@@ -504,6 +503,7 @@ class EntryEmitter(StatementWriter, FactorEvents, FragmentWriter):
         self.gen = gen
         self.fn = fn
         self.frag_setup(replication(fn))   # inner instances run one after another
+        self.barrier_setup()
         self.par = par
         self.name = name
         self.lines: List[str] = []
@@ -621,7 +621,9 @@ class EntryEmitter(StatementWriter, FactorEvents, FragmentWriter):
 
     def s_Parallel(self, s: ir.Parallel, depth: int) -> None:
         self.level_stack.append(s)
-        if self.is_concurrent(s):   # instances that wait on each other's events
+        if s.level == 2:
+            self.declare_barriers(s, depth)
+        if self.is_concurrent(s):   # instances that wait on each other's events or meet at a barrier
             self.concurrent_level(s, depth)
         else:
             self.w(depth, f"for (long long {s.var} = 0; {s.var} < {dev_expr(s.count)}; ++{s.var}) {{")

@@ -3,16 +3,17 @@ emitter (factor.EntryEmitter).
 
 An event is an array of flags on the instance's stack; the runtime sets them
 (``trigger``) and takes them back (``wait_event``, with the time bound and the report of
-the cpu target). The instances of an inner level that wait on each other run on threads of
-the core (``run_concurrently``, runtime/croktile_factor.h) instead of the core's loop.
+the cpu target). The instances of an inner level that wait on each other (or meet at the
+barrier of an `inthreads` block) run on threads of the core (``run_concurrently``, runtime/croktile_factor.h) instead of the core's loop.
 `global` events are refused, as on cuda: the host would have to hand them to the launch.
 """
 from __future__ import annotations
 
-from typing import Set
+from typing import Dict, Set
 
 from ..frontend import ir
 from .events import concurrent_levels, wait_message, wait_where
+from .inthreads import barrier_levels
 from .kernel_ir import dev_expr
 
 
@@ -27,10 +28,11 @@ def check_factor_events(module: ir.Module, diag) -> None:
 class FactorEvents:
     fn: ir.Function
     _concurrent: Set[int]
+    barriers: Dict[int, object]
 
     def is_concurrent(self, s: ir.Parallel) -> bool:
         if not hasattr(self, "_concurrent"):
-            self._concurrent = concurrent_levels(self.fn)
+            self._concurrent = concurrent_levels(self.fn) | barrier_levels(self.barriers)   # (factor_barriers.py)
         return id(s) in self._concurrent
 
     def concurrent_level(self, s: ir.Parallel, depth: int) -> None:

@@ -17,7 +17,7 @@ could deadlock on a barrier it did not write).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Dict, List
+from typing import Dict, List, Set, Tuple
 
 from ..frontend import ir
 from .base import c_string
@@ -47,6 +47,30 @@ def inthreads_barriers(fn: ir.Function) -> Dict[int, Barrier]:
 
     visit(fn.body, [], False, False)
     return out
+
+
+def barrier_levels(barriers: Dict[int, Barrier]) -> Set[int]:
+    """The ids of the levels whose instances meet at a barrier: they run concurrently."""
+    return {id(p) for b in barriers.values() for p in b.levels}
+
+
+def level_barriers(s: ir.Parallel, barriers: Dict[int, Barrier], first: int) -> Tuple[List[Tuple[str, List[ir.Parallel]]], Dict[int, str]]:
+    """The barriers of the `inthreads` blocks inside the level-2 `s`: one for each depth
+    of level they sit in, spanning the instances of the levels from `s` down to it.
+    Returns (name, levels) of each to declare where `s` starts (names numbered from
+    `first`) and the name of each block's barrier by the block's id."""
+    declared: Dict[int, str] = {}
+    out: List[Tuple[str, List[ir.Parallel]]] = []
+    of: Dict[int, str] = {}
+    for x in ir.walk(s.body):
+        levels = barriers[id(x)].levels if id(x) in barriers else None
+        if levels is None or levels[0] is not s:
+            continue
+        if len(levels) not in declared:
+            declared[len(levels)] = f"croktile_barrier{first + len(of)}"
+            out.append((declared[len(levels)], levels))
+        of[id(x)] = declared[len(levels)]
+    return out, of
 
 
 def _shares_writes(block: ir.InThreads, level: ir.Parallel) -> bool:
