@@ -69,7 +69,7 @@ from .box_copy import copy_dims
 from .dma_transform import element_loops, write_loops, write_shared_loops
 from .elements import ElementWriter
 from .cok import _blank, _masked, host_device_functions, parse_cok, report_non_cok_call
-from .inthreads import refuse_barriers
+from .opencl_barriers import OpenclBarriers, check_exact_counts, check_opencl_barriers
 from .opencl_check import CHECK_FLAGS, DEFAULT_CHECKER, checker_command, locate, run_check, statement_line
 from .fill import fill_literal
 from .kernel_ir import (KernelEmitterBase, dev_expr, kernel_free_names, linear as _linear,
@@ -248,7 +248,7 @@ class OpenclToolChain(ToolChain):
     def check(self, module, diag) -> None:
         check_opencl_mma(module, diag)
         refuse_events(module, diag, "opencl")
-        refuse_barriers(module, diag, "opencl")
+        check_opencl_barriers(module, diag)
 
     def generate(self, tu: TranslationUnit, diag) -> Dict[str, str]:
         host, device = Generator(tu, diag).run()
@@ -563,7 +563,11 @@ class HostEmitter(DeviceHostEmitter):
                 self.w(d, f"croktile_k.local({i}, (std::size_t)({value}), {where});")
             else:
                 self.w(d, f"croktile_k.value({i}, ({kind})({value}), {where});")
-        self.w(d, f"croktile_k.launch(croktile_rt, croktile_q, croktile_groups, croktile_group_size, {where});")
+        exact = ""
+        if k.exact:
+            p = k.exact[0]
+            exact = ", " + c_string(f"the instances of '{p.var}' (line {p.loc.line}) run concurrently, a work-item each")
+        self.w(d, f"croktile_k.launch(croktile_rt, croktile_q, croktile_groups, croktile_group_size, {where}{exact});")
         self.w(depth, "}")
 
 
@@ -578,7 +582,7 @@ class KernelArg:
 
 
 
-class KernelEmitter(KernelEmitterBase, OpenclFragments):
+class KernelEmitter(OpenclBarriers, KernelEmitterBase, OpenclFragments):
     index_type = "long"
     check_fail = "croktile_check_fail"
     element_dialect = "opencl"
@@ -605,6 +609,10 @@ class KernelEmitter(KernelEmitterBase, OpenclFragments):
         self.event_futures: Set[str] = set()
         self.classify()
         self.frag_setup(private_copies(self.fn))   # a work-item may run several inner instances
+        self.barrier_setup()
+        # inner levels whose instances run concurrently: a work-item each (opencl_barriers.py)
+        self.exact = [p for p in self.inner if id(p) in self.barrier_level_ids()]
+        check_exact_counts(self.exact, self.diag)
 
     # -- analysis --------------------------------------------------------------------
     def classify(self) -> None:
@@ -658,6 +666,8 @@ class KernelEmitter(KernelEmitterBase, OpenclFragments):
     def group_size_host(self) -> str:
         if not self.group:
             return "1"
+        if self.exact:
+            return f"(long long)({self.host.hx(self.exact[0].count)})"
         counts = ", ".join(f"(long long)({self.host.hx(p.count)})" for p in self.inner)
         return f"std::max<long long>({{1LL, {counts}}})"
 
@@ -766,10 +776,12 @@ class KernelEmitter(KernelEmitterBase, OpenclFragments):
         if s.level == 2:
             if state:
                 self.w(depth, BARRIER)
-            # work-item i runs instances i, i + size, ... (the group may be smaller than the count)
             self.w(depth, "{")
-            self.w(depth + 1, f"for (long {s.var} = croktile_lid; {s.var} < {dev_expr(s.count)}; "
-                              f"{s.var} += croktile_lsize) {{")
+            if s in self.exact:   # a work-item each: the group has exactly as many
+                self.w(depth + 1, f"{{ const long {s.var} = croktile_lid;")
+            else:   # work-item i runs instances i, i + size, ... (the group may be smaller than the count)
+                self.w(depth + 1, f"for (long {s.var} = croktile_lid; {s.var} < {dev_expr(s.count)}; "
+                                  f"{s.var} += croktile_lsize) {{")
             saved = self.end_label
             self.end_label = None
             if any(isinstance(c, ir.Check) for c in ir.walk(s.body)):
