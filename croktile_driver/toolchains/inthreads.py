@@ -78,22 +78,7 @@ def _shares_writes(block: ir.InThreads, level: ir.Parallel) -> bool:
     buffer but those of the instance itself (its level's and those of levels inside)."""
     own = {id(b) for p in [level] + [x for x in ir.walk(level.body) if isinstance(x, ir.Parallel)]
            for b in p.buffers if b.storage == "local"}
-    for s in ir.walk(block.body):
-        if isinstance(s, ir.Dma):
-            written = [s.dst.buffer]
-        elif isinstance(s, (ir.Store, ir.Fill)):
-            written = [s.buffer]
-        elif isinstance(s, ir.MmaStore):
-            written = [s.dst.buffer]
-        elif isinstance(s, ir.Swap):
-            written = [s.a, s.b]
-        elif isinstance(s, ir.Call):
-            written = [a.region.buffer for a in s.args if a.region is not None]
-        else:
-            written = []
-        if any(id(b) not in own for b in written):
-            return True
-    return False
+    return any(id(b) not in own for s in ir.walk(block.body) for b in ir.stmt_writes(s))
 
 
 def barrier_wait_message() -> str:

@@ -256,18 +256,7 @@ class KernelEmitterBase:
 
     def writes(self, buf: ir.Buffer) -> bool:
         """Whether the kernel may write the buffer (a call may write any argument)."""
-        for s, _ in self.all:
-            if isinstance(s, ir.Dma) and s.dst.buffer is buf:
-                return True
-            if isinstance(s, ir.Call) and any(a.region is not None and a.region.buffer is buf for a in s.args):
-                return True
-            if isinstance(s, ir.Swap) and buf in (s.a, s.b):
-                return True
-            if isinstance(s, (ir.Store, ir.Fill)) and s.buffer is buf:
-                return True
-            if isinstance(s, ir.MmaStore) and s.dst.buffer is buf:
-                return True
-        return False
+        return any(b is buf for s, _ in self.all for b in ir.stmt_writes(s))
 
     def uses(self, buf: ir.Buffer) -> bool:
         for s, _ in self.all:
