@@ -54,7 +54,7 @@ from .base import (DeviceBuild, with_device_form, StatementWriter, ToolChain, bo
 from .cpu import FunctionEmitter
 from .fill import fill_literal
 from .elements import ElementWriter, float_names, float_values
-from .kernel_ir import (swap_tainted, dev_expr, host_level_names, kernel_free_names, linear, matching, product, shape_vars,
+from .kernel_ir import (same_level, swap_tainted, dev_expr, host_level_names, kernel_free_names, linear, matching, product, shape_vars,
                         walk_levels)
 from .cok import _masked, host_device_functions, parse_cok, report_non_cok_call, segment_loc
 
@@ -606,7 +606,7 @@ class EntryEmitter(FactorBarriers, StatementWriter, FactorEvents, FragmentWriter
             ctype = ir.ELEM_CTYPES[b.elem]
             self.w(depth, f"{ctype}* {self.ptr(b)} = ({ctype}*)({base});")
         futures = []
-        for s in _same_level(par.body):
+        for s in same_level(par.body):
             if isinstance(s, ir.Dma) and s.is_async and s.future and s.future not in futures:
                 futures.append(s.future)
         if futures:
@@ -700,10 +700,3 @@ class EntryEmitter(FactorBarriers, StatementWriter, FactorEvents, FragmentWriter
     def s_Return(self, s: ir.Return, depth: int) -> None:
         self.diag.error(s.loc, "'return' inside 'parallel' cannot run on target 'factor'")
 
-
-def _same_level(stmts: List[ir.Stmt]):
-    """The statements of one level: nested loops and conditions, not deeper `parallel`s."""
-    for s in stmts:
-        yield s
-        if not isinstance(s, ir.Parallel) and getattr(s, "body", None):
-            yield from _same_level(s.body)

@@ -69,6 +69,14 @@ def walk_levels(stmts: List[ir.Stmt], level: int):
             yield from walk_levels(body, s.level if isinstance(s, ir.Parallel) else level)
 
 
+def same_level(stmts: List[ir.Stmt]):
+    """The statements of one level: nested loops and conditions, not deeper `parallel`s."""
+    for s in stmts:
+        yield s
+        if not isinstance(s, ir.Parallel) and getattr(s, "body", None):
+            yield from same_level(s.body)
+
+
 def paren(text: str) -> str:
     """`text` as one operand: parenthesised unless it is a name, a number or one (...) group."""
     if re.fullmatch(r"[\w.]+", text) or (text.startswith("(") and matching(text, 0, "(", ")") == len(text) - 1):
@@ -345,11 +353,14 @@ class KernelEmitterBase:
         self.w(depth, "continue;")
         return state
 
-    def s_Check(self, s: ir.Check, depth: int, level: int, state):
+    def check_fail_call(self, s: ir.Check) -> str:
+        """The device call that records the check's failure (its values, padded)."""
         cid = self.host.check_id(s)
         vals = [f"({self.index_type})({dev_expr(v)})" for v in s.values[:MAX_CHECK_VALUES]]
         vals += ["0"] * (MAX_CHECK_VALUES - len(vals))
+        return f"{self.check_fail}(croktile_err, {cid}, {', '.join(vals)});"
+
+    def s_Check(self, s: ir.Check, depth: int, level: int, state):
         leave = "return;" if level == 1 or self.end_label is None else f"goto {self.end_label};"
-        self.w(depth, f"if (!({dev_expr(s.cond)})) {{ {self.check_fail}(croktile_err, {cid}, {', '.join(vals)}); "
-                      f"{leave} }}")
+        self.w(depth, f"if (!({dev_expr(s.cond)})) {{ {self.check_fail_call(s)} {leave} }}")
         return state

@@ -55,7 +55,7 @@ import sys
 from dataclasses import dataclass
 from typing import Dict, List, Optional, Set, Tuple
 
-from .events import refuse_events
+from .opencl_events import OpenclEvents, check_opencl_events
 from ..diagnostics import Loc
 from ..frontend import ir
 from ..frontend.pipeline import TranslationUnit
@@ -125,6 +125,7 @@ typedef uint64_t u64;
 typedef float f32;
 typedef uint4 croktile_vec16;      // the generated copies' 16-byte vectors
 typedef event_t croktile_event_t;   // the generated kernels' events, whatever __cok__ code names event_t
+static inline unsigned int croktile_take_private(unsigned int* p) { const unsigned int v = *p; *p = 0u; return v; }   // an instance's own event
 #ifndef __device__
 #define __device__
 #endif
@@ -247,7 +248,7 @@ class OpenclToolChain(ToolChain):
 
     def check(self, module, diag) -> None:
         check_opencl_mma(module, diag)
-        refuse_events(module, diag, "opencl")
+        check_opencl_events(module, diag)
         check_opencl_barriers(module, diag)
 
     def generate(self, tu: TranslationUnit, diag) -> Dict[str, str]:
@@ -582,7 +583,7 @@ class KernelArg:
 
 
 
-class KernelEmitter(OpenclBarriers, KernelEmitterBase, OpenclFragments):
+class KernelEmitter(OpenclEvents, OpenclBarriers, KernelEmitterBase, OpenclFragments):
     index_type = "long"
     check_fail = "croktile_check_fail"
     element_dialect = "opencl"
@@ -610,8 +611,9 @@ class KernelEmitter(OpenclBarriers, KernelEmitterBase, OpenclFragments):
         self.classify()
         self.frag_setup(private_copies(self.fn))   # a work-item may run several inner instances
         self.barrier_setup()
+        self.events_setup()
         # inner levels whose instances run concurrently: a work-item each (opencl_barriers.py)
-        self.exact = [p for p in self.inner if id(p) in self.barrier_level_ids()]
+        self.exact = [p for p in self.inner if id(p) in self.barrier_level_ids() or p in self.resumable_levels]
         check_exact_counts(self.exact, self.diag)
 
     # -- analysis --------------------------------------------------------------------
@@ -689,7 +691,7 @@ class KernelEmitter(OpenclBarriers, KernelEmitterBase, OpenclFragments):
 
     def emit(self) -> str:
         par = self.par
-        self.uses_checks = any(isinstance(s, ir.Check) for s, _ in self.all)
+        self.uses_checks = any(isinstance(s, (ir.Check, ir.EventWait)) for s, _ in self.all)
         # kernel parameters
         for b in self.fn.buffers:
             if self.kind.get(b.name) == "arg":
@@ -724,6 +726,7 @@ class KernelEmitter(OpenclBarriers, KernelEmitterBase, OpenclFragments):
             self.w(1, "const long croktile_lsize = get_local_size(0);")
         for b in self.static_local:
             self.w(1, f"__local {self.ctype(b)} {b.name}[{_capacity(b)}] __attribute__((aligned(16)));")
+        self.event_declarations(1)
         if self.scratch:
             self.w(1, "__global unsigned char* croktile_slot_base = croktile_scratch + get_global_id(0) * croktile_slot;")
         self.setup_buffers(par, 1)
@@ -749,6 +752,11 @@ class KernelEmitter(OpenclBarriers, KernelEmitterBase, OpenclFragments):
     # Barrier state at the outer level of a group kernel: 0 all synchronised, 1 work-item 0
     # worked alone since the last barrier, 2 the whole group worked (or copies are pending).
     def stmts(self, stmts: List[ir.Stmt], depth: int, level: int, state: int) -> int:
+        if self.resumable and not self.in_run:
+            return self.resumable_stmts(stmts, depth, level, state)
+        return self.each_stmt(stmts, depth, level, state)
+
+    def each_stmt(self, stmts: List[ir.Stmt], depth: int, level: int, state: int) -> int:
         for s in stmts:
             self.w(depth, statement_line(s.loc))
             state = getattr(self, "s_" + type(s).__name__)(s, depth, level, state)
@@ -777,31 +785,40 @@ class KernelEmitter(OpenclBarriers, KernelEmitterBase, OpenclFragments):
             if state:
                 self.w(depth, BARRIER)
             self.w(depth, "{")
-            if s in self.exact:   # a work-item each: the group has exactly as many
-                self.w(depth + 1, f"{{ const long {s.var} = croktile_lid;")
-            else:   # work-item i runs instances i, i + size, ... (the group may be smaller than the count)
-                self.w(depth + 1, f"for (long {s.var} = croktile_lid; {s.var} < {dev_expr(s.count)}; "
-                                  f"{s.var} += croktile_lsize) {{")
-            saved = self.end_label
-            self.end_label = None
-            if any(isinstance(c, ir.Check) for c in ir.walk(s.body)):
-                self.end_label = f"croktile_end{self.label_count}"
-                self.label_count += 1
-            self.setup_buffers(s, depth + 2)
-            self.stmts(s.body, depth + 2, 2, 0)
-            if self.end_label:
-                self.w(depth + 2, f"{self.end_label}:;")
-            self.end_label = saved
-            self.w(depth + 1, "}")
+            if s in self.resumable_levels:   # instances that wait on each other's events
+                self.resumable_level(s, depth + 1)
+            else:
+                self.instances(s, depth + 1)
             self.w(depth, "}")
             self.w(depth, BARRIER)
             return 0
         # deeper levels: a loop inside the work-item, as on the cpu target
+        saved, self.resumable = self.resumable, False   # (it waits on nothing)
         self.w(depth, f"for (long {s.var} = 0; {s.var} < {dev_expr(s.count)}; ++{s.var}) {{")
         self.setup_buffers(s, depth + 1)
         self.stmts(s.body, depth + 1, s.level, 0)
         self.w(depth, "}")
+        self.resumable = saved
         return state
+
+    def instances(self, s: ir.Parallel, depth: int) -> None:
+        """The instances of the level-2 `s` that this work-item runs."""
+        if s in self.exact:   # a work-item each: the group has exactly as many
+            self.w(depth, f"{{ const long {s.var} = croktile_lid;")
+        else:   # work-item i runs instances i, i + size, ... (the group may be smaller than the count)
+            self.w(depth, f"for (long {s.var} = croktile_lid; {s.var} < {dev_expr(s.count)}; "
+                          f"{s.var} += croktile_lsize) {{")
+        saved = self.end_label
+        self.end_label = None
+        if any(isinstance(c, ir.Check) for c in ir.walk(s.body)):
+            self.end_label = f"croktile_end{self.label_count}"
+            self.label_count += 1
+        self.setup_buffers(s, depth + 1)
+        self.stmts(s.body, depth + 1, 2, 0)
+        if self.end_label:
+            self.w(depth + 1, f"{self.end_label}:;")
+        self.end_label = saved
+        self.w(depth, "}")
 
     def s_Alloc(self, s: ir.Alloc, depth: int, level: int, state: int) -> int:
         return state   # every buffer is set up where its parallel instance starts, as on cpu
