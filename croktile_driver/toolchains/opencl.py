@@ -69,7 +69,7 @@ from .box_copy import copy_dims
 from .dma_transform import element_loops, write_loops, write_shared_loops
 from .elements import ElementWriter
 from .cok import _blank, _masked, host_device_functions, parse_cok, report_non_cok_call
-from .opencl_barriers import OpenclBarriers, check_exact_counts, check_opencl_barriers
+from .opencl_barriers import OpenclBarriers, check_exact_counts, check_opencl_barriers, uniform_count
 from .opencl_check import CHECK_FLAGS, DEFAULT_CHECKER, checker_command, locate, run_check, statement_line
 from .fill import fill_literal
 from .kernel_ir import (KernelEmitterBase, dev_expr, kernel_free_names, linear as _linear,
@@ -567,7 +567,8 @@ class HostEmitter(DeviceHostEmitter):
         exact = ""
         if k.exact:
             p = k.exact[0]
-            exact = ", " + c_string(f"the instances of '{p.var}' (line {p.loc.line}) run concurrently, a work-item each")
+            how = "run concurrently, a work-item each" if k.concurrent else "are a work-item each"
+            exact = ", " + c_string(f"the instances of '{p.var}' (line {p.loc.line}) {how}")
         self.w(d, f"croktile_k.launch(croktile_rt, croktile_q, croktile_groups, croktile_group_size, {where}{exact});")
         self.w(depth, "}")
 
@@ -615,6 +616,9 @@ class KernelEmitter(OpenclEvents, OpenclBarriers, KernelEmitterBase, OpenclFragm
         # inner levels whose instances run concurrently: a work-item each (opencl_barriers.py)
         self.exact = [p for p in self.inner if id(p) in self.barrier_level_ids() or p in self.resumable_levels]
         check_exact_counts(self.exact, self.diag)
+        self.concurrent = bool(self.exact)
+        if not self.exact and uniform_count(self.inner):
+            self.exact = list(self.inner)
 
     # -- analysis --------------------------------------------------------------------
     def classify(self) -> None:

@@ -70,6 +70,22 @@ def check_exact_counts(levels: List[ir.Parallel], diag) -> None:
                               "the work-group, which needs as many instances in both")
 
 
+# The most work-items a kernel asks for when it maps instances to work-items one to one
+# without needing to (every GPU and PoCL allow 256 in a work-group).
+UNIFORM_MAX = 256
+
+
+def uniform_count(inner: List[ir.Parallel]) -> bool:
+    """Whether the inner levels all have one constant count (at most UNIFORM_MAX): then
+    each instance is a work-item, with no test of the work-item's index around the
+    kernel's barriers. (A loop `for (q = lid; q < n; q += size)` starts with such a test,
+    which a compiler may hoist out of an enclosing loop that holds barriers, putting them
+    under a condition that differs between work-items: PoCL's work-group builder fails
+    on that with "region_entry_barrier != NULL".)"""
+    values = {p.count.value if p.count.is_const else None for p in inner}
+    return len(values) == 1 and None not in values and 0 < min(values) <= UNIFORM_MAX
+
+
 class OpenclBarriers:
     """Gives `self.barriers` (the kernel's blocks that end in a barrier) and their emission."""
     fn: ir.Function
