@@ -4,7 +4,8 @@ emitter (factor.EntryEmitter).
 An event is an array of flags on the instance's stack; the runtime sets them
 (``trigger``) and takes them back (``wait_event``, with the time bound and the report of
 the cpu target). The instances of an inner level that wait on each other (or meet at the
-barrier of an `inthreads` block) run on threads of the core (``run_concurrently``, runtime/croktile_factor.h) instead of the core's loop.
+barrier of an `inthreads` block) run on threads of the core (``run_concurrently``,
+runtime/croktile_factor.h) instead of the core's loop.
 `global` events are refused, as on cuda: the host would have to hand them to the launch.
 """
 from __future__ import annotations
@@ -52,7 +53,8 @@ class FactorEvents:
         for d in b.shape:
             if not d.is_const:
                 self.diag.error(b.loc, f"the size of '{b.source_name or b.name}' must be a constant where the "
-                                       "instances of its level wait on each other's events on target 'factor'")
+                                       "instances of its level run on threads of their own on target 'factor' "
+                                       "(they wait on each other's events or meet at an 'inthreads' barrier)")
                 return
             count *= d.value
         ctype = ir.ELEM_CTYPES[b.elem]   # (bytes: f16 and bf16 are declared, not defined, here)

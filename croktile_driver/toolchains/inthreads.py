@@ -54,7 +54,8 @@ def barrier_levels(barriers: Dict[int, Barrier]) -> Set[int]:
     return {id(p) for b in barriers.values() for p in b.levels}
 
 
-def level_barriers(s: ir.Parallel, barriers: Dict[int, Barrier], first: int) -> Tuple[List[Tuple[str, List[ir.Parallel]]], Dict[int, str]]:
+def level_barriers(s: ir.Parallel, barriers: Dict[int, Barrier],
+                   first: int) -> Tuple[List[Tuple[str, List[ir.Parallel]]], Dict[int, str]]:
     """The barriers of the `inthreads` blocks inside the level-2 `s`: one for each depth
     of level they sit in, spanning the instances of the levels from `s` down to it.
     Returns (name, levels) of each to declare where `s` starts (names numbered from

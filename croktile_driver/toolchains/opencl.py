@@ -125,7 +125,8 @@ typedef uint64_t u64;
 typedef float f32;
 typedef uint4 croktile_vec16;      // the generated copies' 16-byte vectors
 typedef event_t croktile_event_t;   // the generated kernels' events, whatever __cok__ code names event_t
-static inline unsigned int croktile_take_private(unsigned int* p) { const unsigned int v = *p; *p = 0u; return v; }   // an instance's own event
+// an instance's own event: takes the flag, returns what it held
+static inline unsigned int croktile_take_private(unsigned int* p) { const unsigned int v = *p; *p = 0u; return v; }
 #ifndef __device__
 #define __device__
 #endif

@@ -35,13 +35,13 @@ def check_opencl_barriers(module: ir.Module, diag) -> None:
                 if b is not None and len(b.levels) > 1:
                     levels = " and ".join(f"'{p.var}'" for p in b.levels)
                     diag.error(s.loc, f"this 'inthreads' block ends in a barrier of the instances of {levels}; on "
-                                      "target 'opencl' only the instances of one level, the work-items of a work-group, "
-                                      f"can meet at a barrier (those of '{b.levels[-1].var}' are a loop inside a "
-                                      "work-item)")
+                                      "target 'opencl' only the instances of one level, the work-items of a "
+                                      f"work-group, can meet at a barrier (those of '{b.levels[-1].var}' are a loop "
+                                      "inside a work-item)")
                 elif b is not None and varying:
-                    diag.error(s.loc, "this 'inthreads' block ends in a barrier of its level's instances, but it sits in "
-                                      f"control flow that depends on {', '.join(sorted(varying))}: on target 'opencl' "
-                                      "every work-item of the group must reach the barrier")
+                    diag.error(s.loc, "this 'inthreads' block ends in a barrier of its level's instances, but it "
+                                      f"sits in control flow that depends on {', '.join(sorted(varying))}: on target "
+                                      "'opencl' every work-item of the group must reach the barrier")
                 if isinstance(s, (ir.ScalarDef, ir.Assign)) and \
                         (s.value is None or s.value.variables() & names):
                     names.add(s.name)   # (an element expression may read data that differs)
