@@ -12,7 +12,6 @@ from __future__ import annotations
 from typing import Dict
 
 from ..frontend import ir
-from .events import wait_where
 from .inthreads import barrier_wait_message, inthreads_barriers, level_barriers
 from .kernel_ir import dev_expr
 
@@ -34,12 +33,8 @@ class FactorBarriers:
         self.barrier_of.update(of)
 
     def arrive(self, s: ir.InThreads, name: str, depth: int) -> None:
-        self.w(depth, "{")
-        self.w(depth + 1, f"const long long croktile_v[] = {{croktile_rt->barrier(croktile_core, {name}, "
-                          f"{self.barrier_count[name]})}};")
-        self.w(depth + 1, f"if (croktile_v[0] != 0) {{ croktile_rt->fail(croktile_core, {wait_where(s)}, "
-                          f"{barrier_wait_message()}, 1, croktile_v); return; }}")
-        self.w(depth, "}")
+        self.timed_wait(f"barrier(croktile_core, {name}, {self.barrier_count[name]})", s, barrier_wait_message(),
+                        depth)   # (factor_events.py)
 
     def s_InThreads(self, s: ir.InThreads, depth: int) -> None:
         name = self.barrier_of.get(id(s))

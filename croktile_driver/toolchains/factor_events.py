@@ -70,11 +70,15 @@ class FactorEvents:
                           f"{ref.count});")
 
     def s_EventWait(self, s: ir.EventWait, depth: int) -> None:
-        where = wait_where(s)
         for ref in s.events:
-            self.w(depth, "{")
-            self.w(depth + 1, f"const long long croktile_v[] = {{croktile_rt->wait_event(croktile_core, "
-                              f"{ref.event.name} + ({dev_expr(ref.first())}), {ref.count})}};")
-            self.w(depth + 1, f"if (croktile_v[0] != 0) {{ croktile_rt->fail(croktile_core, {where}, "
-                              f"{wait_message(ref)}, 1, croktile_v); return; }}")
-            self.w(depth, "}")
+            self.timed_wait(f"wait_event(croktile_core, {ref.event.name} + ({dev_expr(ref.first())}), {ref.count})",
+                            s, wait_message(ref), depth)
+
+    def timed_wait(self, call: str, s: ir.Stmt, message: str, depth: int) -> None:
+        """A runtime service that returns the milliseconds it waited in vain (or 0): a
+        failure at the statement's line after that long."""
+        self.w(depth, "{")
+        self.w(depth + 1, f"const long long croktile_v[] = {{croktile_rt->{call}}};")
+        self.w(depth + 1, f"if (croktile_v[0] != 0) {{ croktile_rt->fail(croktile_core, {wait_where(s)}, {message}, 1, "
+                          "croktile_v); return; }")
+        self.w(depth, "}")

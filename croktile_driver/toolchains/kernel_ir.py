@@ -353,6 +353,20 @@ class KernelEmitterBase:
         self.w(depth, "continue;")
         return state
 
+    def instance_body(self, s: ir.Parallel, depth: int, state, setup) -> None:
+        """The statements of an instance of the level-2 `s`, after `setup(s, depth)` (its
+        buffers); a failed check leaves them by a goto to their end."""
+        saved = self.end_label
+        self.end_label = None
+        if any(isinstance(c, ir.Check) for c in ir.walk(s.body)):
+            self.end_label = f"croktile_end{self.label_count}"
+            self.label_count += 1
+        setup(s, depth)
+        self.stmts(s.body, depth, 2, state)
+        if self.end_label:
+            self.w(depth, f"{self.end_label}:;")
+        self.end_label = saved
+
     def check_fail_call(self, s: ir.Check) -> str:
         """The device call that records the check's failure (its values, padded)."""
         cid = self.host.check_id(s)

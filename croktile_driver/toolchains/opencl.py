@@ -813,16 +813,7 @@ class KernelEmitter(OpenclEvents, OpenclBarriers, KernelEmitterBase, OpenclFragm
         else:   # work-item i runs instances i, i + size, ... (the group may be smaller than the count)
             self.w(depth, f"for (long {s.var} = croktile_lid; {s.var} < {dev_expr(s.count)}; "
                           f"{s.var} += croktile_lsize) {{")
-        saved = self.end_label
-        self.end_label = None
-        if any(isinstance(c, ir.Check) for c in ir.walk(s.body)):
-            self.end_label = f"croktile_end{self.label_count}"
-            self.label_count += 1
-        self.setup_buffers(s, depth + 1)
-        self.stmts(s.body, depth + 1, 2, 0)
-        if self.end_label:
-            self.w(depth + 1, f"{self.end_label}:;")
-        self.end_label = saved
+        self.instance_body(s, depth + 1, 0, self.setup_buffers)
         self.w(depth, "}")
 
     def s_Alloc(self, s: ir.Alloc, depth: int, level: int, state: int) -> int:
