@@ -79,7 +79,6 @@ from .kernel_ir import (KernelEmitterBase, dev_expr, kernel_free_names, linear a
 # Generated code spells types without OpenCL C's typedef names, which user code may rename.
 DEVICE_CTYPES = dict(ir.ELEM_CTYPES, f16="unsigned short", bf16="unsigned short",
                      **{e: "unsigned char" for e in ir.NARROW_ELEMS})
-BARRIER = "barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);"
 # Names OpenCL C reserves that are ordinary identifiers in C and C++: keywords (address
 # space, function and access qualifiers, `half`, image types, ...) and the built-in type
 # names (vector types, uint, size_t, ...). One that __cok__ code declares (spec 1 calls a
@@ -620,6 +619,8 @@ class KernelEmitter(OpenclEvents, OpenclBarriers, KernelEmitterBase, OpenclFragm
         self.concurrent = bool(self.exact)
         if not self.exact and uniform_count(self.inner):
             self.exact = list(self.inner)
+        # a work-group of one work-item: nothing to synchronise (OpenclBarriers.barrier)
+        self.single = bool(self.exact) and self.exact[0].count.is_const and self.exact[0].count.value == 1
 
     # -- analysis --------------------------------------------------------------------
     def classify(self) -> None:
@@ -775,7 +776,7 @@ class KernelEmitter(OpenclEvents, OpenclBarriers, KernelEmitterBase, OpenclFragm
         if not self.outer(level):
             return 0
         if state == 2 or (state == 1 and kind == 2):
-            self.w(depth, BARRIER)
+            self.barrier(depth)
             state = 0
         return max(state, kind)
 
@@ -788,14 +789,14 @@ class KernelEmitter(OpenclEvents, OpenclBarriers, KernelEmitterBase, OpenclFragm
     def level(self, s: ir.Parallel, depth: int, level: int, state: int) -> int:
         if s.level == 2:
             if state:
-                self.w(depth, BARRIER)
+                self.barrier(depth)
             self.w(depth, "{")
             if s in self.resumable_levels:   # instances that wait on each other's events
                 self.resumable_level(s, depth + 1)
             else:
                 self.instances(s, depth + 1)
             self.w(depth, "}")
-            self.w(depth, BARRIER)
+            self.barrier(depth)
             return 0
         # deeper levels: a loop inside the work-item, as on the cpu target
         saved, self.resumable = self.resumable, False   # (it waits on nothing)
@@ -847,7 +848,7 @@ class KernelEmitter(OpenclEvents, OpenclBarriers, KernelEmitterBase, OpenclFragm
             self.w(depth, f"{{ croktile_event_t croktile_ev[{len(events)}] = {{{', '.join(f + '__ev' for f in events)}}}; "
                           f"wait_group_events({len(events)}, croktile_ev); }}")
             if self.group:
-                self.w(depth, BARRIER)
+                self.barrier(depth)
                 return 0
         return state
 

@@ -95,6 +95,13 @@ class OpenclBarriers:
         inside = {id(s) for s in ir.walk([self.par])}
         self.barriers: Dict[int, Barrier] = {k: b for k, b in inthreads_barriers(self.fn).items() if k in inside}
 
+    def barrier(self, depth: int) -> None:
+        """A work-group barrier; none where the group is one work-item (then the kernel has
+        no barrier at all, and PoCL no parallel regions to form: its builder has aborted
+        on nested loops of barriers around a one-work-item level, run_group4)."""
+        if not self.single:
+            self.w(depth, BARRIER)
+
     def barrier_level_ids(self) -> Set[int]:
         return {id(b.levels[0]) for b in self.barriers.values()}
 
@@ -103,7 +110,7 @@ class OpenclBarriers:
         if b is None:
             return self.s_If(s, depth, level, state)
         if b.before:
-            self.w(depth, BARRIER)
+            self.barrier(depth)
         self.s_If(s, depth, level, state)
-        self.w(depth, BARRIER)
+        self.barrier(depth)
         return 0

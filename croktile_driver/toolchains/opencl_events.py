@@ -28,7 +28,6 @@ from ..frontend import ir
 from ..frontend.symbolic import Sym
 from .events import concurrent_levels
 from .kernel_ir import dev_expr, same_level
-from .opencl_barriers import BARRIER
 from .inthreads import inthreads_barriers
 
 FENCE = "mem_fence(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);"
@@ -244,9 +243,9 @@ class OpenclEvents:
                       "// the wait it resumes at (0: the start; -1: done)")
         self.w(d + 1, "long croktile_got = 0;   // the flags of that wait it has taken")
         self.w(d + 1, "while (croktile_run) {")
-        self.w(d + 2, BARRIER)
+        self.barrier(d + 2)
         self.w(d + 2, "if (croktile_lid == 0) { croktile_sched[0] = 0; croktile_sched[1] = 0; }")
-        self.w(d + 2, BARRIER)
+        self.barrier(d + 2)
         self.w(d + 2, "if (croktile_pc >= 0) {")
         self.w(d + 3, "croktile_moved = croktile_pc == 0;")
         self.w(d + 3, "croktile_resuming = croktile_pc > 0;")
@@ -262,7 +261,7 @@ class OpenclEvents:
         self.w(d + 3, "if (croktile_moved || croktile_pc < 0) atomic_inc(&croktile_sched[1]);")
         self.w(d + 3, "if (croktile_pc >= 0) atomic_inc(&croktile_sched[0]);")
         self.w(d + 2, "}")
-        self.w(d + 2, BARRIER)
+        self.barrier(d + 2)
         self.w(d + 2, "croktile_run = croktile_sched[0] != 0 && croktile_sched[1] != 0;")
         self.w(d + 2, "if (croktile_sched[0] != 0 && croktile_sched[1] == 0) {   // every unfinished instance waits")
         for k, (wait, ref) in enumerate(waits, 1):
