@@ -23,7 +23,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#define CROKTILE_FACTOR_ABI_VERSION 1
+#define CROKTILE_FACTOR_ABI_VERSION 2   // 2: the barrier service
 #define CROKTILE_FACTOR_MAX_RANK 8
 
 // An entry point or the ABI stamp of a device module: C linkage, exported from a module
@@ -56,6 +56,9 @@ typedef struct croktile_factor_core croktile_factor_core;
 // `count` instances of a level that wait on each other, each on a thread of the core;
 // trigger sets `count` flags; wait_event takes each back once set, and returns 0, or
 // the milliseconds it waited in vain (CROKTILE_EVENT_TIMEOUT_MS, default 10000).
+// barrier (toolchains/factor_barriers.py): the instances of the levels an `inthreads`
+// block spans meet there; `state` is two words (arrived, generation) that the entry
+// point zeroes, `count` the instances; returns 0, or the milliseconds waited in vain.
 typedef struct croktile_factor_services {
   unsigned long long (*dma)(croktile_factor_core* core, const croktile_factor_copy* copy, int is_async);
   void (*wait)(croktile_factor_core* core, unsigned long long ticket);
@@ -65,6 +68,7 @@ typedef struct croktile_factor_services {
                            void* ctx);
   void (*trigger)(croktile_factor_core* core, unsigned* flags, long long count);
   long long (*wait_event)(croktile_factor_core* core, unsigned* flags, long long count);
+  long long (*barrier)(croktile_factor_core* core, unsigned* state, long long count);
 } croktile_factor_services;
 
 // The core an entry point runs on, for one instance of the launch.
@@ -493,20 +497,43 @@ inline void service_trigger(croktile_factor_core*, unsigned* flags, long long co
   for (long long i = 0; i < count; ++i) __atomic_store_n(flags + i, 1u, __ATOMIC_RELEASE);
 }
 
-inline long long service_wait_event(croktile_factor_core*, unsigned* flags, long long count) {
+inline long long event_timeout_ms() {
   static const long long ms = env_number("CROKTILE_EVENT_TIMEOUT_MS", 10000);
-  const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(ms > 0 ? ms : 10000);
+  return ms > 0 ? ms : 10000;
+}
+
+inline long long service_wait_event(croktile_factor_core*, unsigned* flags, long long count) {
+  const long long ms = event_timeout_ms();
+  const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(ms);
   for (long long i = 0; i < count; ++i)
     while (__atomic_exchange_n(flags + i, 0u, __ATOMIC_ACQ_REL) == 0u) {
-      if (std::chrono::steady_clock::now() > until) return ms > 0 ? ms : 10000;
+      if (std::chrono::steady_clock::now() > until) return ms;
       std::this_thread::sleep_for(std::chrono::microseconds(20));
     }
   return 0;
 }
 
+// The last of `count` arrivals starts the next generation; the others wait for it.
+inline long long service_barrier(croktile_factor_core*, unsigned* state, long long count) {
+  const unsigned generation = __atomic_load_n(state + 1, __ATOMIC_ACQUIRE);
+  if (__atomic_add_fetch(state, 1u, __ATOMIC_ACQ_REL) == static_cast<unsigned>(count)) {
+    __atomic_store_n(state, 0u, __ATOMIC_RELAXED);
+    __atomic_store_n(state + 1, generation + 1u, __ATOMIC_RELEASE);
+    return 0;
+  }
+  const long long ms = event_timeout_ms();
+  const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(ms);
+  while (__atomic_load_n(state + 1, __ATOMIC_ACQUIRE) == generation) {
+    if (std::chrono::steady_clock::now() > until) return ms;
+    std::this_thread::sleep_for(std::chrono::microseconds(20));
+  }
+  return 0;
+}
+
 inline const croktile_factor_services& services() {
   static const croktile_factor_services table = {service_dma,      service_wait,    service_fail,
-                                                 service_run_concurrently, service_trigger, service_wait_event};
+                                                 service_run_concurrently, service_trigger, service_wait_event,
+                                                 service_barrier};
   return table;
 }
 

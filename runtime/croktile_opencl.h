@@ -578,8 +578,11 @@ class kernel {
 
   // `groups` work-groups of `group_size` work-items (fewer if the device allows
   // fewer for this kernel: generated kernels loop over the inner instances), queued
-  // on `q`; an execution error is reported at the next synchronize.
-  void launch(runtime& rt, cl_command_queue q, long long groups, long long group_size, const char* where) {
+  // on `q`; an execution error is reported at the next synchronize. `exact` (a kernel
+  // whose inner instances meet at barriers, a work-item each): why the group must have
+  // exactly `group_size` work-items; fewer is an error that says so.
+  void launch(runtime& rt, cl_command_queue q, long long groups, long long group_size, const char* where,
+              const char* exact = nullptr) {
     if (groups <= 0) return;
     if (group_size <= 0) group_size = 1;
     if (group_size > 1) {
@@ -587,7 +590,13 @@ class kernel {
       cl_int err = clGetKernelWorkGroupInfo(kernel_, rt.device, CL_KERNEL_WORK_GROUP_SIZE, sizeof most, &most,
                                             nullptr);
       if (err != CL_SUCCESS) fail(where, "clGetKernelWorkGroupInfo", err, " (kernel '" + name_ + "')");
-      if (most > 0 && static_cast<std::size_t>(group_size) > most) group_size = static_cast<long long>(most);
+      if (most > 0 && static_cast<std::size_t>(group_size) > most) {
+        if (exact != nullptr)
+          throw croktile::runtime_error(std::string(where) + ": " + exact + ": they need a work-group of " +
+                                        std::to_string(group_size) + " work-items, and the device allows " +
+                                        std::to_string(most) + " for kernel '" + name_ + "'");
+        group_size = static_cast<long long>(most);
+      }
     }
     const std::size_t local = static_cast<std::size_t>(group_size);
     const std::size_t global = static_cast<std::size_t>(groups) * local;

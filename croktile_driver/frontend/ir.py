@@ -545,6 +545,21 @@ def stmt_reads(s: Stmt) -> List[ERead]:
     return [e for x in stmt_eexprs(s) for e in e_walk(x) if isinstance(e, ERead)]
 
 
+def stmt_writes(s: Stmt) -> List[Buffer]:
+    """The buffers a statement may write (a call: any buffer it is handed)."""
+    if isinstance(s, Dma):
+        return [s.dst.buffer]
+    if isinstance(s, (Store, Fill)):
+        return [s.buffer]
+    if isinstance(s, MmaStore):
+        return [s.dst.buffer]
+    if isinstance(s, Swap):
+        return [s.a, s.b]
+    if isinstance(s, Call):
+        return [a.region.buffer for a in s.args if a.region is not None]
+    return []
+
+
 def e_text(e: EExpr) -> str:
     """An element expression for --dump-ir."""
     if isinstance(e, ERead):

@@ -22,7 +22,7 @@ from .fill import fill_literal
 from .elements import ElementWriter
 from .mma_emit import FragmentWriter, replication, uses_mma
 from .events import concurrent_levels, wait_message, wait_where
-from .inthreads import barrier_wait_message, inthreads_barriers
+from .inthreads import barrier_levels, barrier_wait_message, inthreads_barriers, level_barriers
 from .base import (box_declarations, with_device_form, call_arguments, call_statement, host_translation_unit, StatementWriter, ToolChain, check_stmt, elem_ctype,
                    line_directive, loop_header, signature, sym_c)
 
@@ -60,7 +60,7 @@ class FunctionEmitter(StatementWriter, FragmentWriter):
         # a level whose instances meet at the barrier of an `inthreads` block runs them as
         # threads too; its barriers are declared where its instances start
         self.barriers = inthreads_barriers(fn)
-        self.concurrent |= {id(p) for b in self.barriers.values() for p in b.levels}
+        self.concurrent |= barrier_levels(self.barriers)
         self.barrier_of: Dict[int, str] = {}
 
     def emit(self) -> str:
@@ -139,18 +139,11 @@ class FunctionEmitter(StatementWriter, FragmentWriter):
         self.w(depth, "});" if s.level == 1 or concurrent else "}")
 
     def declare_barriers(self, s: ir.Parallel, depth: int) -> None:
-        """The barriers of the `inthreads` blocks inside the level-2 `s`, one for each depth
-        of level they sit in, counting the instances of the levels from `s` down to it."""
-        names: Dict[int, str] = {}
-        for x in ir.walk(s.body):
-            levels = self.barriers[id(x)].levels if id(x) in self.barriers else None
-            if levels is None or levels[0] is not s:
-                continue
-            if len(levels) not in names:
-                names[len(levels)] = f"croktile_barrier{len(self.barrier_of)}"
-                count = " * ".join(f"({sym_c(p.count)})" for p in levels)
-                self.w(depth, f"croktile::cpu::barrier {names[len(levels)]}({count});")
-            self.barrier_of[id(x)] = names[len(levels)]
+        """The barriers of the `inthreads` blocks inside the level-2 `s` (inthreads.level_barriers)."""
+        declare, of = level_barriers(s, self.barriers, len(self.barrier_of))
+        for name, levels in declare:
+            self.w(depth, f"croktile::cpu::barrier {name}({' * '.join(f'({sym_c(p.count)})' for p in levels)});")
+        self.barrier_of.update(of)
 
     def s_InThreads(self, s: ir.InThreads, depth: int) -> None:
         name = self.barrier_of.get(id(s))

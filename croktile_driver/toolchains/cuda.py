@@ -730,16 +730,8 @@ class KernelEmitter(KernelEmitterBase, FragmentWriter, CudaEvents):
             else:   # thread t runs instances t, t + blockDim.x, ...
                 self.w(depth, f"for (long long {s.var} = croktile_tid; {s.var} < {dev_expr(s.count)}; "
                               f"{s.var} += croktile_nt) {{")
-            saved = self.end_label
-            self.end_label = None
-            if any(isinstance(c, ir.Check) for c in ir.walk(s.body)):
-                self.end_label = f"croktile_end{self.label_count}"
-                self.label_count += 1
-            self.thread_buffers(s, depth + 1)
-            self.stmts(s.body, depth + 1, 2, EMPTY)
-            if self.end_label:
-                self.w(depth + 1, f"{self.end_label}:;")
-            self.end_label, self.thread_run = saved, saved_run
+            self.instance_body(s, depth + 1, EMPTY, self.thread_buffers)
+            self.thread_run = saved_run
             self.w(depth, "}")
             return after
         self.w(depth, f"for (long long {s.var} = 0; {s.var} < {dev_expr(s.count)}; ++{s.var}) {{")

@@ -69,9 +69,11 @@ class CudaEvents:
             ok = f"croktile_waited{self.label_count}"
             self.label_count += 1
             call = f"croktile::cuda::{self.event_kind(ref, level)}wait({self.event_ptr(ref)}, {ref.count})"
-            self.w(depth, f"const bool {ok} = " + (f"croktile_tid != 0 || {call};" if level == 1 else f"{call};"))
+            self.w(depth, "{   // (a scope of its own: a failed check's goto may not pass its declaration)")
+            self.w(depth + 1, f"const bool {ok} = " + (f"croktile_tid != 0 || {call};" if level == 1 else f"{call};"))
             failed = ir.Check(s.loc, Sym.var(ok), wait_message_text(ref), [Sym.var(TIMEOUT_MACRO)])
-            self.s_Check(failed, depth, level, state)
+            self.s_Check(failed, depth + 1, level, state)
+            self.w(depth, "}")
         if level == 1:   # the whole block goes on after the wait
             self.barrier(depth)
             return self.join_empty()

@@ -49,12 +49,7 @@ class DeviceHostEmitter(StatementWriter):
         """Parameters the device may write: copied back to the caller's memory."""
         out = []
         for s in self.fn.walk():
-            bufs = []
-            if isinstance(s, ir.Dma):
-                bufs = [s.dst.buffer]
-            elif isinstance(s, ir.Call):
-                bufs = [a.region.buffer for a in s.args if a.region is not None]
-            for b in bufs:
+            for b in ir.stmt_writes(s):
                 if b.origin == "param" and b not in out:
                     out.append(b)
         return out

@@ -17,15 +17,6 @@ from .base import c_string
 TIMEOUT_ENV = "CROKTILE_EVENT_TIMEOUT_MS"
 
 
-def refuse_events(module: ir.Module, diag, target: str) -> None:
-    """A target without events yet: an error at each function's first event."""
-    for fn in module.functions:
-        decl = next((s for s in fn.walk() if isinstance(s, ir.EventDecl)), None)
-        if decl is not None:
-            diag.error(decl.event.loc, f"events are not supported on target '{target}' yet (targets 'cpu' and "
-                                       "'cuda' run them)")
-
-
 def concurrent_levels(fn: ir.Function) -> Set[int]:
     """The ids of the ``ir.Parallel`` statements whose instances share an event they
     trigger or wait on."""

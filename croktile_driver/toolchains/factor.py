@@ -37,7 +37,7 @@ from dataclasses import dataclass
 from typing import Dict, List, Optional, Set, Tuple
 
 from .factor_events import FactorEvents, check_factor_events
-from .inthreads import refuse_barriers
+from .factor_barriers import FactorBarriers
 from ..cstrings import escaped
 from ..diagnostics import Loc
 from ..frontend import ir
@@ -54,7 +54,7 @@ from .base import (DeviceBuild, with_device_form, StatementWriter, ToolChain, bo
 from .cpu import FunctionEmitter
 from .fill import fill_literal
 from .elements import ElementWriter, float_names, float_values
-from .kernel_ir import (swap_tainted, dev_expr, host_level_names, kernel_free_names, linear, matching, product, shape_vars,
+from .kernel_ir import (same_level, swap_tainted, dev_expr, host_level_names, kernel_free_names, linear, matching, product, shape_vars,
                         walk_levels)
 from .cok import _masked, host_device_functions, parse_cok, report_non_cok_call, segment_loc
 
@@ -75,7 +75,6 @@ class FactorToolChain(ToolChain):
     def check(self, module, diag) -> None:
         check_instructions(module, diag)
         check_factor_events(module, diag)
-        refuse_barriers(module, diag, self.target)
 
     def generate(self, tu: TranslationUnit, diag) -> Dict[str, str]:
         limits = self.scratchpad_limits(diag)
@@ -494,7 +493,7 @@ class EntryArg:
     ctype: str = ""  # float: the C type the entry reads
 
 
-class EntryEmitter(StatementWriter, FactorEvents, FragmentWriter):
+class EntryEmitter(FactorBarriers, StatementWriter, FactorEvents, FragmentWriter):
     """One launch's entry point; tensor-core statements as on cpu (mma_emit.py): the
     portable fragments of runtime/croktile_mma.h, one copy per inner instance."""
     expr = staticmethod(dev_expr)     # device code: croktile_min / croktile_max
@@ -504,6 +503,7 @@ class EntryEmitter(StatementWriter, FactorEvents, FragmentWriter):
         self.gen = gen
         self.fn = fn
         self.frag_setup(replication(fn))   # inner instances run one after another
+        self.barrier_setup()
         self.par = par
         self.name = name
         self.lines: List[str] = []
@@ -606,7 +606,7 @@ class EntryEmitter(StatementWriter, FactorEvents, FragmentWriter):
             ctype = ir.ELEM_CTYPES[b.elem]
             self.w(depth, f"{ctype}* {self.ptr(b)} = ({ctype}*)({base});")
         futures = []
-        for s in _same_level(par.body):
+        for s in same_level(par.body):
             if isinstance(s, ir.Dma) and s.is_async and s.future and s.future not in futures:
                 futures.append(s.future)
         if futures:
@@ -621,7 +621,9 @@ class EntryEmitter(StatementWriter, FactorEvents, FragmentWriter):
 
     def s_Parallel(self, s: ir.Parallel, depth: int) -> None:
         self.level_stack.append(s)
-        if self.is_concurrent(s):   # instances that wait on each other's events
+        if s.level == 2:
+            self.declare_barriers(s, depth)
+        if self.is_concurrent(s):   # instances that wait on each other's events or meet at a barrier
             self.concurrent_level(s, depth)
         else:
             self.w(depth, f"for (long long {s.var} = 0; {s.var} < {dev_expr(s.count)}; ++{s.var}) {{")
@@ -698,10 +700,3 @@ class EntryEmitter(StatementWriter, FactorEvents, FragmentWriter):
     def s_Return(self, s: ir.Return, depth: int) -> None:
         self.diag.error(s.loc, "'return' inside 'parallel' cannot run on target 'factor'")
 
-
-def _same_level(stmts: List[ir.Stmt]):
-    """The statements of one level: nested loops and conditions, not deeper `parallel`s."""
-    for s in stmts:
-        yield s
-        if not isinstance(s, ir.Parallel) and getattr(s, "body", None):
-            yield from _same_level(s.body)

@@ -3,16 +3,18 @@ emitter (factor.EntryEmitter).
 
 An event is an array of flags on the instance's stack; the runtime sets them
 (``trigger``) and takes them back (``wait_event``, with the time bound and the report of
-the cpu target). The instances of an inner level that wait on each other run on threads of
-the core (``run_concurrently``, runtime/croktile_factor.h) instead of the core's loop.
+the cpu target). The instances of an inner level that wait on each other (or meet at the
+barrier of an `inthreads` block) run on threads of the core (``run_concurrently``,
+runtime/croktile_factor.h) instead of the core's loop.
 `global` events are refused, as on cuda: the host would have to hand them to the launch.
 """
 from __future__ import annotations
 
-from typing import Set
+from typing import Dict, Set
 
 from ..frontend import ir
 from .events import concurrent_levels, wait_message, wait_where
+from .inthreads import barrier_levels
 from .kernel_ir import dev_expr
 
 
@@ -27,10 +29,11 @@ def check_factor_events(module: ir.Module, diag) -> None:
 class FactorEvents:
     fn: ir.Function
     _concurrent: Set[int]
+    barriers: Dict[int, object]
 
     def is_concurrent(self, s: ir.Parallel) -> bool:
         if not hasattr(self, "_concurrent"):
-            self._concurrent = concurrent_levels(self.fn)
+            self._concurrent = concurrent_levels(self.fn) | barrier_levels(self.barriers)   # (factor_barriers.py)
         return id(s) in self._concurrent
 
     def concurrent_level(self, s: ir.Parallel, depth: int) -> None:
@@ -50,7 +53,8 @@ class FactorEvents:
         for d in b.shape:
             if not d.is_const:
                 self.diag.error(b.loc, f"the size of '{b.source_name or b.name}' must be a constant where the "
-                                       "instances of its level wait on each other's events on target 'factor'")
+                                       "instances of its level run on threads of their own on target 'factor' "
+                                       "(they wait on each other's events or meet at an 'inthreads' barrier)")
                 return
             count *= d.value
         ctype = ir.ELEM_CTYPES[b.elem]   # (bytes: f16 and bf16 are declared, not defined, here)
@@ -66,11 +70,15 @@ class FactorEvents:
                           f"{ref.count});")
 
     def s_EventWait(self, s: ir.EventWait, depth: int) -> None:
-        where = wait_where(s)
         for ref in s.events:
-            self.w(depth, "{")
-            self.w(depth + 1, f"const long long croktile_v[] = {{croktile_rt->wait_event(croktile_core, "
-                              f"{ref.event.name} + ({dev_expr(ref.first())}), {ref.count})}};")
-            self.w(depth + 1, f"if (croktile_v[0] != 0) {{ croktile_rt->fail(croktile_core, {where}, "
-                              f"{wait_message(ref)}, 1, croktile_v); return; }}")
-            self.w(depth, "}")
+            self.timed_wait(f"wait_event(croktile_core, {ref.event.name} + ({dev_expr(ref.first())}), {ref.count})",
+                            s, wait_message(ref), depth)
+
+    def timed_wait(self, call: str, s: ir.Stmt, message: str, depth: int) -> None:
+        """A runtime service that returns the milliseconds it waited in vain (or 0): a
+        failure at the statement's line after that long."""
+        self.w(depth, "{")
+        self.w(depth + 1, f"const long long croktile_v[] = {{croktile_rt->{call}}};")
+        self.w(depth + 1, f"if (croktile_v[0] != 0) {{ croktile_rt->fail(croktile_core, {wait_where(s)}, {message}, 1, "
+                          "croktile_v); return; }")
+        self.w(depth, "}")

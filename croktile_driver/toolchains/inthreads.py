@@ -17,7 +17,7 @@ could deadlock on a barrier it did not write).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Dict, List
+from typing import Dict, List, Set, Tuple
 
 from ..frontend import ir
 from .base import c_string
@@ -49,27 +49,37 @@ def inthreads_barriers(fn: ir.Function) -> Dict[int, Barrier]:
     return out
 
 
+def barrier_levels(barriers: Dict[int, Barrier]) -> Set[int]:
+    """The ids of the levels whose instances meet at a barrier: they run concurrently."""
+    return {id(p) for b in barriers.values() for p in b.levels}
+
+
+def level_barriers(s: ir.Parallel, barriers: Dict[int, Barrier],
+                   first: int) -> Tuple[List[Tuple[str, List[ir.Parallel]]], Dict[int, str]]:
+    """The barriers of the `inthreads` blocks inside the level-2 `s`: one for each depth
+    of level they sit in, spanning the instances of the levels from `s` down to it.
+    Returns (name, levels) of each to declare where `s` starts (names numbered from
+    `first`) and the name of each block's barrier by the block's id."""
+    declared: Dict[int, str] = {}
+    out: List[Tuple[str, List[ir.Parallel]]] = []
+    of: Dict[int, str] = {}
+    for x in ir.walk(s.body):
+        levels = barriers[id(x)].levels if id(x) in barriers else None
+        if levels is None or levels[0] is not s:
+            continue
+        if len(levels) not in declared:
+            declared[len(levels)] = f"croktile_barrier{first + len(of)}"
+            out.append((declared[len(levels)], levels))
+        of[id(x)] = declared[len(levels)]
+    return out, of
+
+
 def _shares_writes(block: ir.InThreads, level: ir.Parallel) -> bool:
     """Whether the block may write data that another instance of `level` can read: any
     buffer but those of the instance itself (its level's and those of levels inside)."""
     own = {id(b) for p in [level] + [x for x in ir.walk(level.body) if isinstance(x, ir.Parallel)]
            for b in p.buffers if b.storage == "local"}
-    for s in ir.walk(block.body):
-        if isinstance(s, ir.Dma):
-            written = [s.dst.buffer]
-        elif isinstance(s, (ir.Store, ir.Fill)):
-            written = [s.buffer]
-        elif isinstance(s, ir.MmaStore):
-            written = [s.dst.buffer]
-        elif isinstance(s, ir.Swap):
-            written = [s.a, s.b]
-        elif isinstance(s, ir.Call):
-            written = [a.region.buffer for a in s.args if a.region is not None]
-        else:
-            written = []
-        if any(id(b) not in own for b in written):
-            return True
-    return False
+    return any(id(b) not in own for s in ir.walk(block.body) for b in ir.stmt_writes(s))
 
 
 def barrier_wait_message() -> str:

@@ -69,6 +69,14 @@ def walk_levels(stmts: List[ir.Stmt], level: int):
             yield from walk_levels(body, s.level if isinstance(s, ir.Parallel) else level)
 
 
+def same_level(stmts: List[ir.Stmt]):
+    """The statements of one level: nested loops and conditions, not deeper `parallel`s."""
+    for s in stmts:
+        yield s
+        if not isinstance(s, ir.Parallel) and getattr(s, "body", None):
+            yield from same_level(s.body)
+
+
 def paren(text: str) -> str:
     """`text` as one operand: parenthesised unless it is a name, a number or one (...) group."""
     if re.fullmatch(r"[\w.]+", text) or (text.startswith("(") and matching(text, 0, "(", ")") == len(text) - 1):
@@ -256,18 +264,7 @@ class KernelEmitterBase:
 
     def writes(self, buf: ir.Buffer) -> bool:
         """Whether the kernel may write the buffer (a call may write any argument)."""
-        for s, _ in self.all:
-            if isinstance(s, ir.Dma) and s.dst.buffer is buf:
-                return True
-            if isinstance(s, ir.Call) and any(a.region is not None and a.region.buffer is buf for a in s.args):
-                return True
-            if isinstance(s, ir.Swap) and buf in (s.a, s.b):
-                return True
-            if isinstance(s, (ir.Store, ir.Fill)) and s.buffer is buf:
-                return True
-            if isinstance(s, ir.MmaStore) and s.dst.buffer is buf:
-                return True
-        return False
+        return any(b is buf for s, _ in self.all for b in ir.stmt_writes(s))
 
     def uses(self, buf: ir.Buffer) -> bool:
         for s, _ in self.all:
@@ -356,11 +353,28 @@ class KernelEmitterBase:
         self.w(depth, "continue;")
         return state
 
-    def s_Check(self, s: ir.Check, depth: int, level: int, state):
+    def instance_body(self, s: ir.Parallel, depth: int, state, setup) -> None:
+        """The statements of an instance of the level-2 `s`, after `setup(s, depth)` (its
+        buffers); a failed check leaves them by a goto to their end."""
+        saved = self.end_label
+        self.end_label = None
+        if any(isinstance(c, ir.Check) for c in ir.walk(s.body)):
+            self.end_label = f"croktile_end{self.label_count}"
+            self.label_count += 1
+        setup(s, depth)
+        self.stmts(s.body, depth, 2, state)
+        if self.end_label:
+            self.w(depth, f"{self.end_label}:;")
+        self.end_label = saved
+
+    def check_fail_call(self, s: ir.Check) -> str:
+        """The device call that records the check's failure (its values, padded)."""
         cid = self.host.check_id(s)
         vals = [f"({self.index_type})({dev_expr(v)})" for v in s.values[:MAX_CHECK_VALUES]]
         vals += ["0"] * (MAX_CHECK_VALUES - len(vals))
+        return f"{self.check_fail}(croktile_err, {cid}, {', '.join(vals)});"
+
+    def s_Check(self, s: ir.Check, depth: int, level: int, state):
         leave = "return;" if level == 1 or self.end_label is None else f"goto {self.end_label};"
-        self.w(depth, f"if (!({dev_expr(s.cond)})) {{ {self.check_fail}(croktile_err, {cid}, {', '.join(vals)}); "
-                      f"{leave} }}")
+        self.w(depth, f"if (!({dev_expr(s.cond)})) {{ {self.check_fail_call(s)} {leave} }}")
         return state

@@ -55,7 +55,7 @@ import sys
 from dataclasses import dataclass
 from typing import Dict, List, Optional, Set, Tuple
 
-from .events import refuse_events
+from .opencl_events import OpenclEvents, check_opencl_events
 from ..diagnostics import Loc
 from ..frontend import ir
 from ..frontend.pipeline import TranslationUnit
@@ -69,7 +69,7 @@ from .box_copy import copy_dims
 from .dma_transform import element_loops, write_loops, write_shared_loops
 from .elements import ElementWriter
 from .cok import _blank, _masked, host_device_functions, parse_cok, report_non_cok_call
-from .inthreads import refuse_barriers
+from .opencl_barriers import OpenclBarriers, check_exact_counts, check_opencl_barriers, uniform_count
 from .opencl_check import CHECK_FLAGS, DEFAULT_CHECKER, checker_command, locate, run_check, statement_line
 from .fill import fill_literal
 from .kernel_ir import (KernelEmitterBase, dev_expr, kernel_free_names, linear as _linear,
@@ -79,7 +79,6 @@ from .kernel_ir import (KernelEmitterBase, dev_expr, kernel_free_names, linear a
 # Generated code spells types without OpenCL C's typedef names, which user code may rename.
 DEVICE_CTYPES = dict(ir.ELEM_CTYPES, f16="unsigned short", bf16="unsigned short",
                      **{e: "unsigned char" for e in ir.NARROW_ELEMS})
-BARRIER = "barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);"
 # Names OpenCL C reserves that are ordinary identifiers in C and C++: keywords (address
 # space, function and access qualifiers, `half`, image types, ...) and the built-in type
 # names (vector types, uint, size_t, ...). One that __cok__ code declares (spec 1 calls a
@@ -125,6 +124,8 @@ typedef uint64_t u64;
 typedef float f32;
 typedef uint4 croktile_vec16;      // the generated copies' 16-byte vectors
 typedef event_t croktile_event_t;   // the generated kernels' events, whatever __cok__ code names event_t
+// an instance's own event: takes the flag, returns what it held
+static inline unsigned int croktile_take_private(unsigned int* p) { const unsigned int v = *p; *p = 0u; return v; }
 #ifndef __device__
 #define __device__
 #endif
@@ -248,8 +249,8 @@ class OpenclToolChain(ToolChain):
 
     def check(self, module, diag) -> None:
         check_opencl_mma(module, diag)
-        refuse_events(module, diag, "opencl")
-        refuse_barriers(module, diag, "opencl")
+        check_opencl_events(module, diag)
+        check_opencl_barriers(module, diag)
 
     def generate(self, tu: TranslationUnit, diag) -> Dict[str, str]:
         host, device = Generator(tu, diag).run()
@@ -564,7 +565,12 @@ class HostEmitter(DeviceHostEmitter):
                 self.w(d, f"croktile_k.local({i}, (std::size_t)({value}), {where});")
             else:
                 self.w(d, f"croktile_k.value({i}, ({kind})({value}), {where});")
-        self.w(d, f"croktile_k.launch(croktile_rt, croktile_q, croktile_groups, croktile_group_size, {where});")
+        exact = ""
+        if k.exact:
+            p = k.exact[0]
+            how = "run concurrently, a work-item each" if k.concurrent else "are a work-item each"
+            exact = ", " + c_string(f"the instances of '{p.var}' (line {p.loc.line}) {how}")
+        self.w(d, f"croktile_k.launch(croktile_rt, croktile_q, croktile_groups, croktile_group_size, {where}{exact});")
         self.w(depth, "}")
 
 
@@ -579,7 +585,7 @@ class KernelArg:
 
 
 
-class KernelEmitter(KernelEmitterBase, OpenclFragments):
+class KernelEmitter(OpenclEvents, OpenclBarriers, KernelEmitterBase, OpenclFragments):
     index_type = "long"
     check_fail = "croktile_check_fail"
     element_dialect = "opencl"
@@ -610,6 +616,16 @@ class KernelEmitter(KernelEmitterBase, OpenclFragments):
         self.event_futures: Set[str] = set()
         self.classify()
         self.frag_setup(private_copies(self.fn))   # a work-item may run several inner instances
+        self.barrier_setup()
+        self.events_setup()
+        # inner levels whose instances run concurrently: a work-item each (opencl_barriers.py)
+        self.exact = [p for p in self.inner if id(p) in self.barrier_level_ids() or p in self.resumable_levels]
+        check_exact_counts(self.exact, self.diag)
+        self.concurrent = bool(self.exact)
+        if not self.exact and uniform_count(self.inner):
+            self.exact = list(self.inner)
+        # a work-group of one work-item: nothing to synchronise (OpenclBarriers.barrier)
+        self.single = bool(self.exact) and self.exact[0].count.is_const and self.exact[0].count.value == 1
 
     # -- analysis --------------------------------------------------------------------
     def classify(self) -> None:
@@ -663,6 +679,8 @@ class KernelEmitter(KernelEmitterBase, OpenclFragments):
     def group_size_host(self) -> str:
         if not self.group:
             return "1"
+        if self.exact:
+            return f"(long long)({self.host.hx(self.exact[0].count)})"
         counts = ", ".join(f"(long long)({self.host.hx(p.count)})" for p in self.inner)
         return f"std::max<long long>({{1LL, {counts}}})"
 
@@ -684,7 +702,7 @@ class KernelEmitter(KernelEmitterBase, OpenclFragments):
 
     def emit(self) -> str:
         par = self.par
-        self.uses_checks = any(isinstance(s, ir.Check) for s, _ in self.all)
+        self.uses_checks = any(isinstance(s, (ir.Check, ir.EventWait)) for s, _ in self.all)
         # kernel parameters
         for b in self.fn.buffers:
             if self.kind.get(b.name) == "arg":
@@ -719,6 +737,7 @@ class KernelEmitter(KernelEmitterBase, OpenclFragments):
             self.w(1, "const long croktile_lsize = get_local_size(0);")
         for b in self.static_local:
             self.w(1, f"__local {self.ctype(b)} {b.name}[{_capacity(b)}] __attribute__((aligned(16)));")
+        self.event_declarations(1)
         if self.scratch:
             self.w(1, "__global unsigned char* croktile_slot_base = croktile_scratch + get_global_id(0) * croktile_slot;")
         self.setup_buffers(par, 1)
@@ -744,6 +763,11 @@ class KernelEmitter(KernelEmitterBase, OpenclFragments):
     # Barrier state at the outer level of a group kernel: 0 all synchronised, 1 work-item 0
     # worked alone since the last barrier, 2 the whole group worked (or copies are pending).
     def stmts(self, stmts: List[ir.Stmt], depth: int, level: int, state: int) -> int:
+        if self.resumable and not self.in_run:
+            return self.resumable_stmts(stmts, depth, level, state)
+        return self.each_stmt(stmts, depth, level, state)
+
+    def each_stmt(self, stmts: List[ir.Stmt], depth: int, level: int, state: int) -> int:
         if state:   # a body entered with work pending (a loop's next iteration, an if): not followed
             self.since = None
         for s in stmts:
@@ -761,7 +785,10 @@ class KernelEmitter(KernelEmitterBase, OpenclFragments):
         self.since = None
         return state
 
-    s_InThreads = s_If
+    def s_InThreads(self, s: ir.InThreads, depth: int, level: int, state: int) -> int:
+        state = super().s_InThreads(s, depth, level, state)
+        self.since = None
+        return state
 
     def outer(self, level: int) -> bool:
         return self.group and level == 1
@@ -779,7 +806,7 @@ class KernelEmitter(KernelEmitterBase, OpenclFragments):
             independent = (state == 2 and keys is not None and self.since is not None
                            and not (keys[0] & self.since[1]) and not (keys[1] & (self.since[0] | self.since[1])))
             if not independent:
-                self.w(depth, BARRIER)
+                self.barrier(depth)
                 state = 0
                 self.since = (set(), set())
         if kind == 2:
@@ -803,33 +830,35 @@ class KernelEmitter(KernelEmitterBase, OpenclFragments):
     def level(self, s: ir.Parallel, depth: int, level: int, state: int) -> int:
         if s.level == 2:
             if state:
-                self.w(depth, BARRIER)
-            # work-item i runs instances i, i + size, ... (the group may be smaller than the count)
+                self.barrier(depth)
             self.w(depth, "{")
-            self.w(depth + 1, f"for (long {s.var} = croktile_lid; {s.var} < {dev_expr(s.count)}; "
-                              f"{s.var} += croktile_lsize) {{")
-            saved = self.end_label
-            self.end_label = None
-            if any(isinstance(c, ir.Check) for c in ir.walk(s.body)):
-                self.end_label = f"croktile_end{self.label_count}"
-                self.label_count += 1
-            self.setup_buffers(s, depth + 2)
-            self.stmts(s.body, depth + 2, 2, 0)
-            if self.end_label:
-                self.w(depth + 2, f"{self.end_label}:;")
-            self.end_label = saved
-            self.w(depth + 1, "}")
+            if s in self.resumable_levels:   # instances that wait on each other's events
+                self.resumable_level(s, depth + 1)
+            else:
+                self.instances(s, depth + 1)
             self.w(depth, "}")
             # the work-items may have touched anything: the next outer-level step (not the
             # end of the kernel) starts with a barrier
             self.since = None
             return 2
         # deeper levels: a loop inside the work-item, as on the cpu target
+        saved, self.resumable = self.resumable, False   # (it waits on nothing)
         self.w(depth, f"for (long {s.var} = 0; {s.var} < {dev_expr(s.count)}; ++{s.var}) {{")
         self.setup_buffers(s, depth + 1)
         self.stmts(s.body, depth + 1, s.level, 0)
         self.w(depth, "}")
+        self.resumable = saved
         return state
+
+    def instances(self, s: ir.Parallel, depth: int) -> None:
+        """The instances of the level-2 `s` that this work-item runs."""
+        if s in self.exact:   # a work-item each: the group has exactly as many
+            self.w(depth, f"{{ const long {s.var} = croktile_lid;")
+        else:   # work-item i runs instances i, i + size, ... (the group may be smaller than the count)
+            self.w(depth, f"for (long {s.var} = croktile_lid; {s.var} < {dev_expr(s.count)}; "
+                          f"{s.var} += croktile_lsize) {{")
+        self.instance_body(s, depth + 1, 0, self.setup_buffers)
+        self.w(depth, "}")
 
     def s_Alloc(self, s: ir.Alloc, depth: int, level: int, state: int) -> int:
         return state   # every buffer is set up where its parallel instance starts, as on cpu
@@ -862,7 +891,7 @@ class KernelEmitter(KernelEmitterBase, OpenclFragments):
             self.w(depth, f"{{ croktile_event_t croktile_ev[{len(events)}] = {{{', '.join(f + '__ev' for f in events)}}}; "
                           f"wait_group_events({len(events)}, croktile_ev); }}")
             if self.group:
-                self.w(depth, BARRIER)
+                self.barrier(depth)
                 return 0
         return state
 

@@ -2,11 +2,11 @@
 // loop) that all four warps then multiply: the block waits at the end of the `inthreads`
 // block (thread-masking.md: "all threads are forced synchronized"), and at its start
 // from the second iteration on (the loads must not overwrite tiles that other warps
-// still read). Without those barriers the cpu target, which runs the warps as threads
-// here, and a GPU compute wrong products. Also a plain (non-mma) level whose instance 0
-// fills shared data the others read. Run and checked in main.
+// still read). Without those barriers the cpu and factor targets, which run the warps as
+// threads here, opencl (a work-item each) and a GPU compute wrong products. Also a plain
+// (non-mma) level whose instance 0 fills shared data the others read. Run and checked in
+// main.
 // cuda-arch: sm_90a
-// xfail-portable-run: factor and opencl run a block's inner instances one after another and have no barrier at the end of a synchronous inthreads block yet: both report it as an error at the block
 
 #define M 64
 #define N 64

@@ -2,8 +2,8 @@
 // instance 0's row), and an event array gives each waiting inner instance an element of
 // its own (events.md, "DeadLocks"); the levels that wait run concurrently.
 // targets: cpu
-// (cuda refuses global events: its blocks are not promised to run at once; factor too,
-// for now; opencl has no events yet.)
+// (cuda and opencl refuse global events: their blocks and work-groups are not promised
+// to run at once (err_targets.co.cpp, err_opencl.co.cpp); factor too, for now.)
 __co__ s32 [2, 4] handoff(s32 [1, 4] a) {
   s32 [2, 4] out;
   global event done;

@@ -2,9 +2,8 @@
 // shared buffer and consumers that use them: `full[s][c]` says stage s holds a row for
 // consumer c, `empty[s][c]` that consumer c is done with it (a wait consumes the event,
 // so each consumer waits on an element of its own). The instances of the level that
-// waits run concurrently on every target. Expected values: Python (see main).
-// targets: cpu factor cuda
-// (opencl has no events yet.)
+// waits run concurrently on every target (opencl: resumable instances, a work-item each).
+// Expected values: Python (see main).
 
 // out[b * 2 + c][w] = sum over k < 6 of a[b * 6 + k][c * 8 + w] * (k + 1)
 __co__ s32 [4, 8] pipeline(s32 [12, 16] a) {
