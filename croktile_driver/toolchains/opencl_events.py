@@ -68,12 +68,12 @@ class OpenclEvents:
         self.hoisted: Dict[str, str] = {}
         self.in_run = False             # inside statements that a resuming instance skips
         self.points: Dict[int, List[int]] = {}   # id(wait) -> its resume points (one a reference)
-        self.local_events = [s.event for s in ir.walk([self.par]) if isinstance(s, ir.EventDecl)
+        self.group_events = [s.event for s in ir.walk([self.par]) if isinstance(s, ir.EventDecl)
                              and s.event.level <= 1]
 
     def event_declarations(self, depth: int) -> None:
         """The launch level's events, in the work-group's memory (declared at kernel scope)."""
-        for ev in self.local_events:
+        for ev in self.group_events:
             self.w(depth, f"__local unsigned int {ev.name}[{ev.count}];")
         if self.resumable_levels:
             self.w(depth, "__local int croktile_sched[2];   // unfinished instances, instances that moved on")
