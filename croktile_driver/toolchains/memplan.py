@@ -88,7 +88,7 @@ def plan_arena(buffers: List[ir.Buffer], extend: Dict[str, int]) -> ArenaPlan:
             offset = max(offset, hi)
         slot.offset = align_up(offset, slot.buffer.align)
         placed.append(slot)
-        plan.static_bytes = max(plan.static_bytes, offset + align_up(slot.size))
+        plan.static_bytes = max(plan.static_bytes, slot.offset + align_up(slot.size))
     return plan
 
 
