@@ -672,8 +672,9 @@ class KernelEmitter(KernelEmitterBase, FragmentWriter, CudaEvents):
         joins the one it ends in: a copy before the loop would keep the barrier inside)."""
         if level == 1 and any(state):
             reads, writes = self.inner_accesses(s.body)
-            cr, cw, mr, mw = state
-            if _conflict(writes, cr | cw | mr | mw) or _conflict(reads, cw | mw):
+            cr, cw, _, _ = state
+            # what needs a barrier whoever does it (thread 0's own earlier accesses need none)
+            if _conflict(writes, cr | cw) or _conflict(reads, cw):
                 self.barrier(depth)
                 state = EMPTY
         return super().s_Loop(s, depth, level, state)
