@@ -21,7 +21,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import statistics
 import subprocess
 import sys
 from pathlib import Path
@@ -54,28 +53,17 @@ def run_forms(exe: str, env: dict, reps: int) -> dict:
 def python_add(reps: int) -> dict:
     import torch
     import croktile
+    from torch_timing import median_ms
     mod = croktile.load(str(ADD), target="cuda", profile="cuda-sm90a", options=["-O3"])
     a = torch.randn(8192, 8192, device="cuda")
     b = torch.randn(8192, 8192, device="cuda")
 
-    def timed(fn):
-        fn()
-        torch.cuda.synchronize()
-        times = []
-        for _ in range(reps):
-            start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-            start.record()
-            fn()
-            stop.record()
-            stop.synchronize()
-            times.append(start.elapsed_time(stop))
-        return statistics.median(times)
     expect = torch.add(a, b)
     right = all(torch.equal(torch.as_tensor(f(a, b), device="cuda"), expect)
                 for f in (mod.stream_add_static, mod.stream_add_symbolic))
-    out = {"torch_add_ms": timed(lambda: torch.add(a, b)),
-           "static_ms": timed(lambda: mod.stream_add_static(a, b)),
-           "symbolic_ms": timed(lambda: mod.stream_add_symbolic(a, b)), "right": right}
+    out = {"torch_add_ms": median_ms(lambda: torch.add(a, b), reps),
+           "static_ms": median_ms(lambda: mod.stream_add_static(a, b), reps),
+           "symbolic_ms": median_ms(lambda: mod.stream_add_symbolic(a, b), reps), "right": right}
     out["static_vs_torch"] = out["torch_add_ms"] / out["static_ms"]
     out["symbolic_vs_torch"] = out["torch_add_ms"] / out["symbolic_ms"]
     return out

@@ -87,6 +87,7 @@ class TmaPlan:
         self.k = k
         self.copies: Dict[int, TmaCopy] = {}
         self.maps: List[TmaMap] = []
+        self.map_of: Dict[tuple, TmaMap] = {}   # (array, dims, box, swizzle) -> its map
         self.barrier_of: Dict[str, int] = {}
         self.swapped: Set[str] = set()
         self.futures: Set[str] = set()     # async futures completed through barriers
@@ -145,12 +146,10 @@ class TmaPlan:
         for e in box:
             count *= e
         key = (glob.buffer.name, tuple(d.key() for d in dims), tuple(box), swizzle)
-        found = next((m for m in self.maps if (m.buffer.name, tuple(d.key() for d in m.dims), tuple(m.box),
-                                                m.swizzle) == key), None)
-        if found is None:
-            found = TmaMap(len(self.maps), glob.buffer, list(dims), box, swizzle)
-            self.maps.append(found)
-        return TmaCopy(load, found, shared, list(glob.offsets), count * size)
+        if key not in self.map_of:
+            self.map_of[key] = TmaMap(len(self.maps), glob.buffer, list(dims), box, swizzle)
+            self.maps.append(self.map_of[key])
+        return TmaCopy(load, self.map_of[key], shared, list(glob.offsets), count * size)
 
     def _barrier_futures(self) -> Set[str]:
         """Async futures whose every copy (also through swaps) is a bulk tensor load and
