@@ -102,9 +102,10 @@ def check_frontend(path: str, suite: str, timeout: float, strict: bool = False) 
     stage = (["-E", "-o", os.devnull] if preprocess_only else ["--dump-ast"] if parse_only
              else ["-fsyntax-only"])
     # a test built for the reference's cuda target (`-t cute`) is checked with our cuda
-    # target's rules, unless it stops before the reference's GPU checks (`-sa=pbfill`)
+    # target's rules, unless it stops before the reference's GPU checks (`-sa=pbfill`, or
+    # `-i`: type inference only)
     if stage == ["-fsyntax-only"] and any(re.search(r"-t\s*(cute|cuda)\b", r) and not
-                                          re.search(r"-sa=(pbfill)\b", r) for r in runs):
+                                          re.search(r"-sa=(pbfill)\b|(^|\s)-i\b", r) for r in runs):
         stage += ["-t", "cuda", "--profile", "cuda-sm90a"]
     return _run(croktilec() + stage + [path], path, suite, illegal, timeout)
 

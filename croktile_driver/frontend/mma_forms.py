@@ -128,8 +128,9 @@ WGMMA_ACC = {"f16": ("f16", "f32"), "bf16": ("f32",), "tf32": ("f32",), "f8_e4m3
 
 def default_accumulator(ta: str) -> str:
     """The accumulator of an untyped `mma.fill`: the input type where a form accumulates
-    in it (f16, f64), else the type the instructions accumulate in."""
-    if ta in ("f16", "f64"):
+    in it (f16, f64) or where the reference infers it (s32: A's type), else the type the
+    instructions accumulate in."""
+    if ta in ("f16", "f64", "s32"):
         return ta
     return "s32" if ta in ("s8", "u8") else "f32"
 
