@@ -25,8 +25,11 @@ from .filelock import file_lock
 from .frontend import ir
 from .toolchains.base import device_prototype, elem_ctype, has_destination_form, has_device_form, signature
 
-NUMPY_DTYPES = {"s8": "int8", "s16": "int16", "s32": "int32", "u8": "uint8", "u16": "uint16",
-                "u32": "uint32", "f16": "float16", "bf16": "bfloat16", "f32": "float32"}
+# the array dtype of each element type, as NumPy (or, for the 8-bit floats, which NumPy
+# lacks, PyTorch and DLPack 1.1) names it
+DTYPE_NAMES = {"s8": "int8", "s16": "int16", "s32": "int32", "u8": "uint8", "u16": "uint16",
+               "u32": "uint32", "f16": "float16", "bf16": "bfloat16", "f32": "float32",
+               "f8_e4m3": "float8_e4m3fn", "f8_e5m2": "float8_e5m2"}
 
 
 def module_name_of(output: str) -> str:
@@ -70,7 +73,7 @@ def docstring(fn: ir.Function, api: str) -> str:
     for p in fn.params:
         text = declared_type(p)
         if p.kind == "data":
-            text += f": an array of {NUMPY_DTYPES[p.elem]}, rank {p.rank}, compact row-major"
+            text += f": an array of {DTYPE_NAMES.get(p.elem, p.elem)}, rank {p.rank}, compact row-major"
         lines.append(f"{p.name}: {text}")
     if has_device_form(fn):
         lines.append("stream: the CUDA stream for arrays in device memory (default: the caller's current "
@@ -79,7 +82,7 @@ def docstring(fn: ir.Function, api: str) -> str:
         lines.append("out: an array the result is written into (in device memory for device arguments), "
                      "returned instead of new memory")
     if fn.ret_kind == "data":
-        lines.append(f"returns: {_returns(fn)} ({NUMPY_DTYPES[fn.ret_elem]}): a NumPy array for host "
+        lines.append(f"returns: {_returns(fn)} ({DTYPE_NAMES.get(fn.ret_elem, fn.ret_elem)}): a NumPy array for host "
                      "arguments, a DLPack object for device ones")
     elif fn.ret_kind != "void":
         lines.append(f"returns: {fn.ret_kind}")

@@ -188,6 +188,8 @@ namespace detail {
 // Device types and type codes as numbers, so that any dlpack.h from 0.6 on will do.
 constexpr int device_cpu = 1, device_cuda = 2, device_cuda_host = 3, device_opencl = 4, device_cuda_managed = 13;
 constexpr std::uint8_t code_int = 0, code_uint = 1, code_float = 2, code_bfloat = 4, code_bool = 6;
+// DLPack 1.1's 8-bit floats: e4m3 without infinities (PyTorch's float8_e4m3fn), e5m2
+constexpr std::uint8_t code_float8_e4m3fn = 10, code_float8_e5m2 = 12;
 
 template <typename T>
 struct unsupported_element : std::false_type {};
@@ -266,6 +268,10 @@ constexpr DLDataType dtype_of() {
     return detail::make_dtype(detail::code_float, 2);
   else if constexpr (std::is_same<E, bf16>::value)
     return detail::make_dtype(detail::code_bfloat, 2);
+  else if constexpr (std::is_same<E, f8_e4m3>::value)
+    return detail::make_dtype(detail::code_float8_e4m3fn, 1);
+  else if constexpr (std::is_same<E, f8_e5m2>::value)
+    return detail::make_dtype(detail::code_float8_e5m2, 1);
   else if constexpr (std::is_same<E, float>::value || std::is_same<E, double>::value)
     return detail::make_dtype(detail::code_float, sizeof(E));
   else if constexpr (std::is_integral<E>::value && sizeof(E) <= 8)
@@ -273,7 +279,7 @@ constexpr DLDataType dtype_of() {
   else
     static_assert(detail::unsupported_element<E>::value,
                   "croktile::dlpack: no DLPack dtype for this element type (use an integer type of 8 to 64 bits, "
-                  "float, double, croktile::f16, croktile::bf16 or bool)");
+                  "float, double, croktile::f16, croktile::bf16, croktile::f8_e4m3, croktile::f8_e5m2 or bool)");
 }
 
 // How a DLDataType is written in messages: float32, int64, bfloat16, bool, float32x4.
@@ -287,6 +293,8 @@ inline std::string dtype_name(DLDataType d) {
     case 4: s = "bfloat" + std::to_string(d.bits); break;
     case 5: s = "complex" + std::to_string(d.bits); break;
     case 6: s = d.bits == 8 ? std::string("bool") : "bool" + std::to_string(d.bits); break;
+    case 10: s = "float8_e4m3fn"; break;
+    case 12: s = "float8_e5m2"; break;
     default: s = "type code " + std::to_string(d.code) + " of " + std::to_string(d.bits) + " bits"; break;
   }
   if (d.lanes != 1) s += "x" + std::to_string(d.lanes);

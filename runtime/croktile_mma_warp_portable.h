@@ -52,8 +52,8 @@ inline void for_each(frag<T, ROWS, COLS, R, IM, IN, IK>& f, Op op) {
 
 namespace detail {
 // c(i0.., j0..) += one instruction's product; `ak(i, kk)` and `bk(kk, j)` give the k-slice.
-template <class TC, int IM, int IN, int IK, class CF, class AK, class BK>
-inline void instruction(CF& c, int i0, int j0, AK ak, BK bk) {
+template <class TC, int IM, int IN, int IK, class CF, class AKFn, class BKFn>
+inline void instruction(CF& c, int i0, int j0, AKFn ak, BKFn bk) {
   using S = sum_t<TC>;
   for (int i = 0; i < IM; ++i)
     for (int j = 0; j < IN; ++j) {

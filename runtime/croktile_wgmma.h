@@ -146,6 +146,8 @@ inline void mma_nmajor_async(acc<TC, M, N>& c, const tile<TA, M, K, SWA>& a, con
 }
 template <int N>
 inline void wait() {}
+template <class TC, int M, int N>
+inline void settle(acc<TC, M, N>&) {}
 #else
 // ---- CUDA: the accumulator in the wgmma D layout ------------------------------------------
 // Thread (warp w of the group, g = lane / 4, t = lane % 4) holds rows 16w + g (+ 8),
@@ -202,6 +204,20 @@ __device__ __forceinline__ std::uint64_t descriptor(const void* p) {
   const std::uint64_t addr = static_cast<std::uint32_t>(__cvta_generic_to_shared(p));
   constexpr std::uint64_t layout = SW == 128 ? 1 : SW == 64 ? 2 : 3;
   return ((addr & 0x3ffff) >> 4) | (std::uint64_t(1) << 16) | (std::uint64_t((8 * SW) >> 4) << 32) | (layout << 62);
+}
+
+/// Pins the accumulator's registers in place: the compiler may not move accesses of them
+/// across this point (it would otherwise read them between a wgmma and its wait, and
+/// ptxas then serializes the warp group's multiplies).
+template <class Acc>
+__device__ __forceinline__ void fence_operands(Acc& c) {
+#pragma unroll
+  for (int i = 0; i < int(sizeof(c.w) / sizeof(c.w[0])); ++i) {
+    if constexpr (sizeof(c.w[0]) == 4 && std::is_floating_point<typename std::remove_reference<decltype(c.w[0])>::type>::value)
+      asm volatile("" : "+f"(c.w[i])::"memory");
+    else
+      asm volatile("" : "+r"(c.w[i])::"memory");
+  }
 }
 
 /// wgmma.fence: orders register accesses to the accumulator before the next wgmma.
@@ -364,6 +380,7 @@ __device__ __forceinline__ void mma_async(acc<TC, M, N>& c, const tile<TA, M, K,
   constexpr int IK = detail::instruction_k<TA, TB, TC>();
   static_assert(IK != 0, "croktile::wgmma::mma: no wgmma instruction for these element types");
   static_assert(K % IK == 0, "croktile::wgmma::mma: K is not a multiple of the instruction's k");
+  ptx::fence_operands(c);
   ptx::fence();
 #pragma unroll
   for (int k0 = 0; k0 < K; k0 += IK) {
@@ -371,11 +388,19 @@ __device__ __forceinline__ void mma_async(acc<TC, M, N>& c, const tile<TA, M, K,
     ptx::columns<0, N, TA, TB, TC, SWB>(c, da, b.p + k0);
   }
   ptx::commit_group();
+  ptx::fence_operands(c);
 }
 
 /// Waits until at most N groups of mma_async are still running.
 template <int N>
 __device__ __forceinline__ void wait() { ptx::wait_group<N>(); }
+
+/// Waits for every multiply into c; the compiler may read c's registers only after it.
+template <class TC, int M, int N>
+__device__ __forceinline__ void settle(acc<TC, M, N>& c) {
+  ptx::wait_group<0>();
+  ptx::fence_operands(c);
+}
 
 // c += a * b^T, finished on return.
 template <class TC, class TA, class TB, int M, int N, int K, int SWA, int SWB>

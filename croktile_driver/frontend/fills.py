@@ -55,8 +55,24 @@ def _place(stmts: List[ir.Stmt], fn: ir.Function, diag, warn: bool) -> None:
         if body:
             _place(body, fn, diag, warn)
         elif isinstance(s, ir.Alloc) and s.buffer.origin == "decl" and not _filled_next(stmts, i):
-            why = _Coverage(s.buffer).first_unwritten_read(stmts[i + 1:])
-            if why is not None:
+            cover = _Coverage(s.buffer)
+            why = cover.first_unwritten_read(stmts[i + 1:])
+            if why is None and cover.conditions:
+                # the tiles cover the buffer when the shapes divide as the conditions say:
+                # filled only where they do not
+                unless = cover.conditions[0]
+                for c in cover.conditions[1:]:
+                    unless = unless.op("&&", c)
+                why = NeedsFill(cover.conditions_loc, f"the tiles written here cover it only when "
+                                                      f"{unless.to_c()}; it is filled when that does not hold")
+                stmts.insert(i + 1, ir.If(s.loc, unless.op("!"), [ir.Fill(s.loc, s.buffer, 0, implicit=True)]))
+                fn.implicit_fills.append((s.buffer, why))
+                if warn:
+                    name = s.buffer.source_name or s.buffer.name
+                    diag.warning(s.buffer.loc, f"'{name}' is zero-filled unless {unless.to_c()} [-Wimplicit-fill]")
+                    diag.note(why.loc, why.what)
+                i += 1
+            elif why is not None:
                 stmts.insert(i + 1, ir.Fill(s.loc, s.buffer, 0, implicit=True))
                 fn.implicit_fills.append((s.buffer, why))
                 if warn:
@@ -97,6 +113,8 @@ class _Coverage:
         self.covered = False
         self.written: List[Tuple] = []      # boxes written so far on every path (keys)
         self.covers_at: Optional[ir.Stmt] = None   # the construct whose end completes a covering write
+        self.conditions: List[Sym] = []     # run-time equalities under which that write covers
+        self.conditions_loc: Optional[Loc] = None
 
     def first_unwritten_read(self, stmts: List[ir.Stmt]) -> Optional[NeedsFill]:
         try:
@@ -119,7 +137,10 @@ class _Coverage:
                     not s.may_skip and s.step == Sym.const(1) and
                     not any(isinstance(x, (ir.Break, ir.Continue)) for x in ir.walk(s.body)))
                 if plain:
-                    self.visit(s.body, indices + [_Index(s.var, s.count, s)], conditional)
+                    inner = [_Index(s.var, s.count, s)]
+                    if isinstance(s, ir.Parallel):
+                        inner += _split_indices(s)
+                    self.visit(s.body, indices + inner, conditional)
                 else:
                     self.visit_maybe(s.body, indices)
                 # what one iteration wrote is no box of the code after the loop
@@ -171,11 +192,12 @@ class _Coverage:
         self.written.append(key)
         if conditional:
             return
-        construct = _covering_construct(region, indices)
-        if construct is _WHOLE:
+        construct, conditions = _covering_construct(region, indices)
+        if construct is _WHOLE and not conditions:
             self.covered = True
         elif construct is not None and self.covers_at is None:
             self.covers_at = construct
+            self.conditions, self.conditions_loc = conditions, s.loc
 
 
 class _Read(Exception):
@@ -199,32 +221,73 @@ _WHOLE = object()
 
 
 def _covering_construct(region: ir.Region, indices: List[_Index]):
-    """The outermost construct whose end completes the writes of ``region`` over all its
-    indices to the whole buffer (``_WHOLE``: the region is the buffer), or None when they
-    do not tile it."""
+    """(construct, conditions): the outermost construct whose end completes the writes of
+    ``region`` over all its indices to the whole buffer (``_WHOLE``: the region is the
+    buffer), or None when they do not tile it; the conditions are equalities of run-time
+    sizes under which they do (tiles of 128 over `M / 128` instances cover `M` rows when
+    `128 * (M / 128) == M`)."""
     if region.view is not None or region.strides is not None:
-        return None
+        return None, []
     by_var: Dict[str, _Index] = {ix.var: ix for ix in indices}
     used: Dict[str, _Index] = {}
+    conditions: List[Sym] = []
     for off, ext, dim in zip(region.offsets, region.extents, region.buffer.shape):
         if ext.variables() & set(by_var):
-            return None
+            return None, []
         strides = _strides(off, by_var)
         if strides is None or any(v in used for v in strides):
-            return None
-        forms = [ext]   # equal forms of the extent covered so far
+            return None, []
+        forms = [(ext, True)]   # forms of the extent covered so far (and whether each is exact)
         while strides:
-            var = next((v for v, st in strides.items() if any(prove_equal(st, f) for f in forms)), None)
+            var = next((v for v, st in strides.items() if any(prove_equal(st, f) for f, _ in forms)), None)
             if var is None:
-                return None
+                return None, []
             forms = _times(forms, by_var[var].count)
             used[var] = by_var[var]
             del strides[var]
-        if not any(prove_equal(f, dim) for f in forms):
-            return None
+        if not any(exact and prove_equal(f, dim) for f, exact in forms):
+            # the product of the tiles' extent and counts (forms[0]) covers the dimension
+            # when it equals it
+            if dim.is_const and forms[0][0].is_const:
+                return None, []
+            conditions.append(forms[0][0].op("==", dim))
     if not used:
-        return _WHOLE
-    return next(ix.construct for ix in indices if ix.var in used)
+        return _WHOLE, conditions
+    return next(ix.construct for ix in indices if ix.var in used), conditions
+
+
+def _split_indices(par: ir.Parallel) -> List[_Index]:
+    """`parallel {a, b} by [A, B]` is one index `p` over A * B with `a = p / B` and
+    `b = p % B` defined at the start of its body: those, as indices over A and B."""
+    out = []
+    for st in par.body:
+        if not (isinstance(st, ir.ScalarDef) and st.value is not None):
+            break
+        count = _part_count(st.value, par.var, par.count)
+        if count is not None:
+            out.append(_Index(st.name, count, par))
+    return out
+
+
+def _part_count(value: Sym, var: str, count: Sym) -> Optional[Sym]:
+    """The range of `var / D` (count / D, where D divides it), `var % D` or `(var / E) % D`
+    (D), else None."""
+    if len(value.terms) != 1:
+        return None
+    (mono, coeff), = value.terms.items()
+    if coeff != 1 or len(mono) != 1 or mono[0].op not in ("/", "%"):
+        return None
+    num, den = mono[0].args
+    if mono[0].op == "%":
+        inner = num if num == Sym.var(var) else None
+        if inner is None and len(num.terms) == 1:
+            (m2, c2), = num.terms.items()
+            if c2 == 1 and len(m2) == 1 and m2[0].op == "/" and m2[0].args[0] == Sym.var(var):
+                inner = num
+        return den if inner is not None else None
+    if num != Sym.var(var):
+        return None
+    return count.exact_div(den)
 
 
 def _strides(off: Sym, by_var: Dict[str, _Index]) -> Optional[Dict[str, Sym]]:
@@ -242,20 +305,20 @@ def _strides(off: Sym, by_var: Dict[str, _Index]) -> Optional[Dict[str, Sym]]:
     return out
 
 
-def _times(forms: List[Sym], count: Sym) -> List[Sym]:
+def _times(forms: List[Tuple[Sym, bool]], count: Sym) -> List[Tuple[Sym, bool]]:
     """``extent * count`` for each form of the extent, and, where one of them is the other's
-    dimension divided by it (chunkat's extent ``M / n`` of a symbolic dimension, or a count
-    ``parallel p by M / 64`` over tiles of 64; sema checks at run time that the division is
-    exact), that dimension too: an instance over ``M = 64 * (M / 64)`` has the product as
-    its dimension, the generic function ``M``."""
+    dimension divided by it, that dimension too: chunkat's extent ``M / n`` of a symbolic
+    dimension (sema checks at run time that the division is exact: the form is exact), or
+    a count ``parallel p by M / 64`` over tiles of 64 (nothing checks it: the form holds
+    only where 64 divides M). The first form is always the plain product."""
     out = []
-    for extent in forms:
-        out.append(extent * count)
-        for quotient, factor in ((extent, count), (count, extent)):
+    for extent, exact in forms:
+        out.append((extent * count, exact))
+        for quotient, factor, checked in ((extent, count, True), (count, extent, False)):
             if len(quotient.terms) == 1:
                 (mono, coeff), = quotient.terms.items()
                 if coeff == 1 and len(mono) == 1 and mono[0].op == "/" and mono[0].args[1] == factor:
-                    out.append(mono[0].args[0])
+                    out.append((mono[0].args[0], exact and checked))
     return out
 
 

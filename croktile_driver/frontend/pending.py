@@ -108,7 +108,7 @@ class Analysis:
     def __init__(self, diag: Diagnostics):
         self.diag = diag
         self.cache: Dict[Tuple[int, FrozenSet[str]], State] = {}
-        self.issued: Dict[int, FrozenSet[str]] = {}   # futures issued in a `parallel` block
+        self.issued: Dict[int, Tuple[FrozenSet[str], FrozenSet[str]]] = {}   # per `parallel` block: futures issued, and waited (or swapped with a waited one)
 
     def block(self, events: List[object], state: State, report: bool) -> State:
         for ev in events:
@@ -173,11 +173,14 @@ class Analysis:
         destination after the block (a `shared` or `global` buffer) is an error."""
         out = self.block(ev.body, state, report).copy()
         if id(ev) not in self.issued:
-            self.issued[id(ev)] = _issued_in(ev.body)
-        issued = self.issued[id(ev)]
+            self.issued[id(ev)] = (_issued_in(ev.body), _waited_classes(ev.body))
+        issued, waited = self.issued[id(ev)]
         for name, why in list(out.pending.items()):
             if name in issued and not why.abandoned:
-                if report:
+                # a future that swaps with a waited one (a pipeline's prefetch that the
+                # last iterations do not issue) is left pending only on paths this
+                # analysis cannot rule out: no warning
+                if report and name not in waited:
                     self.unwaited(why)
                 out.pending[name] = replace(why, abandoned=True)
         return out
@@ -254,6 +257,31 @@ def _issued_in(events: List[object]) -> FrozenSet[str]:
         elif isinstance(ev, Construct):
             names |= _issued_in(ev.body)
     return frozenset(names)
+
+
+def _waited_classes(events: List[object]) -> FrozenSet[str]:
+    """The futures of a block that are waited, or `swap` (and `rotate`) with one that is."""
+    parent: Dict[str, str] = {}
+
+    def find(x: str) -> str:
+        while parent.get(x, x) != x:
+            x = parent[x]
+        return x
+
+    waited = set()
+
+    def walk(evs):
+        for ev in evs:
+            if isinstance(ev, Swap):
+                parent[find(ev.first.name)] = find(ev.second.name)
+            elif isinstance(ev, Wait):
+                waited.update(f.name for f in ev.futures)
+            elif isinstance(ev, Construct):
+                walk(ev.body)
+    walk(events)
+    roots = {find(n) for n in waited}
+    names = set(parent) | waited
+    return frozenset(n for n in names if find(n) in roots)
 
 
 def analyse(events: List[object], diag: Diagnostics, loc: Loc) -> None:

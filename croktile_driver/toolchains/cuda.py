@@ -57,6 +57,7 @@ from .kernel_ir import (KernelEmitterBase, dev_expr, kernel_free_names, linear, 
 from .elements import ElementWriter
 from .memplan import align_up, plan_arena, static_bytes, wait_extensions
 from .cuda_mma import MMA_KINDS, check_mma
+from .cuda_wgmma_waits import plan_wgmma_keeps
 from .cuda_tma import TmaPlan, uses_tma
 from .mma_emit import FragmentWriter, uses_mma
 from .cok import parse_cok
@@ -70,9 +71,18 @@ MAX_COPY_DIMS = 4        # strided dimensions of one copy (besides the contiguou
 UNROLL_LIMIT = 256       # a per-thread copy of at most this many steps is written out (unrolled)
 BARRIER = "__syncthreads();"
 COOPERATIVE, THREAD0 = 2, 1            # who performs an outer-level step
+# the most shared memory one block may take, by compute capability (CUDA programming
+# guide, "Technical Specifications per Compute Capability")
+ARCH_SHARED_BYTES = {70: 98304, 72: 98304, 75: 65536, 80: 166912, 86: 101376, 87: 166912, 89: 101376,
+                     90: 232448, 100: 232448, 103: 232448, 120: 101376}
 EVERYTHING = frozenset({("everything", 0, 0)})
 State = Tuple[frozenset, frozenset, frozenset, frozenset]
 EMPTY: State = (frozenset(), frozenset(), frozenset(), frozenset())
+
+
+# memory keys that are byte ranges of the arena: a buffer's slot, or ("tc", ...) the bytes
+# multiplies still in flight may read (cuda_wgmma_waits.py)
+RANGES = ("arena", "tc")
 
 
 def _conflict(a: frozenset, b: frozenset) -> bool:
@@ -83,7 +93,7 @@ def _conflict(a: frozenset, b: frozenset) -> bool:
         return True
     for ka in a:
         for kb in b:
-            if ka[0] == kb[0] == "arena" and ka[1] < kb[2] and kb[1] < ka[2]:
+            if ka[0] in RANGES and kb[0] in RANGES and ka[1] < kb[2] and kb[1] < ka[2]:
                 return True
             if ka[0] == kb[0] == "buffer" and ka[1] == kb[1]:
                 return True
@@ -113,7 +123,13 @@ class CudaToolChain(ToolChain):
         return arch.lower() if arch else arch   # the reference takes -arch=SM_90 too
 
     def shared_limit(self) -> Optional[int]:
-        return self.profile.get("limits", {}).get("shared_bytes")
+        """The profile's limit; an `-arch` other than the profile's has its GPU's own."""
+        limit = self.profile.get("limits", {}).get("shared_bytes")
+        chosen = getattr(self.options, "arch", None)
+        m = re.fullmatch(r"(?:sm|compute)_(\d+)a?", (chosen or "").lower())
+        if m and chosen.lower() != str(self.profile.get("arch", "")).lower():
+            return ARCH_SHARED_BYTES.get(int(m.group(1)), limit)
+        return limit
 
     def target_flags(self) -> List[str]:
         arch = self.arch()
@@ -354,6 +370,16 @@ class KernelEmitter(KernelEmitterBase, FragmentWriter, CudaEvents):
         self.check_limits()
         self.frag_setup({})   # each warp holds its fragments in its own registers
         self.uses_wgmma = any(f.engine == "wgmma" for f in self.fn.frags)
+        # copy-engine loads that the multiplies of earlier steps may overlap (cuda_wgmma_waits.py)
+        loads = {id(s): s for s, _ in self.all if id(s) in self.tma.copies and self.tma.copies[id(s)].load}
+        self.wgmma_keep = plan_wgmma_keeps(self.par.body, loads, self.slot_range) \
+            if self.uses_wgmma and self.wgmma_async() else {}
+        self.wgmma_run: Optional[int] = None   # in a run of such loads: the groups its barrier keeps
+        self.tc_keys = frozenset(("tc",) + k[1:] for s, _ in self.all if isinstance(s, ir.MmaLoad)
+                                 and s.ref.frag.engine == "wgmma" for k in self.keys(s.src.buffer)
+                                 if k[0] == "arena") | frozenset(
+            ("everything", 0, 0) for s, _ in self.all if isinstance(s, ir.MmaLoad) and s.ref.frag.engine == "wgmma"
+            and any(k[0] != "arena" for k in self.keys(s.src.buffer)))
         self.collective = False            # inside a level whose warps run tensor-core operations
         self.barriers = inthreads_barriers(self.fn)
         # the level whose instances the threads now run one each, and how many threads run
@@ -605,8 +631,30 @@ class KernelEmitter(KernelEmitterBase, FragmentWriter, CudaEvents):
                                                       f"croktile::cuda::kernel_ptr<CroktileFast, {ct}> {self.ptr(b)}", 1)
         return "\n".join(self.lines)
 
+    def slot_range(self, name: str):
+        slot = self.slot_of.get(name)
+        return (slot.offset, slot.offset + align_up(slot.size)) if slot is not None and slot.offset is not None \
+            else None
+
+    def wgmma_run_keep(self, stmts: List[ir.Stmt], i: int, level: int) -> Optional[int]:
+        """In a run of copy-engine loads (checks between them): the multiply groups the
+        barrier before the run may leave in flight, the fewest any load of it allows."""
+        if level != 1 or id(stmts[i]) not in self.wgmma_keep:
+            return None
+        if self.wgmma_run is not None:
+            return self.wgmma_run
+        run = []
+        for x in stmts[i:]:
+            if id(x) in self.wgmma_keep:
+                run.append(self.wgmma_keep[id(x)])
+            elif not isinstance(x, ir.Check):
+                break
+        return min(run)
+
     def stmts(self, stmts: List[ir.Stmt], depth: int, level: int, state: State) -> State:
-        for s in stmts:
+        for i, s in enumerate(stmts):
+            if not isinstance(s, ir.Check):
+                self.wgmma_run = self.wgmma_run_keep(stmts, i, level)
             if not self.tma.defers(s):
                 self.tma.flush(self.w, depth)
             self.w(depth, line_directive(s.loc))
@@ -649,19 +697,31 @@ class KernelEmitter(KernelEmitterBase, FragmentWriter, CudaEvents):
         if self.issued_sync_async:
             self.w(depth, "croktile::cuda::cp_async_wait_group<0>();")
         if self.uses_wgmma:
-            self.w(depth, "croktile::wgmma::wait<0>();")
+            keep = self.wgmma_run or 0
+            self.w(depth, f"croktile::wgmma::wait<{keep}>();" + (
+                f"   // the {keep} newest multiply groups read none of the buffers loaded next" if keep else ""))
         self.w(depth, BARRIER)
 
-    def step(self, state: State, kind: int, reads: frozenset, writes: frozenset, depth: int) -> State:
-        """Emits the barrier an outer-level step needs; returns the state after it."""
+    def step(self, state: State, kind: int, reads: frozenset, writes: frozenset, depth: int,
+             record_writes: bool = True) -> State:
+        """Emits the barrier an outer-level step needs; returns the state after it.
+        `record_writes=False`: the step's writes need no barrier before they are read
+        (a copy-engine load, whose readers wait on its mbarrier)."""
         cr, cw, mr, mw = state
+        seen = cr
+        if self.wgmma_run is not None:   # the run's barrier waited for what its loads need
+            seen = frozenset(k for k in cr if k[0] != "tc")
         if kind == COOPERATIVE:
-            need = _conflict(writes, cr | cw | mr | mw) or _conflict(reads, cw | mw)
+            need = _conflict(writes, seen | cw | mr | mw) or _conflict(reads, cw | mw)
         else:   # thread 0 alone: its own earlier accesses are ordered already
-            need = _conflict(writes, cr | cw) or _conflict(reads, cw)
+            need = _conflict(writes, seen | cw) or _conflict(reads, cw)
         if need:
             self.barrier(depth)
             cr = cw = mr = mw = frozenset()
+            if self.wgmma_run:   # multiplies still in flight read these bytes
+                cr = self.tc_keys
+        if not record_writes:
+            writes = frozenset()
         if kind == COOPERATIVE:
             return (cr | reads, cw | writes, mr, mw)
         return (cr, cw, mr | reads, mw | writes)
@@ -851,6 +911,12 @@ class KernelEmitter(KernelEmitterBase, FragmentWriter, CudaEvents):
                 d = depth + 1
             self.w(d, f"croktile::cuda::cp_async_wait_group<{keep}>();  // wait {', '.join(pending)}"
                       + (f"; {keep} later cp.async group(s) may stay in flight" if keep else ""))
+            if all(f in self.tma.futures for f in pending):
+                # the copy-engine loads left no pending write (s_Dma): every thread has
+                # waited on their mbarriers; the block's own copies need the barrier
+                self.w(d, BARRIER)
+                self.w(depth, "}")
+                return state
             if self.tma.futures:
                 self.w(depth, "}")
             if self.uses_wgmma:
@@ -948,12 +1014,20 @@ class KernelEmitter(KernelEmitterBase, FragmentWriter, CudaEvents):
         if level != 1:
             self.thread_copy(s, depth)
             return state
-        state = self.step(state, COOPERATIVE, self.keys(s.src.buffer), self.keys(s.dst.buffer), depth)
-        if id(s) in self.tma.copies:   # the fast instance's copy engine (cuda_tma.py)
+        tma = self.tma.copies.get(id(s))
+        state = self.step(state, COOPERATIVE, self.keys(s.src.buffer), self.keys(s.dst.buffer), depth,
+                          record_writes=not (tma is not None and tma.load))
+        if tma is not None:   # the fast instance's copy engine (cuda_tma.py)
             self.w(depth, "if constexpr (CroktileFast) {")
             self.tma.issue(s, self.region_ptr, self.w, depth + 1)
             self.w(depth, "} else {")
             self.block_copy(s, depth + 1)
+            if tma.load and not (s.is_async and s.future in self.async_futures):
+                # the block's own copy, seen by all before they read (the fast instance's
+                # readers wait on the load's mbarrier instead)
+                if self.sync_as_async and self.cp_async_eligible(s, 1):
+                    self.w(depth + 1, "croktile::cuda::cp_async_wait_group<0>();")
+                self.w(depth + 1, BARRIER)
             self.w(depth, "}")
         else:
             self.block_copy(s, depth)

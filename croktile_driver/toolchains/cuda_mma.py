@@ -110,14 +110,20 @@ def _check_stmts(stmts: List[ir.Stmt], stack: List[ir.Parallel], diag, arch, num
                                   f"sm_{form.min_sm} or newer; -arch={arch} has no such instruction")
 
 
+MAX_WARP_GROUPS = 8   # 1024 threads
+
+
 def _check_wgmma(s: ir.Stmt, stack: List[ir.Parallel], diag, arch: Optional[str]) -> None:
-    """wgmma is sm_90a's; its accumulator belongs to the block's one warp group, so the
-    block is that warp group: its inner levels are `group-4` levels of one instance."""
+    """wgmma is sm_90a's; each warp group holds its own part of an accumulator, so a block
+    that uses it is made of warp groups: its inner levels are `group-4` levels, all of one
+    constant count (a thread is in the same warp group in each)."""
     if not (arch or "").endswith("a") or (arch_number(arch) or 0) < 90:
         diag.error(s.loc, f"warp-group tensor-core operations (wgmma) need -arch=sm_90a; -arch={arch} has none")
         return
     launch = stack[0] if stack else None
     inner = [p for p in ir.walk(launch.body) if isinstance(p, ir.Parallel)] if launch is not None else []
-    if not inner or any(p.kind != "group-4" or not (p.count.is_const and p.count.value == 1) for p in inner):
-        diag.error(s.loc, "on the cuda target a block that uses wgmma is one warp group: its inner levels must "
-                          "be 'parallel p by 1 : group-4'")
+    counts = {p.count.value for p in inner if p.count.is_const}
+    if not inner or any(p.kind != "group-4" or not p.count.is_const for p in inner) or len(counts) != 1 \
+            or not 1 <= min(counts) <= MAX_WARP_GROUPS:
+        diag.error(s.loc, "on the cuda target a block that uses wgmma is made of warp groups: its inner levels "
+                          f"must be 'parallel p by G : group-4', all with the same constant G (1 to {MAX_WARP_GROUPS})")

@@ -8,7 +8,7 @@ and shared data, are one call.
 """
 from __future__ import annotations
 
-from typing import Callable, Dict, List
+from typing import Callable, Dict, List, Optional
 
 from ..frontend import ir
 from ..frontend.symbolic import Sym
@@ -89,7 +89,8 @@ def replication(fn: ir.Function) -> Dict[str, ir.Parallel]:
             inner = next((p for p in stack if p.level == 2), None)
             if inner is not None and not (inner.count.is_const and inner.count.value == 1):
                 for ref in refs_of(s, declared=True):
-                    out[ref.frag.name] = inner
+                    if not is_view(ref.frag):   # a view is made where it is used, in the instance
+                        out.setdefault(ref.frag.name, inner)
             if isinstance(s, ir.Parallel):
                 visit(s.body, stack + [s])
             elif getattr(s, "body", None):
@@ -127,12 +128,18 @@ class FragmentWriter:
         self.swizzled = swizzled_buffers(self.fn)
         self.level_stack = []
 
+    def running_instance(self) -> Optional[ir.Parallel]:
+        """The inner level whose instance the code now runs: a replicated fragment's copy
+        is indexed by its variable (any inner level of the block that uses the fragment
+        has as many instances as the one replication() found)."""
+        return next((p for p in reversed(self.level_stack) if p.level == 2), None)
+
     def frag_ref(self, ref: ir.FragRef) -> str:
         f = ref.frag
         text = f.name
-        inner = self.replicated.get(f.name)
-        if inner is not None:
-            text += f"[{inner.var}]" if any(p.var == inner.var for p in self.level_stack) else "[0]"
+        if self.replicated.get(f.name) is not None:
+            now = self.running_instance()
+            text += f"[{now.var}]" if now is not None else "[0]"
         return text + "".join(f"[{self.expr(i)}]" for i in ref.index)
 
     def declare_frags(self, stmts: List[ir.Stmt], depth: int) -> None:
@@ -156,8 +163,9 @@ class FragmentWriter:
         inner = self.replicated.get(f.name)
         base = f.name
         every = inner is not None
-        if every and any(p.var == inner.var for p in self.level_stack):
-            base, every = f"{f.name}[{inner.var}]", False
+        now = self.running_instance()
+        if every and now is not None:
+            base, every = f"{f.name}[{now.var}]", False
         count = 1
         for d in f.dims:
             count *= d
@@ -180,16 +188,21 @@ class FragmentWriter:
         portable targets finish each multiply before going on)."""
         return False
 
-    def settle(self, f: ir.Frag, depth: int) -> None:
+    def settle(self, ref: ir.FragRef, depth: int) -> None:
         """A warp group's accumulator is the tensor cores' until its multiplies complete:
-        they are issued without waiting (s_MmaMul), so other accesses wait first."""
+        they are issued without waiting (s_MmaMul), so other accesses wait first (and the
+        compiler may not move reads of its registers above the wait)."""
+        f = ref.frag
         if f.engine == "wgmma" and f.role == "c":
-            self.w(depth, "croktile::wgmma::wait<0>();")
+            if ref.index or self.replicated.get(f.name) is not None:
+                self.w(depth, "croktile::wgmma::wait<0>();")
+            else:
+                self.w(depth, f"croktile::wgmma::settle({self.frag_ref(ref)});")
 
     def s_MmaFill(self, s: ir.MmaFill, depth: int) -> None:
         f = s.ref.frag
         if not s.declare:
-            self.settle(f, depth)
+            self.settle(s.ref, depth)
         if s.declare:
             value = self.fill_value(f, s.value)
             self.each_fragment(s.ref, depth, lambda frag: f"{api(f)}::fill({frag}, {value});")
@@ -211,7 +224,7 @@ class FragmentWriter:
     def s_MmaStore(self, s: ir.MmaStore, depth: int) -> None:
         off, s0, s1 = chunk_access(s.dst, False, self.expr)
         ptr = self.ptr(s.dst.buffer) + ("" if off == "0" else f" + ({off})")
-        self.settle(s.ref.frag, depth)
+        self.settle(s.ref, depth)
         self.w(depth, f"{api(s.ref.frag)}::store({self.frag_ref(s.ref)}, {ptr}, {s0}, {s1});")
 
     def s_MmaMul(self, s: ir.MmaMul, depth: int) -> None:
@@ -228,6 +241,6 @@ class FragmentWriter:
     def s_FragUpdate(self, s: ir.FragUpdate, depth: int) -> None:
         ctype = elem_ctype(s.ref.frag.elem)
         value = self.elements().value(s.value)
-        self.settle(s.ref.frag, depth)
+        self.settle(s.ref, depth)
         self.w(depth, f"{{ const auto croktile_v = {value}; {api(s.ref.frag)}::for_each({self.frag_ref(s.ref)}, "
                       f"[&]({ctype}& x) {{ x = ({ctype})(x {s.op} croktile_v); }}); }}")

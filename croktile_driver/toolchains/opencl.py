@@ -738,6 +738,8 @@ class KernelEmitter(OpenclEvents, OpenclBarriers, KernelEmitterBase, OpenclFragm
         for b in self.static_local:
             self.w(1, f"__local {self.ctype(b)} {b.name}[{_capacity(b)}] __attribute__((aligned(16)));")
         self.event_declarations(1)
+        for f in sorted(self.swapped_events()):   # a swap may exchange it where its copy's scope has ended
+            self.w(1, f"croktile_event_t {f}__ev = 0;")
         if self.scratch:
             self.w(1, "__global unsigned char* croktile_slot_base = croktile_scratch + get_global_id(0) * croktile_slot;")
         self.setup_buffers(par, 1)
@@ -872,6 +874,16 @@ class KernelEmitter(OpenclEvents, OpenclBarriers, KernelEmitterBase, OpenclFragm
         self.w(depth, f"for (long croktile_i = {start}; croktile_i < {dev_expr(_product(b.shape))}; "
                       f"croktile_i += {step}) {self.ptr(b)}[croktile_i] = {fill_literal(b.elem, s.value, as_bits=True)};")
         return state
+
+    def swapped_events(self) -> Set[str]:
+        """Futures whose events a `swap` exchanges: declared once, at the kernel's start."""
+        out = set()
+        for st, _ in self.all:
+            if isinstance(st, ir.Swap):
+                fa, fb = self.future_of_buffer.get(st.a.name), self.future_of_buffer.get(st.b.name)
+                if fa in self.event_futures and fb in self.event_futures:
+                    out |= {fa, fb}
+        return out
 
     def s_Swap(self, s: ir.Swap, depth: int, level: int, state: int) -> int:
         q = self.qual(s.a)
@@ -1140,12 +1152,18 @@ class KernelEmitter(OpenclEvents, OpenclBarriers, KernelEmitterBase, OpenclFragm
             src_at = src_at + i * src_st[d]
             dst_at = dst_at + i * dst_st[d]
             loops.append((f"croktile_i{d}", e))
-        ev = f"{s.future}__ev"
-        self.w(depth, f"croktile_event_t {ev} = 0;")
+        hoisted = s.future in self.swapped_events()   # declared at the kernel's start; an event_t takes no 0
+        ev = "croktile_e" if hoisted else f"{s.future}__ev"
+        if not hoisted:
+            self.w(depth, f"croktile_event_t {ev} = 0;")
         self.w(depth, "{")
+        if hoisted:
+            self.w(depth + 1, f"croktile_event_t {ev} = 0;")
         for n, (i, e) in enumerate(loops):
             self.w(depth + 1 + n, f"for (long {i} = 0; {i} < {dev_expr(e)}; ++{i})")
         self.w(depth + 1 + len(loops), f"{ev} = async_work_group_copy({self.ptr(s.dst.buffer)} + {_paren(dev_expr(dst_at))}, "
                                        f"{self.ptr(s.src.buffer)} + {_paren(dev_expr(src_at))}, "
                                        f"(unsigned long){_paren(dev_expr(run))}, {ev});")
+        if hoisted:
+            self.w(depth + 1, f"{s.future}__ev = {ev};")
         self.w(depth, "}")

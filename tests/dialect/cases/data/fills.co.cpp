@@ -39,6 +39,17 @@ __co__ s32 [4] sums(s32 [4, 4] a) {
   return acc;
 }
 
+// `parallel p by M / 2` rows of 2 cover M rows only when M is even: filled when it is odd
+// (only then: the fill is under `if (!((2*(M / 2)) == M))`)
+__co__ s32 [a.span] pairs(s32 [M, N] a) {
+  s32 [a.span] out;                            // fill
+  parallel p by M / 2 {
+    foreach {r, c} in [2, N]
+      out.at(p # r, c) = a.at(p # r, c) * 2;
+  }
+  return out;
+}
+
 int main() {
   int a[32];
   for (int i = 0; i < 32; ++i) a[i] = i + 1;
@@ -58,4 +69,11 @@ int main() {
   std::cout << "sums " << s[0] << " " << s[1] << " " << s[2] << " " << s[3] << "\n";
   // row i: (4i+1 + ... + 4i+4) + 4 * 5 = 16 i + 10 + 20
   // expect-output: sums 30 46 62 78
+
+  auto even = pairs(choreo::make_spanview<2>(a, {6, 5}));
+  auto odd = pairs(choreo::make_spanview<2>(a, {5, 4}));
+  std::cout << "pairs " << even[0][0] << " " << even[5][4] << " " << odd[3][3] << " " << odd[4][0] << " "
+            << odd[4][3] << "\n";
+  // 2 a; the odd shape's last row (4) is not written: zeros
+  // expect-output: pairs 2 60 32 0 0
 }

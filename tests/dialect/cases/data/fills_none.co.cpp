@@ -18,12 +18,12 @@ __co__ s32 [4, 8] tiles(s32 [4, 8] a) {
   return out;
 }
 
-// symbolic shapes: `parallel p by M / 2` rows of 2, elements over the whole row
+// symbolic shapes: `parallel p by M` rows, elements over the whole row
 __co__ s32 [a.span] rows(s32 [M, N] a) {
   s32 [a.span] out;
-  parallel p by M / 2 {
-    foreach {r, c} in [2, N]
-      out.at(p # r, c) = a.at(p # r, c) * 2;
+  parallel p by M {
+    foreach c in [N]
+      out.at(p, c) = a.at(p, c) * 2;
   }
   return out;
 }

@@ -1,0 +1,96 @@
+// C = A B^T with f32 accumulation: f16 data, or -DELEM=bf16, or fp8 (-DELEM=f8_e4m3
+// -DOUT=f16 -DBK=128: e4m3 inputs, an f16 result), for shapes the caller gives (M a
+// multiple of BM, N of BN, K of BK, at least three K steps). Each block computes a BM x BN
+// tile of C with BM / 64 warp groups, each multiplying its 64 rows with wgmma, while the
+// copy engine keeps the next two K steps' tiles of A and B in flight: three buffers per
+// operand, rotated each step (tma.copy.async futures). The loads for step k + 2 start
+// after the multiplies of step k are issued; the compiler lets those run on while the copy
+// engine overwrites the buffers of step k - 1. The result leaves through a shared tile and
+// tma.copy. The tile sizes are macros, so a sweep builds variants (bench/bench_gemm.py).
+// Needs -arch=sm_90a on cuda; the cpu and factor targets run it with portable
+// tensor-core arithmetic.
+//
+//   croktilec -t cuda -arch=sm_90a samples/gemm/gemm.co.cpp -o gemm && ./gemm
+//   croktilec -t cuda -arch=sm_90a -DELEM=bf16 samples/gemm/gemm.co.cpp -o gemm_bf16
+#include <cmath>
+#include <iostream>
+#include <type_traits>
+
+#ifndef ELEM
+#define ELEM f16
+#endif
+#ifndef OUT
+#define OUT ELEM
+#endif
+#ifndef BK
+#define BK 64   // a 128-byte row of the swizzled tiles
+#endif
+#ifndef BM
+#define BM 128
+#endif
+#ifndef BN
+#define BN 256
+#endif
+#define WARP_GROUPS (BM / 64)
+
+__co__ auto gemm(ELEM [M, K] lhs, ELEM [N, K] rhs) {
+  assert(M % BM == 0 && N % BN == 0 && K % BK == 0 && K >= 3 * BK,
+         "gemm: M, N and K must be multiples of the tile (BM, BN, BK), K at least 3 tiles");
+  OUT [M, N] out;
+  parallel {bm, bn} by [M / BM, N / BN] : block {
+    with k in [K / BK] {
+      // the prologue: steps 0 and 1 in flight
+      a0 = tma.copy.async.swiz<128> lhs.subspan(BM, BK).at(bm, 0) => shared;
+      b0 = tma.copy.async.swiz<128> rhs.subspan(BN, BK).at(bn, 0) => shared;
+      a1 = tma.copy.async.swiz<128> lhs.subspan(BM, BK).at(bm, 1) => shared;
+      b1 = tma.copy.async.swiz<128> rhs.subspan(BN, BK).at(bn, 1) => shared;
+      a2 = tma.any;
+      b2 = tma.any;
+      mc = mma.fill.f32 0.0f;
+      foreach k {
+        wait a0, b0;
+        foreach w in 4 {   // the step as four multiplies (k16 for f16, k32 for fp8)
+          parallel g by WARP_GROUPS : group-4 {
+            ma = mma.load.swiz<128> a0.data.chunkat(g, w);
+            mb = mma.load.swiz<128> b0.data.chunkat(_, w);
+            mma.row.row mc, ma, mb;
+          }
+        }
+        if (k + 2 < #k) {
+          a2 = tma.copy.async.swiz<128> lhs.subspan(BM, BK).at(bm, k + 2) => shared;
+          b2 = tma.copy.async.swiz<128> rhs.subspan(BN, BK).at(bn, k + 2) => shared;
+        }
+        rotate(a0, a1, a2);
+        rotate(b0, b1, b2);
+      }
+      shared OUT [BM, BN] cs;
+      parallel g by WARP_GROUPS : group-4 {
+        mma.store mc, cs.chunkat(g, _);
+      }
+      tma.copy cs => out.subspan(BM, BN).at(bm, bn);
+    }
+  }
+  return out;
+}
+
+int main() {
+  const size_t M = 2 * BM, N = 2 * BN, K = 5 * BK;
+  auto a = croktile::make_spandata<croktile::ELEM>(M, K);
+  auto b = croktile::make_spandata<croktile::ELEM>(N, K);
+  a.fill_random(-1.0f, 1.0f);
+  b.fill_random(-1.0f, 1.0f);
+  auto c = gemm(a.view(), b.view());
+  double worst = 0;
+  for (size_t i = 0; i < M; ++i)
+    for (size_t j = 0; j < N; ++j) {
+      double ref = 0;
+      for (size_t k = 0; k < K; ++k) ref += (double)(float)a[i][k] * (float)b[j][k];
+      worst = std::fmax(worst, std::fabs((float)c[i][j] - ref) / (1 + std::fabs(ref)));
+    }
+  const double tolerance = std::is_same<croktile::OUT, croktile::bf16>::value ? 1e-2 : 2e-3;
+  if (worst >= tolerance) {
+    std::cout << "gemm differs: relative error " << worst << "\n";
+    return 1;
+  }
+  std::cout << "Test Passed\n";
+}
