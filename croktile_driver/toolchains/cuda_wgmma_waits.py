@@ -9,9 +9,10 @@ in a pipeline of several stages) may go on: the barrier before the load waits wi
 The plan walks the block level in program order with the groups issued so far (each the
 arena bytes its operands lie in, oldest first). Names follow `swap` (and `rotate`, made of
 swaps): a future's buffer is whichever its name holds now. A loop of constant count runs
-its body that many times (up to a bound), another loop twice (its first iteration and
-the steady state); each load keeps the smallest N any walk gives it, so that the count is
-one that every iteration allows.
+its body that many times (up to a bound), another loop until the buffers its swaps
+rotate have come round (its first iterations and the steady state); each load keeps the
+smallest N any walk gives it, so that the count is one that every iteration allows (a
+load into a buffer no multiply has read yet allows any number: MAX_GROUPS).
 """
 from __future__ import annotations
 
@@ -49,14 +50,15 @@ def plan_wgmma_keeps(stmts: List[ir.Stmt], loads: Dict[int, ir.Dma], slot_range)
             elif id(st) in loads:
                 r = where(loads[id(st)].dst.buffer.name)
                 readers = [i for i, g in enumerate(pending) if r is None or overlaps(r, g)]
-                n = 0 if lost[0] else len(pending) - (readers[-1] + 1 if readers else 0)
+                n = 0 if lost[0] else len(pending) - (readers[-1] + 1) if readers else MAX_GROUPS
                 keep[id(st)] = min(keep.get(id(st), n), n)
             elif isinstance(st, ir.Swap):
                 a, b = holds.get(st.a.name, st.a.name), holds.get(st.b.name, st.b.name)
                 holds[st.a.name], holds[st.b.name] = b, a
             elif isinstance(st, ir.Loop):
                 exact = st.count.is_const and 1 <= st.count.value <= MAX_UNROLLED and not st.may_skip
-                for _ in range(st.count.value if exact else 2):
+                # else: until the buffers that the body's swaps rotate have come round
+                for _ in range(st.count.value if exact else 2 + len(_swapped_names(st.body))):
                     pending = walk(st.body, pending)
                 if not exact and _swaps(st.body):   # after some number of iterations
                     lost[0] = True
@@ -72,3 +74,7 @@ def plan_wgmma_keeps(stmts: List[ir.Stmt], loads: Dict[int, ir.Dma], slot_range)
 
 def _swaps(body: List[ir.Stmt]) -> bool:
     return any(isinstance(x, ir.Swap) for x in ir.walk(body))
+
+
+def _swapped_names(body: List[ir.Stmt]) -> set:
+    return {b.name for x in ir.walk(body) if isinstance(x, ir.Swap) for b in (x.a, x.b)}

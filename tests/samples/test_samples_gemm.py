@@ -30,9 +30,17 @@ def test_gemm_passes_on_cpu(src: Path, tmp_path: Path):
 def test_gemm_cuda_uses_tma_and_wgmma(src: Path, tmp_path: Path):
     res = run_croktilec("-t", "cuda", "-arch=sm_90a", "-S", src, "-o", tmp_path / "g.cu", cwd=tmp_path)
     assert res.rc == 0, res
+    assert "never waited" not in res.err, res.err   # the rotated prefetches are waited as a0, b0
     text = (tmp_path / "g.cu").read_text()
     assert "croktile::tma::load_async(" in text and "croktile::tma::store_async(" in text
     assert "croktile::wgmma::mma_async(" in text
+    # the K loop: one barrier, before the loads of step k + 2, which lets the four
+    # multiplies of step k run on (cuda_wgmma_waits.py); the loads' readers wait on mbarriers
+    start = text.index("for (long long k__0")
+    loop = text[start:text.index("croktile_t = a0_buf__ptr", start)]   # up to the rotation
+    waits = [line.strip() for line in loop.splitlines() if "wgmma::wait<" in line or "__syncthreads" in line]
+    assert [w.split(";")[0] for w in waits] == ["__syncthreads()",   # the generic instance's copies
+                                                 "croktile::wgmma::wait<4>()", "__syncthreads()"], waits
 
 
 @pytest.mark.usefixtures("gpu")
