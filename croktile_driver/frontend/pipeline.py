@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import gc
+import re
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Iterator, List, Optional, Tuple
@@ -37,6 +38,18 @@ def run_frontend(text: str, filename: str, diag: Diagnostics, *,
         from .preprocess import ColumnMap
         colmap = ColumnMap(text, pre, filename) or None
     tu.segments = split(pre, filename, diag, colmap)
+    unknown = _unknown_macros_in_co(tu.segments)
+    if unknown and not diag.errors:
+        # only croktilec reads a __co__ function: a conditional there on a macro that no
+        # -D or #define gives is decided as gcc decides it (undefined), not passed through
+        # for the C++ compiler as in host code
+        pre = preprocess(text, filename, diag, list(defines), list(undefines) + unknown, list(include_dirs))
+        tu.preprocessed = pre
+        colmap = None
+        if pre != line_marker(1, filename) + "\n" + text:
+            from .preprocess import ColumnMap
+            colmap = ColumnMap(text, pre, filename) or None
+        tu.segments = split(pre, filename, diag, colmap)
     if stop_after == "split":
         return tu
     # after a splitter error (a stray '}', an unterminated function) the functions it did
@@ -55,6 +68,21 @@ def run_frontend(text: str, filename: str, diag: Diagnostics, *,
         return tu
     tu.module = ir.Module(lowered)
     return tu
+
+
+_CONDITIONAL_LINE = re.compile(r"^[ \t]*#[ \t]*(?:if|ifdef|ifndef|elif)\b(.*)$", re.M)
+_NOT_MACROS = {"defined", "if", "ifdef", "ifndef", "elif"}
+
+
+def _unknown_macros_in_co(segments: List[Segment]) -> List[str]:
+    """The macros of the conditionals that the preprocessor passed through (it knew none of
+    them) inside __co__ functions."""
+    names = set()
+    for seg in segments:
+        if seg.kind == "co":
+            for m in _CONDITIONAL_LINE.finditer(seg.text):
+                names |= set(re.findall(r"[A-Za-z_]\w*", m[1])) - _NOT_MACROS
+    return sorted(names)
 
 
 @contextmanager

@@ -41,6 +41,37 @@ def test_define_used_in_co_code(tmp_path, croktilec):
     assert "for i__0 in [0, 4)" in r.out
 
 
+def test_conditional_on_an_unknown_macro_in_co_code(tmp_path, croktilec):
+    """Only croktilec reads a __co__ function: `#ifdef X` there with X given by no -D or
+    #define is false, as gcc would have it (in host code it is left for the C++ compiler)."""
+    src = write(tmp_path / "ifdef.co.cpp", """
+        __co__ s32 [4] f(s32 [4] a) {
+          s32 [4] out;
+          parallel p by 1 {
+            foreach i in [4] {
+        #ifdef DOUBLE_IT
+              out.at(i) = a.at(i) * 2;
+        #else
+              out.at(i) = a.at(i) + 1;
+        #endif
+            }
+          }
+          return out;
+        }
+        #ifdef SOME_HOST_MACRO
+        #error the host compiler decides this one
+        #endif
+        """)
+    r = croktilec("--dump-ir", src)
+    assert r.rc == 0, r.err
+    assert "(a[i__0] + 1)" in r.out and "* 2" not in r.out, r.out
+    r = croktilec("--dump-ir", "-DDOUBLE_IT", src)
+    assert r.rc == 0, r.err
+    assert "(a[i__0] * 2)" in r.out, r.out
+    r = croktilec("-E", src)
+    assert "#ifdef SOME_HOST_MACRO" in r.out
+
+
 def test_command_line_define(tmp_path, croktilec):
     src = write(tmp_path / "dflag.co.cpp", """
         __co__ void f(s32 [16] a) {
