@@ -177,10 +177,10 @@ class Analysis:
         issued, waited = self.issued[id(ev)]
         for name, why in list(out.pending.items()):
             if name in issued and not why.abandoned:
-                # a future that swaps with a waited one (a pipeline's prefetch that the
-                # last iterations do not issue) is left pending only on paths this
-                # analysis cannot rule out: no warning
-                if report and name not in waited:
+                # a future that is never waited itself but swaps with one that is (a
+                # pipeline's prefetch that the last iterations do not issue) is left
+                # pending only on paths this analysis cannot rule out: no warning
+                if report and why.future.name not in waited:
                     self.unwaited(why)
                 out.pending[name] = replace(why, abandoned=True)
         return out
@@ -260,28 +260,38 @@ def _issued_in(events: List[object]) -> FrozenSet[str]:
 
 
 def _waited_classes(events: List[object]) -> FrozenSet[str]:
-    """The futures of a block that are waited, or `swap` (and `rotate`) with one that is."""
-    parent: Dict[str, str] = {}
+    """The futures of a block that are not waited themselves but that a loop rotates
+    (`swap`, `rotate`) with one it waits in every iteration: a pipeline's buffers, waited
+    under the first one's name."""
+    out = set()
 
-    def find(x: str) -> str:
-        while parent.get(x, x) != x:
-            x = parent[x]
-        return x
-
-    waited = set()
-
-    def walk(evs):
+    def members(evs, kind):
         for ev in evs:
-            if isinstance(ev, Swap):
-                parent[find(ev.first.name)] = find(ev.second.name)
-            elif isinstance(ev, Wait):
-                waited.update(f.name for f in ev.futures)
+            if isinstance(ev, kind):
+                yield ev
             elif isinstance(ev, Construct):
-                walk(ev.body)
-    walk(events)
-    roots = {find(n) for n in waited}
-    names = set(parent) | waited
-    return frozenset(n for n in names if find(n) in roots)
+                yield from members(ev.body, kind)
+
+    def visit(evs):
+        for ev in evs:
+            if not isinstance(ev, Construct):
+                continue
+            if ev.kind == "loop" and not ev.masked:
+                parent: Dict[str, str] = {}
+
+                def find(x: str) -> str:
+                    while parent.get(x, x) != x:
+                        x = parent[x]
+                    return x
+                for sw in members(ev.body, Swap):
+                    parent[find(sw.first.name)] = find(sw.second.name)
+                waited = {f.name for w in members(ev.body, Wait) for f in w.futures}
+                roots = {find(n) for n in waited}
+                names = set(parent) | set(parent.values())
+                out.update(n for n in names if find(n) in roots and n not in waited)
+            visit(ev.body)
+    visit(events)
+    return frozenset(out)
 
 
 def analyse(events: List[object], diag: Diagnostics, loc: Loc) -> None:

@@ -333,7 +333,7 @@ def test_element_type_without_a_dtype(tmp_path):
     res = compile_tu('#include "croktile_cpu.h"\n#include "croktile_dlpack.h"\n'
                      "void f(const DLTensor& t) { croktile::dlpack::to_view<long double, 1>(t); }\n", tmp_path)
     assert ("croktile::dlpack: no DLPack dtype for this element type (use an integer type of 8 to 64 bits, float, "
-            "double, croktile::f16, croktile::bf16 or bool)") in errors_of(res)
+            "double, croktile::f16, croktile::bf16, croktile::f8_e4m3, croktile::f8_e5m2 or bool)") in errors_of(res)
 
 
 def test_from_view_of_a_temporary_is_refused(tmp_path):
