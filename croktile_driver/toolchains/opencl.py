@@ -626,6 +626,9 @@ class KernelEmitter(OpenclEvents, OpenclBarriers, KernelEmitterBase, OpenclFragm
             self.exact = list(self.inner)
         # a work-group of one work-item: nothing to synchronise (OpenclBarriers.barrier)
         self.single = bool(self.exact) and self.exact[0].count.is_const and self.exact[0].count.value == 1
+        # where each instance that uses a fragment is a work-item of its own, the work-item's
+        # private fragment is the instance's: no copy per instance
+        self.frag_setup(private_copies(self.fn, one_each=self.exact))
 
     # -- analysis --------------------------------------------------------------------
     def classify(self) -> None:

@@ -40,13 +40,21 @@ static inline float croktile_round_tf32(float x) {
 """
 
 
-def private_copies(fn: ir.Function) -> Dict[str, ir.Parallel]:
+def private_copies(fn: ir.Function, one_each=()) -> Dict[str, ir.Parallel]:
     """The fragments that each instance of an inner level needs a copy of (as on cpu,
     mma_emit.replication), less those that live inside one instance: declared and used
     only in one part of the level, they are set before they are read each time a
-    work-item runs an instance of it."""
+    work-item runs an instance of it; and less those whose every level is in `one_each`
+    (a work-item per instance: its private copy is the instance's)."""
     out = replication(fn)
-    for p in (s for s in ir.walk(fn.body) if isinstance(s, ir.Parallel) and s.level == 2):
+    levels = [s for s in ir.walk(fn.body) if isinstance(s, ir.Parallel) and s.level == 2]
+    exact = {id(p) for p in one_each}
+    for name in list(out):
+        using = [p for p in levels if any(r.frag.name == name for x in ir.walk(p.body)
+                                          for r in refs_of(x, declared=True))]
+        if using and all(id(p) in exact for p in using):
+            del out[name]
+    for p in levels:
         own = {id(s) for s in ir.walk(p.body)}
         outside = {r.frag.name for s in ir.walk(fn.body) if id(s) not in own for r in refs_of(s, declared=True)}
         for f in declared_in(p.body):
