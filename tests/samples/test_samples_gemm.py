@@ -1,8 +1,8 @@
 """samples/gemm/: GEMMs written in the language (issue #25). Each builds and passes on the
-cpu target (portable tensor-core arithmetic); its cuda build for sm_90a loads its tiles with
-the copy engine (tma.copy -> cp.async.bulk.tensor) and multiplies with wgmma; on a GPU
-machine the cuda build passes, taking the kernels' fast instances, and compute-sanitizer
-finds nothing. The speed is bench/bench_gemm.py's."""
+cpu and factor targets (portable tensor-core arithmetic); its cuda build for sm_90a loads
+its tiles with the copy engine (tma.copy -> cp.async.bulk.tensor) and multiplies with
+wgmma; on a GPU machine the cuda build passes, taking the kernels' fast instances, and
+compute-sanitizer finds nothing. The speed is bench/bench_gemm.py's."""
 from __future__ import annotations
 
 import shutil
@@ -18,9 +18,10 @@ GEMMS = sorted((Path(__file__).resolve().parents[2] / "samples" / "gemm").glob("
 IDS = [p.name[: -len(".co.cpp")] for p in GEMMS]
 
 
+@pytest.mark.parametrize("target", ["cpu", "factor"])
 @pytest.mark.parametrize("src", GEMMS, ids=IDS)
-def test_gemm_passes_on_cpu(src: Path, tmp_path: Path):
-    res = run_croktilec("-t", "cpu", src, "-o", tmp_path / "g", cwd=tmp_path, timeout=300)
+def test_gemm_passes_on_the_host_targets(src: Path, target: str, tmp_path: Path):
+    res = run_croktilec("-t", target, src, "-o", tmp_path / "g", cwd=tmp_path, timeout=300)
     assert res.rc == 0, res
     run = subprocess.run([str(tmp_path / "g")], capture_output=True, text=True, timeout=120)
     assert run.returncode == 0 and "Test Passed" in run.stdout, run.stdout + run.stderr
