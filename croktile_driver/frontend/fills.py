@@ -57,6 +57,8 @@ def _place(stmts: List[ir.Stmt], fn: ir.Function, diag, warn: bool) -> None:
         elif isinstance(s, ir.Alloc) and s.buffer.origin == "decl" and not _filled_next(stmts, i):
             cover = _Coverage(s.buffer)
             why = cover.first_unwritten_read(stmts[i + 1:])
+            fill = ir.Fill(s.loc, s.buffer, 0, implicit=True)
+            how = ": it may be read before every element is written"
             if why is None and cover.conditions:
                 # the tiles cover the buffer when the shapes divide as the conditions say:
                 # filled only where they do not
@@ -65,20 +67,13 @@ def _place(stmts: List[ir.Stmt], fn: ir.Function, diag, warn: bool) -> None:
                     unless = unless.op("&&", c)
                 why = NeedsFill(cover.conditions_loc, f"the tiles written here cover it only when "
                                                       f"{unless.to_c()}; it is filled when that does not hold")
-                stmts.insert(i + 1, ir.If(s.loc, unless.op("!"), [ir.Fill(s.loc, s.buffer, 0, implicit=True)]))
+                fill, how = ir.If(s.loc, unless.op("!"), [fill]), f" unless {unless.to_c()}"
+            if why is not None:
+                stmts.insert(i + 1, fill)
                 fn.implicit_fills.append((s.buffer, why))
                 if warn:
                     name = s.buffer.source_name or s.buffer.name
-                    diag.warning(s.buffer.loc, f"'{name}' is zero-filled unless {unless.to_c()} [-Wimplicit-fill]")
-                    diag.note(why.loc, why.what)
-                i += 1
-            elif why is not None:
-                stmts.insert(i + 1, ir.Fill(s.loc, s.buffer, 0, implicit=True))
-                fn.implicit_fills.append((s.buffer, why))
-                if warn:
-                    name = s.buffer.source_name or s.buffer.name
-                    diag.warning(s.buffer.loc, f"'{name}' is zero-filled: it may be read before every element "
-                                               f"is written [-Wimplicit-fill]")
+                    diag.warning(s.buffer.loc, f"'{name}' is zero-filled{how} [-Wimplicit-fill]")
                     diag.note(why.loc, why.what)
                 i += 1
         i += 1

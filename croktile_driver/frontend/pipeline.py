@@ -33,23 +33,15 @@ def run_frontend(text: str, filename: str, diag: Diagnostics, *,
     tu = TranslationUnit(filename, pre, [])
     if diag.errors or stop_after == "preprocess":
         return tu
-    colmap = None
-    if pre != line_marker(1, filename) + "\n" + text:
-        from .preprocess import ColumnMap
-        colmap = ColumnMap(text, pre, filename) or None
-    tu.segments = split(pre, filename, diag, colmap)
+    colmap, tu.segments = _split(text, pre, filename, diag)
     unknown = _unknown_macros_in_co(tu.segments)
     if unknown and not diag.errors:
         # only croktilec reads a __co__ function: a conditional there on a macro that no
         # -D or #define gives is decided as gcc decides it (undefined), not passed through
         # for the C++ compiler as in host code
-        pre = preprocess(text, filename, diag, list(defines), list(undefines) + unknown, list(include_dirs))
-        tu.preprocessed = pre
-        colmap = None
-        if pre != line_marker(1, filename) + "\n" + text:
-            from .preprocess import ColumnMap
-            colmap = ColumnMap(text, pre, filename) or None
-        tu.segments = split(pre, filename, diag, colmap)
+        tu.preprocessed = preprocess(text, filename, diag, list(defines), list(undefines) + unknown,
+                                     list(include_dirs))
+        colmap, tu.segments = _split(text, tu.preprocessed, filename, diag)
     if stop_after == "split":
         return tu
     # after a splitter error (a stray '}', an unterminated function) the functions it did
@@ -68,6 +60,15 @@ def run_frontend(text: str, filename: str, diag: Diagnostics, *,
         return tu
     tu.module = ir.Module(lowered)
     return tu
+
+
+def _split(text: str, pre: str, filename: str, diag: Diagnostics):
+    """(the column map of the preprocessed text, or None where it is the source; its segments)."""
+    colmap = None
+    if pre != line_marker(1, filename) + "\n" + text:
+        from .preprocess import ColumnMap
+        colmap = ColumnMap(text, pre, filename) or None
+    return colmap, split(pre, filename, diag, colmap)
 
 
 _CONDITIONAL_LINE = re.compile(r"^[ \t]*#[ \t]*(?:if|ifdef|ifndef|elif)\b(.*)$", re.M)

@@ -375,11 +375,10 @@ class KernelEmitter(KernelEmitterBase, FragmentWriter, CudaEvents):
         self.wgmma_keep = plan_wgmma_keeps(self.par.body, loads, self.slot_range) \
             if self.uses_wgmma and self.wgmma_async() else {}
         self.wgmma_run: Optional[int] = None   # in a run of such loads: the groups its barrier keeps
-        self.tc_keys = frozenset(("tc",) + k[1:] for s, _ in self.all if isinstance(s, ir.MmaLoad)
-                                 and s.ref.frag.engine == "wgmma" for k in self.keys(s.src.buffer)
-                                 if k[0] == "arena") | frozenset(
-            ("everything", 0, 0) for s, _ in self.all if isinstance(s, ir.MmaLoad) and s.ref.frag.engine == "wgmma"
-            and any(k[0] != "arena" for k in self.keys(s.src.buffer)))
+        # the bytes that multiplies in flight may read: their operands' arena slots
+        self.tc_keys = frozenset(("tc",) + k[1:] if k[0] == "arena" else ("everything", 0, 0)
+                                 for s, _ in self.all if isinstance(s, ir.MmaLoad) and s.ref.frag.engine == "wgmma"
+                                 for k in self.keys(s.src.buffer))
         self.collective = False            # inside a level whose warps run tensor-core operations
         self.barriers = inthreads_barriers(self.fn)
         # the level whose instances the threads now run one each, and how many threads run

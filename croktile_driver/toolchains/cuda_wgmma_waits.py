@@ -33,7 +33,7 @@ def plan_wgmma_keeps(stmts: List[ir.Stmt], loads: Dict[int, ir.Dma], slot_range)
     the arena bytes of a buffer, or None where it has none."""
     keep: Dict[int, int] = {}
     holds: Dict[str, str] = {}      # a name -> the buffer it holds now (swaps exchange them)
-    lost = [False]                  # which buffer a name holds is no longer known: keep none
+    lost = False                    # which buffer a name holds is no longer known: keep none
 
     def where(name: str):
         return slot_range(holds.get(name, name))
@@ -42,6 +42,7 @@ def plan_wgmma_keeps(stmts: List[ir.Stmt], loads: Dict[int, ir.Dma], slot_range)
         return any(r[0] < hi and lo < r[1] for lo, hi in group)
 
     def walk(body: List[ir.Stmt], pending: tuple) -> tuple:
+        nonlocal lost
         for st in body:
             if isinstance(st, ir.MmaMul) and st.c.frag.engine == "wgmma":
                 ranges = {where(load.src.buffer.name) for ref in (st.a, st.b) for load in ref.frag.loads}
@@ -50,30 +51,25 @@ def plan_wgmma_keeps(stmts: List[ir.Stmt], loads: Dict[int, ir.Dma], slot_range)
             elif id(st) in loads:
                 r = where(loads[id(st)].dst.buffer.name)
                 readers = [i for i, g in enumerate(pending) if r is None or overlaps(r, g)]
-                n = 0 if lost[0] else len(pending) - (readers[-1] + 1) if readers else MAX_GROUPS
+                n = 0 if lost else len(pending) - (readers[-1] + 1) if readers else MAX_GROUPS
                 keep[id(st)] = min(keep.get(id(st), n), n)
             elif isinstance(st, ir.Swap):
                 a, b = holds.get(st.a.name, st.a.name), holds.get(st.b.name, st.b.name)
                 holds[st.a.name], holds[st.b.name] = b, a
             elif isinstance(st, ir.Loop):
                 exact = st.count.is_const and 1 <= st.count.value <= MAX_UNROLLED and not st.may_skip
+                swapped = _swapped_names(st.body)
                 # else: until the buffers that the body's swaps rotate have come round
-                for _ in range(st.count.value if exact else 2 + len(_swapped_names(st.body))):
+                for _ in range(st.count.value if exact else 2 + len(swapped)):
                     pending = walk(st.body, pending)
-                if not exact and _swaps(st.body):   # after some number of iterations
-                    lost[0] = True
+                lost = lost or (not exact and bool(swapped))   # after some number of iterations
             elif isinstance(st, (ir.If, ir.Parallel)):
                 pending = walk(st.body, pending)
-                if isinstance(st, ir.If) and _swaps(st.body):   # perhaps swapped
-                    lost[0] = True
+                lost = lost or (isinstance(st, ir.If) and bool(_swapped_names(st.body)))   # perhaps swapped
         return pending
 
     walk(stmts, ())
     return keep
-
-
-def _swaps(body: List[ir.Stmt]) -> bool:
-    return any(isinstance(x, ir.Swap) for x in ir.walk(body))
 
 
 def _swapped_names(body: List[ir.Stmt]) -> set:

@@ -614,8 +614,8 @@ class KernelEmitter(OpenclEvents, OpenclBarriers, KernelEmitterBase, OpenclFragm
         self.static_local: List[ir.Buffer] = []
         self.level_buffers: Dict[int, List[ir.Buffer]] = {}   # id(parallel) -> buffers to set up there
         self.event_futures: Set[str] = set()
+        self.swapped_events: Set[str] = set()    # futures whose events a `swap` exchanges
         self.classify()
-        self.frag_setup(private_copies(self.fn))   # a work-item may run several inner instances
         self.barrier_setup()
         self.events_setup()
         # inner levels whose instances run concurrently: a work-item each (opencl_barriers.py)
@@ -626,8 +626,9 @@ class KernelEmitter(OpenclEvents, OpenclBarriers, KernelEmitterBase, OpenclFragm
             self.exact = list(self.inner)
         # a work-group of one work-item: nothing to synchronise (OpenclBarriers.barrier)
         self.single = bool(self.exact) and self.exact[0].count.is_const and self.exact[0].count.value == 1
-        # where each instance that uses a fragment is a work-item of its own, the work-item's
-        # private fragment is the instance's: no copy per instance
+        # a work-item may run several inner instances, each with its copy of a fragment;
+        # where each instance that uses a fragment is a work-item of its own, the
+        # work-item's private fragment is the instance's: no copy per instance
         self.frag_setup(private_copies(self.fn, one_each=self.exact))
 
     # -- analysis --------------------------------------------------------------------
@@ -663,6 +664,7 @@ class KernelEmitter(OpenclEvents, OpenclBarriers, KernelEmitterBase, OpenclFragm
                 self.kind[b.name] = "arg"
         # asynchronous copies that can be work-group copies with events
         self.event_futures, self.future_of_buffer = waited_async_futures(self.all, self.eligible)
+        self.swapped_events = self.events_swapped()
 
     def eligible(self, dma: ir.Dma, level: int) -> bool:
         """An outer-level copy between global and __local memory: a work-group copy."""
@@ -741,7 +743,7 @@ class KernelEmitter(OpenclEvents, OpenclBarriers, KernelEmitterBase, OpenclFragm
         for b in self.static_local:
             self.w(1, f"__local {self.ctype(b)} {b.name}[{_capacity(b)}] __attribute__((aligned(16)));")
         self.event_declarations(1)
-        for f in sorted(self.swapped_events()):   # a swap may exchange it where its copy's scope has ended
+        for f in sorted(self.swapped_events):   # a swap may exchange it where its copy's scope has ended
             self.w(1, f"croktile_event_t {f}__ev = 0;")
         if self.scratch:
             self.w(1, "__global unsigned char* croktile_slot_base = croktile_scratch + get_global_id(0) * croktile_slot;")
@@ -878,7 +880,7 @@ class KernelEmitter(OpenclEvents, OpenclBarriers, KernelEmitterBase, OpenclFragm
                       f"croktile_i += {step}) {self.ptr(b)}[croktile_i] = {fill_literal(b.elem, s.value, as_bits=True)};")
         return state
 
-    def swapped_events(self) -> Set[str]:
+    def events_swapped(self) -> Set[str]:
         """Futures whose events a `swap` exchanges: declared once, at the kernel's start."""
         out = set()
         for st, _ in self.all:
@@ -1155,7 +1157,7 @@ class KernelEmitter(OpenclEvents, OpenclBarriers, KernelEmitterBase, OpenclFragm
             src_at = src_at + i * src_st[d]
             dst_at = dst_at + i * dst_st[d]
             loops.append((f"croktile_i{d}", e))
-        hoisted = s.future in self.swapped_events()   # declared at the kernel's start; an event_t takes no 0
+        hoisted = s.future in self.swapped_events   # declared at the kernel's start; an event_t takes no 0
         ev = "croktile_e" if hoisted else f"{s.future}__ev"
         if not hoisted:
             self.w(depth, f"croktile_event_t {ev} = 0;")
