@@ -421,8 +421,8 @@ public:
   // Storage whose every element the caller writes before reading (a device result copied
   // in): not zero-filled first, which for hundreds of MiB costs as much as the copy.
   struct overwritten_t {};
-  spanned_data(const shape_type& shape, overwritten_t)
-      : data_(detail::new_uninitialized<T>(detail::checked_count<T>(shape))), shape_(shape) {}
+  spanned_data(const shape_type& shape, overwritten_t, const detail::block_kind& kind = detail::plain_blocks())
+      : data_(detail::new_uninitialized<T>(detail::checked_count<T>(shape), kind)), shape_(shape) {}
 
   spanned_data(spanned_data&& other) noexcept
       : data_(std::move(other.data_)), shape_(other.shape_) {
@@ -470,7 +470,7 @@ public:
   const T* begin() const { return data(); }
   const T* end() const { return data() + element_count(); }
 
-  // Gives up ownership of the memory (allocated with new T[]) and leaves this empty.
+  // Gives up ownership of the memory (freed with detail::free_host) and leaves this empty.
   T* release() {
     shape_ = shape_type{};
     return data_.release();
@@ -487,7 +487,7 @@ public:
   detail::subscript_t<const T, Rank> operator[](std::size_t i) const { return view()[i]; }
 
 private:
-  std::unique_ptr<T[]> data_;
+  std::unique_ptr<T[], detail::host_delete<T>> data_;
   shape_type shape_;
 };
 

@@ -499,6 +499,28 @@ class staging {
 
 }  // namespace detail
 
+namespace detail {
+// Pinned host blocks for the results of host-array calls: the device writes them over the
+// bus at the pinned-memory bandwidth, with no staging copy. Pinning costs more than the
+// copy it saves for a block used once, so only sizes that recur (a result of the same size
+// was freed before) get pinned memory; the block cache keeps them for the next call.
+inline void* pinned_block_get(std::size_t bytes) {
+  void* p = nullptr;
+  if (cudaHostAlloc(&p, bytes, cudaHostAllocPortable) != cudaSuccess) {
+    cudaGetLastError();
+    return nullptr;
+  }
+  return p;
+}
+inline void pinned_block_put(void* p) {
+  if (cudaFreeHost(p) != cudaSuccess) cudaGetLastError();
+}
+inline const croktile::detail::block_kind& pinned_blocks() {
+  static const croktile::detail::block_kind k{pinned_block_get, pinned_block_put};
+  return k;
+}
+}  // namespace detail
+
 // Kernel timing for benchmarks: with `timing().enabled`, each launch is bracketed by
 // CUDA events and `timing().last_ms` holds the kernel's time on the GPU (the launch
 // then waits for the kernel).
@@ -908,6 +930,12 @@ struct backend {
     if (bytes) check(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, s), "cudaMemcpyAsync", where);
   }
   static void synchronize(native_stream s, const char* where) { cuda::synchronize(s, where); }
+  // The host memory a host-array call's result is downloaded into.
+  static const croktile::detail::block_kind& host_result_blocks(std::size_t bytes) {
+    namespace cd = croktile::detail;
+    return bytes >= cd::huge_page_threshold && cd::block_cache::get().recurs(bytes) ? detail::pinned_blocks()
+                                                                                     : cd::plain_blocks();
+  }
   static bool capturing(native_stream s) { return cuda::capturing(s); }
   // Orders work queued on `consumer` after what is queued on `producer` now (an event;
   // recorded into a graph while `producer` is captured).

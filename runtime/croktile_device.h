@@ -324,10 +324,19 @@ void download(spanned_view<T, Rank> host, const basic_device_data<T, Rank, B>& d
   download(host, dev.view(), s, where);
 }
 
+// Whether backend B says which host memory its results are downloaded into
+// (`B::host_result_blocks(bytes)`, a detail::block_kind: cuda's pinned blocks).
+template <typename B, typename = void>
+struct has_host_result_blocks : std::false_type {};
+template <typename B>
+struct has_host_result_blocks<B, std::void_t<decltype(B::host_result_blocks(std::size_t()))>> : std::true_type {};
+
 // The host form's result: copied to host memory once the work is done.
 template <typename B, typename T, std::size_t Rank>
 spanned_data<T, Rank> finish_on_host(const basic_device_data<T, Rank, B>& dev, basic_stream<B> s, const char* where) {
-  spanned_data<T, Rank> out(dev.shape(), typename spanned_data<T, Rank>::overwritten_t{});
+  const detail::block_kind* kind = &detail::plain_blocks();
+  if constexpr (has_host_result_blocks<B>::value) kind = &B::host_result_blocks(dev.bytes());
+  spanned_data<T, Rank> out(dev.shape(), typename spanned_data<T, Rank>::overwritten_t{}, *kind);
   B::download(out.data(), dev.data(), dev.bytes(), s.native(), where);
   B::synchronize(s.native(), where);
   return out;

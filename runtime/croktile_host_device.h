@@ -27,14 +27,14 @@ struct backend {
   static native_stream create_stream(bool, const char*) { return nullptr; }
   static void destroy_stream(native_stream) noexcept {}
 
-  // new T[]() like spanned_data, so that a host result's memory can be adopted.
+  // Zeroed memory of spanned_data's kind, so that a host result's memory can be adopted.
   template <typename T>
   static T* allocate(std::size_t count, native_stream, const char*) {
     return count ? detail::new_zeroed<T>(count) : nullptr;
   }
   template <typename T>
   static void release(T* p, native_stream) noexcept {
-    delete[] p;
+    detail::free_host(p);
   }
   static void zero(void* p, std::size_t bytes, native_stream, const char*) {
     if (bytes) std::memset(p, 0, bytes);

@@ -314,6 +314,37 @@ static void test_bf16() {
   CHECK(arr[2].bits == 0);
 }
 
+// Large results reuse the memory of freed ones (croktile_memory.h's block cache): a zeroed
+// result made from a reused block is zero, an overwritten one gets the same memory back.
+static void test_result_memory_reuse() {
+  using croktile::spanned_data;
+  const std::array<std::size_t, 2> shape{1024, 2048};   // 8 MiB of floats
+  float* first = nullptr;
+  {
+    spanned_data<float, 2> d(shape);
+    CHECK(d.data()[0] == 0.0f && d.data()[d.size() - 1] == 0.0f);
+    d.fill(7.0f);
+    first = d.data();
+  }
+  {
+    spanned_data<float, 2> zeroed(shape);
+    CHECK(zeroed.data() == first);
+    bool zero = true;
+    for (float v : zeroed) zero = zero && v == 0.0f;
+    CHECK(zero);
+  }
+  {
+    spanned_data<float, 2> reused(shape, spanned_data<float, 2>::overwritten_t{});
+    CHECK(reused.data() == first);
+    float* kept = reused.release();
+    croktile::detail::free_host(kept);   // what the host backend does with adopted memory
+  }
+  spanned_data<float, 2> again(croktile::uninitialized, shape);
+  CHECK(again.data() == first);
+  spanned_data<float, 1> small({16});   // small data: plain new[], freed with delete[]
+  CHECK(small.data()[15] == 0.0f);
+}
+
 #if defined(__CUDACC__)
 // Device-side use of the header: must compile without warnings.
 __global__ void device_use(croktile::spanned_view<float, 3> v, croktile::f16* h,
@@ -330,6 +361,7 @@ int main() {
   test_spandata();
   test_f16();
   test_bf16();
+  test_result_memory_reuse();
   if (failures) {
     std::printf("%d FAILURES\n", failures);
     return 1;
