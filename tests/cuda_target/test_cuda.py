@@ -107,8 +107,8 @@ def test_matmul_mapping(tmp_path):
     # one block per instance; the shared buffers are offsets into one dynamic arena
     assert "const long long p = blockIdx.x;" in k
     assert re.search(r"int32_t\* lhs_load_buf__ptr = reinterpret_cast<int32_t\*>\(croktile_smem \+ \d+\);", k)
-    # DMA into shared: every thread of the block, issued as cp.async (both copies' loads in
-    # flight at once), then the wait and a barrier before the masked call reads it
+    # DMA into shared: every thread of the block, issued as cp.async (waited at the next
+    # barrier), then the wait and a barrier before the masked call reads it
     assert "croktile::cuda::block_copy<0, true>(lhs_load_buf__ptr, lhs__ptr + (1152*p)" in k
     assert ("croktile::cuda::cp_async_wait_group<0>();\n    __syncthreads();\n    "
             "if (croktile_tid == 0) matmul_kernel<16, 4, 72>(") in k
@@ -207,6 +207,22 @@ def test_barriers_only_where_threads_share_bytes(tmp_path):
     # u and v (an async copy) go to different bytes: no barrier; the wait synchronises
     assert "block_copy<0, true>(v_buf__ptr" in body[x_out + 3]
     assert body[x_out + 4].startswith("croktile::cuda::cp_async_wait_group<0>();") and body[x_out + 5] == "__syncthreads();"
+
+
+def test_the_last_of_consecutive_shared_copies_loads_through_registers(tmp_path):
+    """Two synchronous copies into shared memory in a row: the first is issued as cp.async,
+    the last loads through registers while it is in flight; one wait and one barrier."""
+    text = _source(tmp_path, REPO / "bench" / "call" / "call_costs.co.cpp")
+    k = _kernel(text, "staged_add__launch0")
+    body = [l.strip() for l in k.splitlines() if not l.strip().startswith("#line")]
+    copies = [l for l in body if "block_copy<" in l]
+    assert copies[0].startswith("croktile::cuda::block_copy<0, true>(x_buf__ptr, a__ptr")
+    assert copies[1].startswith("croktile::cuda::block_copy<0, false>(y_buf__ptr, b__ptr")
+    after = body.index(copies[1]) + 1
+    assert body[after:after + 2] == ["croktile::cuda::cp_async_wait_group<0>();", "__syncthreads();"]
+    # a copy that is alone stays a cp.async
+    k = _kernel(_source(tmp_path, REPO / "samples" / "matmul.co.cpp"), "matmul__launch0")
+    assert "block_copy<1, true>(rhs_load_buf__ptr" in k
 
 
 def test_cok_functions_become_device_functions(tmp_path):
