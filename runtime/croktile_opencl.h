@@ -33,6 +33,7 @@
 #include <cstddef>
 #include <cstdlib>
 #include <cstring>
+#include <initializer_list>
 #include <map>
 #include <mutex>
 #include <string>
@@ -202,6 +203,7 @@ class runtime {
   cl_command_queue queue = nullptr;
   std::string platform_name, device_name;
   cl_ulong max_alloc = 0;  // CL_DEVICE_MAX_MEM_ALLOC_SIZE
+  cl_uint base_align = 0;  // CL_DEVICE_MEM_BASE_ADDR_ALIGN, in bytes: where every buffer starts
 
   static runtime& get(const char* where) {
     static std::mutex mutex;
@@ -319,6 +321,9 @@ class runtime {
     device_name = device_info(device, CL_DEVICE_NAME);
     check(clGetDeviceInfo(device, CL_DEVICE_MAX_MEM_ALLOC_SIZE, sizeof max_alloc, &max_alloc, nullptr),
           "clGetDeviceInfo", where);
+    cl_uint align_bits = 0;
+    if (clGetDeviceInfo(device, CL_DEVICE_MEM_BASE_ADDR_ALIGN, sizeof align_bits, &align_bits, nullptr) == CL_SUCCESS)
+      base_align = align_bits / 8;
     cl_int e = CL_SUCCESS;
     const cl_context_properties props[] = {CL_CONTEXT_PLATFORM,
                                            reinterpret_cast<cl_context_properties>(platform), 0};
@@ -618,6 +623,60 @@ class kernel {
   cl_kernel kernel_ = nullptr;
   std::string name_;
 };
+
+// A global buffer of a launch: its memory, the bytes the kernel may touch from its start,
+// whether the kernel writes it.
+struct kernel_range {
+  cl_mem mem;
+  long long bytes;
+  bool written;
+};
+
+// Whether a launch may take the kernel's fast instance (toolchains/opencl_fast.py): every
+// buffer starts 16-byte aligned (a buffer at the device's base alignment, a sub-buffer at
+// its origin in its buffer) and none that the kernel writes overlaps another (the same
+// cl_mem twice, or ranges of one buffer that meet), as croktile::cuda::fast_instance.
+// The fast instance's vector copies take no address test and its pointers are restrict.
+inline bool fast_instance(runtime& rt, std::initializer_list<kernel_range> ranges) {
+  if (rt.base_align == 0 || rt.base_align % 16 != 0) return false;
+  struct placed {
+    cl_mem root;
+    unsigned long long at, end;
+    bool written;
+  };
+  std::vector<placed> all;
+  all.reserve(ranges.size());
+  for (const kernel_range& r : ranges) {
+    if (r.mem == nullptr) continue;  // an empty view touches nothing
+    cl_mem parent = nullptr;
+    std::size_t origin = 0;
+    if (clGetMemObjectInfo(r.mem, CL_MEM_ASSOCIATED_MEMOBJECT, sizeof parent, &parent, nullptr) != CL_SUCCESS)
+      return false;
+    if (parent != nullptr &&
+        clGetMemObjectInfo(r.mem, CL_MEM_OFFSET, sizeof origin, &origin, nullptr) != CL_SUCCESS)
+      return false;
+    if (origin % 16 != 0) return false;
+    all.push_back({parent != nullptr ? parent : r.mem, origin, origin + static_cast<unsigned long long>(r.bytes),
+                   r.written});
+  }
+  for (std::size_t i = 0; i < all.size(); ++i)
+    for (std::size_t j = i + 1; j < all.size(); ++j)
+      if ((all[i].written || all[j].written) && all[i].root == all[j].root && all[i].at < all[j].end &&
+          all[j].at < all[i].end)
+        return false;
+  return true;
+}
+
+// The launch at `where` takes the kernel's generic instance (a buffer not 16-byte aligned,
+// or results overlapping another argument). Built with -DCROKTILE_REQUIRE_FAST_INSTANCE,
+// that is an error: to check that a program's kernels run their fast code for its data.
+inline void generic_instance([[maybe_unused]] const char* where) {
+#if defined(CROKTILE_REQUIRE_FAST_INSTANCE)
+  throw croktile::runtime_error(std::string(where) + ": the kernel's generic instance is launched "
+                                "(CROKTILE_REQUIRE_FAST_INSTANCE): a buffer is not 16-byte aligned, or results "
+                                "overlap another argument");
+#endif
+}
 
 // Where the kernels of one generated function record a failed runtime check
 // (check id + 1, then the values; the first failure wins): a small buffer of

@@ -474,3 +474,63 @@ def test_the_newest_versioned_clang_is_found(tmp_path):
     res = ok("-t", "opencl", "-###", str(src), "-o", "app", cwd=tmp_path, env={"PATH": str(bin_dir)})
     check = next(l.split() for l in res.err.splitlines() if "-fsyntax-only" in l)
     assert check[0] == str(bin_dir / "clang-15")
+
+
+def test_kernels_with_vector_copies_get_a_fast_instance(tmp_path):
+    """A kernel whose vector copies test global addresses is in the device program twice:
+    the generic kernel and `<name>__fast` (restrict pointers, no address tests, opencl_fast.py);
+    the launch takes the fast one when every global buffer is aligned and no written one
+    overlaps another. A kernel whose work-items are its instances one to one has a fixed
+    work-group size, and its loops are written for unrolling."""
+    ok("-t", "opencl", "-S", str(HERE / "fast_instance.co.cpp"), "-o", str(tmp_path / "f.cpp"), cwd=tmp_path)
+    cl = (tmp_path / "f.cl").read_text()
+    host = (tmp_path / "f.cpp").read_text()
+
+    def kernel(name: str) -> str:
+        text = cl[cl.index(f" void {name}("):]
+        return text[: text.index("\n}\n")]
+    for name in ("add_tiles__launch0", "add_into__v1__launch0"):
+        generic, fast = kernel(name), kernel(name + "__fast")
+        assert "__attribute__((reqd_work_group_size(64, 1, 1)))" in cl.split(f" void {name}(")[0].rsplit("\n", 1)[-1]
+        assert "const long croktile_lsize = 64;" in generic
+        assert "__global float* a__ptr," in generic and "restrict" not in generic
+        assert "__global float* restrict a__ptr," in fast and "__global float* restrict c__ptr" in fast
+        assert "(uint64_t)a__ptr" in generic and "if (1) {   // the fast instance: 16-byte aligned" in fast
+        assert "CROKTILE_" not in generic + fast
+        assert re.search(rf"croktile_fast \? \"{name}__fast\" : \"{name}\"", host), name
+    # the fast one where no written buffer overlaps another
+    assert re.search(r"croktile::opencl::fast_instance\(croktile_rt, \{\{a__mem\.get\(\), [^}]*, false\}, "
+                     r"\{b__mem\.get\(\), [^}]*, false\}, \{c__mem\.get\(\), [^}]*, true\}\}\);", host), host
+    # the group's copy into shared tiles: a loop of constant count per work-item, unrolled
+    tiles = kernel("add_tiles__launch0__fast")
+    assert re.search(r"#pragma unroll\n\s*for \(long croktile_r = 0; croktile_r < 1; \+\+croktile_r\) \{\n"
+                     r"\s*const long croktile_t = croktile_lid \+ croktile_r \* 64;", tiles), tiles
+    # a work-item's loop of run-time count over copies and a call: unrolled 8 times
+    for name in ("add_into__v1__launch0__fast", "add_into__launch0"):
+        assert re.search(r"#pragma unroll 8\n\s*for \(long k__0 = 0; k__0 < \(N / 256\); \+\+k__0\)",
+                         kernel(name)), name
+
+
+def test_fast_and_generic_instances_match_cpu(opencl, tmp_path):
+    """Distinct arrays and parts of one array (sub-buffers) take the fast instance; an
+    in-place call (the same cl_mem twice, or two sub-buffers at one place) the generic one
+    (built with CROKTILE_REQUIRE_FAST_INSTANCE, taking it is an error that says so); host
+    arrays one element off alignment are right too. Every result is the cpu target's."""
+    src = HERE / "fast_instance.co.cpp"
+    builds = {"cpu": ("-t", "cpu"), "opencl": ("-t", "opencl"),
+              "require": ("-t", "opencl", "-DCROKTILE_REQUIRE_FAST_INSTANCE")}
+    with concurrent.futures.ThreadPoolExecutor(max_workers=3) as pool:
+        futures = {k: pool.submit(run_croktilec, *flags, str(src), "-o", str(tmp_path / k), cwd=tmp_path, timeout=300)
+                   for k, flags in builds.items()}
+        for k, fut in futures.items():
+            assert fut.result().rc == 0, (k, fut.result())
+    runs = {k: _run(tmp_path / k) for k in builds}
+    for k, run in runs.items():
+        assert run.returncode == 0 and "Test Passed" in run.stdout, (k, run.stdout, run.stderr)
+    assert runs["opencl"].stdout == runs["cpu"].stdout
+    lines = runs["require"].stdout.splitlines()
+    generic = [l for l in lines if l.endswith(": generic instance")]
+    assert generic == [f"{k} in place ({how}): generic instance" for k in ("add_into", "add_tiles")
+                       for how in ("c is a", "two parts at one place")], lines
+    right = [l for l in lines if ": right" in l]
+    assert len(right) == 8 and all(l in runs["cpu"].stdout for l in right), lines
