@@ -7,6 +7,14 @@
 set -uo pipefail
 out=${OUT:-gpu-bench-out}; mkdir -p "$out"
 export CROKTILE_SERVER=0
+# NVIDIA's OpenCL: some GPU machines list only PoCL in /etc/OpenCL/vendors; add the driver's ICD
+if ! grep -qs nvidia /etc/OpenCL/vendors/*.icd; then
+  nv=$(ls /usr/lib/libnvidia-opencl.so.1 /usr/lib/x86_64-linux-gnu/libnvidia-opencl.so.1 2>/dev/null | head -1)
+  if [ -n "$nv" ]; then
+    icd=$(mktemp -d); cp /etc/OpenCL/vendors/*.icd "$icd"/ 2>/dev/null; echo "$nv" > "$icd/nvidia.icd"
+    export OCL_ICD_VENDORS=$icd
+  fi
+fi
 nvidia-smi -L
 echo "=== bench_calls (issue #22)"
 timeout 240 python3 bench/bench_calls.py --json "$out/calls.json" 2>&1 | tail -45
