@@ -29,6 +29,8 @@
 #if defined(__linux__)
 #include <sys/mman.h>
 #include <unistd.h>
+#elif defined(_WIN32)
+#include <malloc.h>
 #endif
 
 namespace croktile {
@@ -54,12 +56,22 @@ struct block_kind {
   void (*put)(void* p);
 };
 
-inline void* plain_block_get(std::size_t bytes) {
-  void* p = std::aligned_alloc(huge_page_bytes, bytes);   // bytes is a multiple of 2 MiB
+inline void* plain_block_get(std::size_t bytes) {   // bytes is a multiple of 2 MiB
+#if defined(_WIN32)
+  void* p = ::_aligned_malloc(bytes, huge_page_bytes);
+#else
+  void* p = std::aligned_alloc(huge_page_bytes, bytes);
+#endif
   if (p) advise_huge_pages(p, bytes);
   return p;
 }
-inline void plain_block_put(void* p) { std::free(p); }
+inline void plain_block_put(void* p) {
+#if defined(_WIN32)
+  ::_aligned_free(p);
+#else
+  std::free(p);
+#endif
+}
 inline const block_kind& plain_blocks() {
   static const block_kind k{plain_block_get, plain_block_put};
   return k;
