@@ -25,10 +25,11 @@ Mapping (DESIGN.md section 4):
     work-group), is ``__local``; other ``local`` data is a private array. A buffer
     whose size is not a compile-time constant is a ``__local`` kernel argument
     (``__local``) or a per-work-item slice of a global scratch buffer (private).
-  * ``dma.copy.async`` between global and ``__local`` memory at the outer level is
-    ``async_work_group_copy`` (one per contiguous run, chained on one ``event_t``);
-    ``wait`` is ``wait_group_events`` plus a barrier. Other copies complete when
-    issued (like the cpu target), and their ``wait`` has nothing left to do.
+  * ``dma.copy.async`` of one contiguous run between global and ``__local`` memory at
+    the outer level is ``async_work_group_copy``; ``wait`` is ``wait_group_events``
+    plus a barrier. Other copies (a box of several runs among them: see
+    ``KernelEmitter.eligible``) complete when issued (like the cpu target), and their
+    ``wait`` has nothing left to do.
 
 Address spaces: OpenCL C 1.2 has no generic address space (PoCL 3 offers none to
 CPU devices either, even with -cl-std=CL3.0), and an unqualified pointer parameter
@@ -682,10 +683,19 @@ class KernelEmitter(OpenclFast, OpenclEvents, OpenclBarriers, KernelEmitterBase,
         self.swapped_events = self.events_swapped()
 
     def eligible(self, dma: ir.Dma, level: int) -> bool:
-        """An outer-level copy between global and __local memory: a work-group copy."""
+        """An outer-level copy of one contiguous run between global and __local memory: a
+        work-group copy. A box of several runs (the rows of a tile) would take a loop of
+        async_work_group_copy calls; it is copied cooperatively instead, done when issued.
+        PoCL runs each call on work-item 0 alone, so the rows would be copied one by one
+        anyway, and with a work-group of one or two work-items (which PoCL builds by
+        replicating the code of each work-item) such loops in a kernel with barriers abort
+        its compiler ("Could not find a dominating alternative variable"): PoCL makes each
+        row loop a barrier loop, and the replication cannot remap the values they share."""
         spaces = {self.space.get(dma.src.buffer.name), self.space.get(dma.dst.buffer.name)}
+        k, _ = self.runs(dma)
+        one_run = all(e.is_const and e.value == 1 for e in dma.src.extents[:k])
         return (level == 1 and dma.op == "copy" and spaces == {"g", "l"} and self.kind.get(dma.src.buffer.name) != "scratch"
-                and self.kind.get(dma.dst.buffer.name) != "scratch")
+                and self.kind.get(dma.dst.buffer.name) != "scratch" and one_run)
 
     def free_scalars(self) -> List[str]:
         free = kernel_free_names(self.all)
