@@ -1,10 +1,13 @@
 """samples/gemm/: GEMMs written in the language (issue #25). Each builds and passes on the
-cpu and factor targets (portable tensor-core arithmetic); its cuda build for sm_90a loads
+cpu, factor and opencl targets (portable tensor-core arithmetic; opencl on PoCL, with a
+work-group of two work-items, one per warp group, whose tile loads are cooperative copies:
+toolchains/opencl.py KernelEmitter.eligible); its cuda build for sm_90a loads
 its tiles with the copy engine (tma.copy -> cp.async.bulk.tensor) and multiplies with
 wgmma; on a GPU machine the cuda build passes, taking the kernels' fast instances, and
 compute-sanitizer finds nothing. The speed is bench/bench_gemm.py's."""
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 from pathlib import Path
@@ -13,14 +16,20 @@ import pytest
 
 from cuda_target.test_cuda import gpu  # noqa: F401  (the fixture that skips, saying why, without a GPU)
 from driver.util import run_croktilec
+from opencl.test_opencl import _opencl_problem
 
 GEMMS = sorted((Path(__file__).resolve().parents[2] / "samples" / "gemm").glob("*.co.cpp"))
 IDS = [p.name[: -len(".co.cpp")] for p in GEMMS]
 
 
-@pytest.mark.parametrize("target", ["cpu", "factor"])
+@pytest.mark.parametrize("target", ["cpu", "factor", "opencl"])
 @pytest.mark.parametrize("src", GEMMS, ids=IDS)
 def test_gemm_passes_on_the_host_targets(src: Path, target: str, tmp_path: Path):
+    problem = _opencl_problem() if target == "opencl" else ""
+    if problem:
+        if os.environ.get("CROKTILE_REQUIRE_OPENCL") == "1":
+            pytest.fail(f"CROKTILE_REQUIRE_OPENCL=1, but {problem}")
+        pytest.skip(problem)
     res = run_croktilec("-t", target, src, "-o", tmp_path / "g", cwd=tmp_path, timeout=300)
     assert res.rc == 0, res
     run = subprocess.run([str(tmp_path / "g")], capture_output=True, text=True, timeout=120)
