@@ -7,8 +7,9 @@ they print on x86-64.
   embedded in the executable and loaded on the target (it once arrived empty on aarch64),
   and with ``CROKTILE_DUMP=1`` every result element matches the cpu target's on x86-64.
 
-Everything is built once, in parallel, at -O1 (the flags do not change the results; the
-compiles are what this costs).
+Everything is built once, in parallel; the cross builds at -O1 (the flags do not change the
+results). The x86-64 references are the session's shared cpu builds (shared_builds.cpu_build),
+which tests/opencl and tests/factor compare with too.
 """
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ from pathlib import Path
 
 import pytest
 
+import shared_builds
 from driver.util import run_croktilec
 
 from .cross import ARCHS, REPO, elf_machine
@@ -56,14 +58,19 @@ def built(tmp_path_factory):
         ARCHS[0].need()   # skips (or fails) saying what is missing, before building the references
     here.add("x86-64")
     work = tmp_path_factory.mktemp("cross")
+
+    def build(name, *argv):
+        return run_croktilec(*argv, "-o", work / name, cwd=work), work / name
     jobs = {}
     for arch, profile, src, kt in builds():
-        if arch in here:
+        if arch == "x86-64":
+            jobs[exe_name(arch, profile, src, kt)] = (shared_builds.cpu_build, tmp_path_factory, src)
+        elif arch in here:
             name = exe_name(arch, profile, src, kt)
-            jobs[name] = ["-O1", "--profile", profile, *(["-kt"] if kt else []), src, "-o", work / name]
+            jobs[name] = (build, name, "-O1", "--profile", profile, *(["-kt"] if kt else []), src)
     with concurrent.futures.ThreadPoolExecutor(max_workers=max(2, os.cpu_count() or 2)) as pool:
-        futures = {name: pool.submit(run_croktilec, *argv, cwd=work) for name, argv in jobs.items()}
-        return {name: (fut.result(), work / name) for name, fut in futures.items()}
+        futures = {name: pool.submit(*job) for name, job in jobs.items()}
+        return {name: fut.result() for name, fut in futures.items()}
 
 
 def program(built, arch: str, profile: str, src: Path, kt: bool) -> Path:

@@ -56,12 +56,13 @@ def test_rejected(path: Path, croktilec):
 
 
 @pytest.mark.parametrize("path", RUN_CASES, ids=[_case_id(p) for p in RUN_CASES])
-def test_runs(path: Path, tmp_path: Path):
+def test_runs(path: Path, tmp_path: Path, tmp_path_factory):
     text = path.read_text(encoding="utf-8")
     expected = expected_output(text)
     assert expected, f"{path.name}: a program case needs '// expect-output:' lines"
     targets = wanted_targets(text)
-    built = build_for_targets(path, tmp_path, [t for t in targets if t != "cuda"])
+    # shared builds: test_dma_slow_factor.py runs the factor builds of two cases again
+    built = build_for_targets(path, tmp_path, [t for t in targets if t != "cuda"], shared=tmp_path_factory)
     ran = []
     for target in [t for t in ("cpu", "factor", "opencl") if t in targets]:
         if target not in built[0]:

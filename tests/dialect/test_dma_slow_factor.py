@@ -18,8 +18,9 @@ SLOW_DMA = {"CROKTILE_FACTOR_DMA_LATENCY_US": "300", "CROKTILE_FACTOR_CORES": "3
 
 
 @pytest.mark.parametrize("case", CASES, ids=lambda p: p.name)
-def test_dma_forms_with_slow_dma(tmp_path, case):
-    exe = program(build_for_targets(case, tmp_path, ["factor"]), "factor")
+def test_dma_forms_with_slow_dma(tmp_path, tmp_path_factory, case):
+    # test_dialect.py's factor build of the case (the session's shared one)
+    exe = program(build_for_targets(case, tmp_path, ["factor"], shared=tmp_path_factory), "factor")
     proc = subprocess.run([str(exe)], capture_output=True, text=True, timeout=120,
                           env=dict(os.environ, **SLOW_DMA))
     assert proc.returncode == 0, proc.stderr

@@ -28,6 +28,7 @@ from pathlib import Path
 
 import pytest
 
+import shared_builds
 from driver.util import PKG_PARENT, fails, ok, run_croktilec as croktilec
 
 HERE = Path(__file__).resolve().parent
@@ -63,19 +64,28 @@ def compilers():
 
 @pytest.fixture(scope="session")
 def built(tmp_path_factory):
-    """Every program of these tests, for cpu and for factor, compiled in parallel once."""
+    """Every program of these tests, for cpu and for factor, compiled in parallel once (the
+    cpu builds of the samples and of features.co.cpp are the session's shared ones, which
+    tests/opencl and tests/cross compare with too)."""
     work = tmp_path_factory.mktemp("factor-builds")
+
+    def build(*argv):
+        exe = work / argv[-1]
+        return croktilec(*argv[:-1], "-o", exe, cwd=work), exe
     jobs = {}
     for src in COK_SAMPLES + [FEATURES, HERE / "kt.co.cpp", HERE / "async.co.cpp", HERE / "scratchpad.co.cpp"]:
         name = src.name[: -len(".co.cpp")]
-        for target in ("cpu", "factor"):
-            flags = ["-t", target] + (["-kt"] if target == "factor" else [])
-            if name == "kt" and target == "factor":
-                flags.append("--save-temps")      # keeps kt.gen.so, for the exported symbols
-            jobs[(name, target)] = (flags + [src, "-o", work / f"{name}.{target}"])
+        flags = ["-t", "factor", "-kt"]
+        if name == "kt":
+            flags.append("--save-temps")      # keeps kt.gen.so, for the exported symbols
+        jobs[(name, "factor")] = (build, *flags, src, f"{name}.factor")
+        if src in COK_SAMPLES or src == FEATURES:
+            jobs[(name, "cpu")] = (shared_builds.cpu_build, tmp_path_factory, src)
+        else:
+            jobs[(name, "cpu")] = (build, "-t", "cpu", src, f"{name}.cpu")
     with concurrent.futures.ThreadPoolExecutor(max_workers=max(2, os.cpu_count() or 2)) as pool:
-        futures = {key: pool.submit(croktilec, *argv, cwd=work) for key, argv in jobs.items()}
-        return {key: (fut.result(), work / f"{key[0]}.{key[1]}") for key, fut in futures.items()}
+        futures = {key: pool.submit(*job) for key, job in jobs.items()}
+        return {key: fut.result() for key, fut in futures.items()}
 
 
 def exe(built, name: str, target: str) -> Path:

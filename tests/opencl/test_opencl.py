@@ -34,6 +34,7 @@ from typing import Dict, Tuple
 
 import pytest
 
+import shared_builds
 from driver.util import fails, ok, run_croktilec
 
 HERE = Path(__file__).resolve().parent
@@ -76,29 +77,32 @@ def opencl():
         pytest.skip(problem)
 
 
+# the programs whose cpu builds the session shares (shared_builds.cpu_build)
+SHARED_CPU_BUILDS = {p.name for p in COK_SAMPLES} | {"features.co.cpp"}
+
+
 def _build(src: Path, target: str, out: Path):
-    return run_croktilec("-t", target, str(src), "-o", str(out), cwd=out.parent, timeout=300)
+    return run_croktilec("-t", target, str(src), "-o", str(out), cwd=out.parent, timeout=300), out
 
 
 @pytest.fixture(scope="session")
 def built(opencl, tmp_path_factory) -> Dict[Tuple[str, str], Path]:
-    """Every program of these tests for both targets, compiled in parallel once."""
+    """Every program of these tests for both targets, compiled in parallel once (the cpu
+    builds of the samples and of features.co.cpp are the session's shared ones, which
+    tests/factor and tests/cross compare with too)."""
     work = tmp_path_factory.mktemp("opencl-builds")
     jobs = {}
     for src in COK_SAMPLES + [HERE / "features.co.cpp", HERE / "errors.co.cpp", HERE / "reserved_names.co.cpp",
                                  HERE / "reserved_declarators.co.cpp"]:
-        for target in ("cpu", "opencl"):
-            if src.name == "errors.co.cpp" and target == "cpu":
-                continue
-            name = src.name[: -len(".co.cpp")]
-            jobs[(name, target)] = (src, work / f"{name}.{target}")
-    results = {}
+        name = src.name[: -len(".co.cpp")]
+        jobs[(name, "opencl")] = (_build, src, "opencl", work / f"{name}.opencl")
+        if src.name in SHARED_CPU_BUILDS:
+            jobs[(name, "cpu")] = (shared_builds.cpu_build, tmp_path_factory, src)
+        elif src.name != "errors.co.cpp":
+            jobs[(name, "cpu")] = (_build, src, "cpu", work / f"{name}.cpu")
     with concurrent.futures.ThreadPoolExecutor(max_workers=max(2, os.cpu_count() or 2)) as pool:
-        futures = {key: pool.submit(_build, src, target, exe) for key, (src, exe) in jobs.items()
-                   for target in [key[1]]}
-        for key, fut in futures.items():
-            results[key] = (fut.result(), jobs[key][1])
-    return results
+        futures = {key: pool.submit(*job) for key, job in jobs.items()}
+        return {key: fut.result() for key, fut in futures.items()}
 
 
 def _exe(built, name: str, target: str) -> Path:

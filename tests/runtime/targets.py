@@ -9,6 +9,7 @@ from typing import Dict, Tuple
 
 import pytest
 
+import shared_builds
 from driver.util import run_croktilec
 from opencl.test_opencl import _opencl_problem
 
@@ -17,18 +18,23 @@ TARGETS = ["cpu", "factor", "opencl"]
 Built = Tuple[Dict[str, Path], str]   # the executables by target, and why opencl is missing
 
 
-def build_for_targets(source: Path, work: Path, wanted=TARGETS) -> Built:
+def build_for_targets(source: Path, work: Path, wanted=TARGETS, shared=None) -> Built:
     """``source`` built with ``-o`` for each runnable target of ``wanted``; a target that
     cannot run here is left out (``CROKTILE_REQUIRE_OPENCL=1`` makes a missing opencl a
-    failure)."""
+    failure). With ``shared`` (the session's tmp_path_factory) the builds are the session's
+    shared ones (shared_builds.build), for programs another test file builds alike."""
     problem = _opencl_problem() if "opencl" in wanted else ""
     if problem and os.environ.get("CROKTILE_REQUIRE_OPENCL") == "1":
         pytest.fail(f"CROKTILE_REQUIRE_OPENCL=1, but {problem}")
     targets = [t for t in TARGETS if t in wanted and (t != "opencl" or not problem)]
 
     def build(target: str) -> Path:
-        exe = work / f"{source.name.split('.')[0]}.{target}"
-        res = run_croktilec("-t", target, source, "-o", exe, cwd=work, timeout=300)
+        name = f"{source.name.split('.')[0]}.{target}"
+        if shared is not None:
+            res, exe = shared_builds.build(shared, "-t", target, source, name=name)
+        else:
+            exe = work / name
+            res = run_croktilec("-t", target, source, "-o", exe, cwd=work, timeout=300)
         assert res.rc == 0, res
         return exe
     with concurrent.futures.ThreadPoolExecutor(max_workers=len(targets)) as pool:
