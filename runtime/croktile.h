@@ -189,6 +189,19 @@ inline void verify_matmul_row_row_subset(const A& lhs, const B& rhs, const C& re
 
 namespace detail {
 
+// How many blocks (work-groups) share one instance of a kernel's outer level whose
+// threads' loop of `trips` independent iterations the fast instance spreads over them
+// (croktile_driver/toolchains/grid_split.py): enough for about 64 per compute unit in
+// all, no more than the loop has iterations, and 1 where the grid alone reaches that.
+inline long long split_for(long long grid, long long trips, long long units) {
+  const long long want = 64 * units;
+  if (units <= 0 || grid <= 0 || trips <= 1 || grid >= want) return 1;
+  long long split = std::min(trips, (want + grid - 1) / grid);
+  const long long max_grid = 2147483647LL;   // cuda's gridDim.x
+  if (grid * split > max_grid) split = max_grid / grid;
+  return split < 1 ? 1 : split;
+}
+
 // Integers of any width draw integers; the float types draw floats.
 template <typename T>
 struct is_int_like

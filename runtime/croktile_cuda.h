@@ -630,6 +630,21 @@ inline bool fast_instance(std::initializer_list<kernel_range> ranges) {
   return true;
 }
 
+// The blocks per instance of a split launch (croktile::detail::split_for) on the current
+// device; its SM count is read once.
+inline long long split_count(long long grid, long long trips) {
+  constexpr int max_devices = 64;
+  static std::atomic<int> sms[max_devices] = {};
+  int dev = 0;
+  if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= max_devices) return 1;
+  int count = sms[dev].load(std::memory_order_relaxed);
+  if (count == 0) {
+    if (cudaDeviceGetAttribute(&count, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess || count <= 0) return 1;
+    sms[dev].store(count, std::memory_order_relaxed);
+  }
+  return croktile::detail::split_for(grid, trips, count);
+}
+
 // The launch at `where` takes the kernel's generic instance (an array not 16-byte aligned,
 // overlapping results, or a tensor map the copy engine cannot take). Built with
 // -DCROKTILE_REQUIRE_FAST_INSTANCE, that is an error: to check that a program's kernels

@@ -204,6 +204,7 @@ class runtime {
   std::string platform_name, device_name;
   cl_ulong max_alloc = 0;  // CL_DEVICE_MAX_MEM_ALLOC_SIZE
   cl_uint base_align = 0;  // CL_DEVICE_MEM_BASE_ADDR_ALIGN, in bytes: where every buffer starts
+  cl_uint compute_units = 0;  // CL_DEVICE_MAX_COMPUTE_UNITS
 
   static runtime& get(const char* where) {
     static std::mutex mutex;
@@ -321,6 +322,8 @@ class runtime {
     device_name = device_info(device, CL_DEVICE_NAME);
     check(clGetDeviceInfo(device, CL_DEVICE_MAX_MEM_ALLOC_SIZE, sizeof max_alloc, &max_alloc, nullptr),
           "clGetDeviceInfo", where);
+    if (clGetDeviceInfo(device, CL_DEVICE_MAX_COMPUTE_UNITS, sizeof compute_units, &compute_units, nullptr) != CL_SUCCESS)
+      compute_units = 0;
     cl_uint align_bits = 0;
     if (clGetDeviceInfo(device, CL_DEVICE_MEM_BASE_ADDR_ALIGN, sizeof align_bits, &align_bits, nullptr) == CL_SUCCESS)
       base_align = align_bits / 8;
@@ -631,6 +634,12 @@ struct kernel_range {
   long long bytes;
   bool written;
 };
+
+// The work-groups per instance of a split launch (croktile::detail::split_for) on the
+// runtime's device.
+inline long long split_count(const runtime& rt, long long groups, long long trips) {
+  return croktile::detail::split_for(groups, trips, rt.compute_units);
+}
 
 // Whether a launch may take the kernel's fast instance (toolchains/opencl_fast.py): every
 // buffer starts 16-byte aligned (a buffer at the device's base alignment, a sub-buffer at

@@ -61,6 +61,7 @@ from .cuda_wgmma_waits import plan_wgmma_keeps
 from .cuda_tma import TmaPlan, uses_tma
 from .mma_emit import FragmentWriter, uses_mma
 from .cok import parse_cok
+from .grid_split import split_loop
 
 DEFAULT_BLOCK = 128      # threads of a block whose launch has no inner level
 MAX_BLOCK = 512          # more inner instances than this loop over the block
@@ -295,16 +296,22 @@ class HostEmitter(DeviceHostEmitter):
         args = ", ".join(k.host_args)
         if k.uses_checks:
             self.w(d, "croktile_checks.arm();")
-        def launch(kernel: str, dd: int) -> None:
-            self.w(dd, f"croktile::cuda::launch({kernel}, croktile_grid, croktile_block, croktile_smem, croktile_st, "
+        def launch(kernel: str, dd: int, grid: str = "croktile_grid") -> None:
+            self.w(dd, f"croktile::cuda::launch({kernel}, {grid}, croktile_block, croktile_smem, croktile_st, "
                        f"{where}{', ' + args if args else ''});")
-        if k.aligned_copies:
+        if k.instanced:
             ranges = ", ".join(f"{{{self.mem(b)}.get(), {k.host_bytes(b)}, {str(k.writes(b)).lower()}}}"
                                for b in k.globals)
             conds = [f"croktile::cuda::fast_instance({{{ranges}}})"] + k.tma.host_maps(self.w, d, self.mem, self.hx)
-            self.w(d, f"if ({' && '.join(conds)})")
-            launch(f"{k.name}<true>", d + 1)
-            self.w(d, "else {")
+            if k.split is not None:   # blocks per instance of the level (grid_split.py); 1 in the generic one
+                self.w(d, "long long croktile_split = 1;")
+            self.w(d, f"if ({' && '.join(conds)}) {{")
+            if k.split is not None:
+                self.w(d + 1, f"croktile_split = croktile::cuda::split_count(croktile_grid, {self.hx(k.split.count)});")
+                launch(f"{k.name}<true>", d + 1, "croktile_grid * croktile_split")
+            else:
+                launch(f"{k.name}<true>", d + 1)
+            self.w(d, "} else {")
             self.w(d + 1, f"croktile::cuda::generic_instance({where});")
             launch(f"{k.name}<false>", d + 1)
             self.w(d, "}")
@@ -339,6 +346,8 @@ class KernelEmitter(KernelEmitterBase, FragmentWriter, CudaEvents):
         self.scratch = [b for s, _ in self.all if isinstance(s, ir.Parallel) and s.level >= 2
                         for b in s.buffers if static_bytes(b) is None]
         self.globals = [b for b in self.fn.buffers if b.storage == "global" and self.uses(b)]
+        # a loop of the threads whose iterations the fast instance spreads over more blocks
+        self.split = None if self.scratch or self.fn.frags else split_loop(par, self.host_names)
         self.async_futures, self.future_of_buffer = waited_async_futures(self.all, self.cp_async_eligible)
         # Without async copies of its own, a block's synchronous copies from global into
         # shared memory are issued as cp.async too, and waited for at the next barrier
@@ -529,6 +538,10 @@ class KernelEmitter(KernelEmitterBase, FragmentWriter, CudaEvents):
             size = str(slot.size) if slot.size is not None else self.host_bytes(b)
             out.append(f"  {off:>8}  {size:>8}  {'[' + str(slot.first) + ', ' + str(slot.last) + ']':<12} "
                        f"{b.source_name or b.name} ({b.storage} {b.elem} [{', '.join(d.to_c() for d in b.shape)}])")
+        if self.split is not None:
+            var = re.sub(r"__[0-9]+$", "", self.split.var)
+            out.append(f"  the fast instance spreads the iterations of loop '{var}' (line {self.split.loc.line}) "
+                       f"over blocks: about 64 blocks per SM in all (grid_split.py)")
         print("\n".join(out), file=sys.stderr)
 
     # -- host-side values ------------------------------------------------------------
@@ -613,6 +626,9 @@ class KernelEmitter(KernelEmitterBase, FragmentWriter, CudaEvents):
             self.params.append(f"const __grid_constant__ CUtensorMap {m.name}")
             self.host_args.append(m.name)
         self.aligned_copies += len(self.tma.copies)   # the copies live in the fast instance
+        if self.split is not None:
+            self.params.append("long long croktile_split")
+            self.host_args.append("croktile_split")
 
         self.lines.append(line_directive(par.loc))
         params = ",\n    ".join(self.params)
@@ -625,7 +641,11 @@ class KernelEmitter(KernelEmitterBase, FragmentWriter, CudaEvents):
                 self.w(1, f"extern __shared__ __align__({self.arena_align}) unsigned char croktile_smem[];")
         if self.uses_checks:
             self.w(1, f"croktile::cuda::check_record* const croktile_err = &{self.host.record()};")
-        self.w(1, f"[[maybe_unused]] const long long {par.var} = blockIdx.x;")
+        if self.split is not None:
+            self.w(1, f"[[maybe_unused]] const long long {par.var} = blockIdx.x / croktile_split;")
+            self.w(1, "const long long croktile_part = blockIdx.x % croktile_split;")
+        else:
+            self.w(1, f"[[maybe_unused]] const long long {par.var} = blockIdx.x;")
         self.w(1, "[[maybe_unused]] const long long croktile_tid = threadIdx.x;")
         self.w(1, "[[maybe_unused]] const long long croktile_nt = blockDim.x;")
         if self.scratch:
@@ -644,7 +664,7 @@ class KernelEmitter(KernelEmitterBase, FragmentWriter, CudaEvents):
         if self.uses_wgmma:
             self.w(1, "croktile::wgmma::wait<0>();   // no multiply reads shared memory after the block")
         self.lines.append("}")
-        if self.aligned_copies:
+        if self.instanced:
             # two instances: the launch takes <true> when every global pointer is 16-byte
             # aligned and no global buffer the kernel writes overlaps another; its vector
             # copies then need no address test, and its pointers are __restrict__, so that
@@ -656,6 +676,11 @@ class KernelEmitter(KernelEmitterBase, FragmentWriter, CudaEvents):
                 self.lines[i] = self.lines[i].replace(f"{ct}* {self.ptr(b)}",
                                                       f"croktile::cuda::kernel_ptr<CroktileFast, {ct}> {self.ptr(b)}", 1)
         return "\n".join(self.lines)
+
+    @property
+    def instanced(self) -> bool:
+        """Whether the kernel has a fast instance beside its generic one."""
+        return bool(self.aligned_copies) or self.split is not None
 
     def slot_range(self, name: str):
         slot = self.slot_of.get(name)

@@ -5,6 +5,7 @@ level each sits in, and which scalars a kernel must receive from the host.
 """
 from __future__ import annotations
 
+import copy
 import re
 from typing import Dict, List, Optional, Set, Tuple
 
@@ -308,8 +309,12 @@ class KernelEmitterBase:
             return dev_expr(sym)
         return self.elements().scalar(ctype, elem, e, sym)
 
+    split: Optional[ir.Loop] = None   # the loop the launch spreads over blocks (grid_split.py)
+
     def s_Loop(self, s: ir.Loop, depth: int, level: int, state):
         mark = len(self.lines)
+        if s is self.split:
+            s = self.split_part(s, depth)
         entry = state
         while True:
             hint = self.unroll_hint(s, level)
@@ -323,6 +328,17 @@ class KernelEmitterBase:
                 return joined
             del self.lines[mark:]        # the next iteration starts in the state this one ends in
             entry = joined
+
+    def split_part(self, s: ir.Loop, depth: int) -> ir.Loop:
+        """The iterations of the split loop that this block runs: part `croktile_part` of
+        `croktile_split` (the kernel's prologue has both)."""
+        t, count = self.index_type, paren(dev_expr(s.count))
+        self.w(depth, f"const {t} croktile_per = ({count} + croktile_split - 1) / croktile_split;")
+        self.w(depth, f"const {t} croktile_lo = croktile_part * croktile_per;")
+        self.w(depth, f"const {t} croktile_hi = croktile_lo + croktile_per < {count} ? croktile_lo + croktile_per : {count};")
+        part = copy.copy(s)
+        part.start, part.count = Sym.var("croktile_lo"), Sym.var("croktile_hi")
+        return part
 
     def unroll_hint(self, s: ir.Loop, level: int) -> str:
         """A line before the loop asking the device compiler to unroll it (none by default)."""

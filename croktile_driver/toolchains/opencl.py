@@ -74,6 +74,7 @@ from .cok import _blank, _masked, host_device_functions, parse_cok, report_non_c
 from .opencl_barriers import OpenclBarriers, check_exact_counts, check_opencl_barriers, uniform_count
 from .opencl_check import CHECK_FLAGS, DEFAULT_CHECKER, checker_command, locate, run_check, statement_line
 from .fill import fill_literal
+from .grid_split import split_loop
 from .kernel_ir import (KernelEmitterBase, dev_expr, kernel_free_names, linear as _linear,
                         paren as _paren, product as _product, shape_vars as _shape_vars, strides as _strides,
                         waited_async_futures)
@@ -560,13 +561,19 @@ class HostEmitter(DeviceHostEmitter):
                                f"{str(k.writes(b)).lower()}}}" for b in k.global_args)
             self.w(d, f"const bool croktile_fast = croktile::opencl::fast_instance(croktile_rt, {{{ranges}}});")
             self.w(d, f"if (!croktile_fast) croktile::opencl::generic_instance({where});")
+            if k.split is not None:
+                self.w(d, f"const long long croktile_split = croktile_fast ? croktile::opencl::split_count(croktile_rt, "
+                          f"{self.hx(s.count)}, {self.hx(k.split.count)}) : 1;")
             name = f"croktile_fast ? {c_string(k.name + FAST_SUFFIX)} : {c_string(k.name)}"
         else:
             name = c_string(k.name)
+            if k.split is not None:
+                self.w(d, "const long long croktile_split = 1;   // one kernel: its loop runs whole")
         self.w(d, f"croktile::opencl::kernel croktile_k(croktile_prog, {name}, {where});")
         if k.scratch:
             self.w(d, f"const long long croktile_slot = {k.slot_bytes_host()};")
-        self.w(d, f"const long long croktile_groups = {self.hx(s.count)};")
+        split = " * croktile_split" if k.split is not None and k.fast_copies else ""
+        self.w(d, f"const long long croktile_groups = {self.hx(s.count)}{split};")
         self.w(d, f"const long long croktile_group_size = {k.group_size_host()};")
         if k.scratch:
             self.w(d, "croktile::opencl::buffer croktile_scratch(croktile_rt, croktile_q, (std::size_t)(croktile_slot * "
@@ -630,6 +637,9 @@ class KernelEmitter(OpenclFast, OpenclEvents, OpenclBarriers, KernelEmitterBase,
         self.event_futures: Set[str] = set()
         self.swapped_events: Set[str] = set()    # futures whose events a `swap` exchanges
         self.classify()
+        # a loop of the work-items whose iterations the fast instance spreads over more
+        # work-groups (grid_split.py); the generic instance is launched with one each
+        self.split = None if self.scratch or self.fn.frags else split_loop(par, self.host_names)
         self.barrier_setup()
         self.events_setup()
         # inner levels whose instances run concurrently: a work-item each (opencl_barriers.py)
@@ -757,13 +767,19 @@ class KernelEmitter(OpenclFast, OpenclEvents, OpenclBarriers, KernelEmitterBase,
         for name in self.float_args():
             ctype = self.host.float_params[name]
             self.args.append(KernelArg(f"{ctype} {name}", (ctype, name)))
+        if self.split is not None:
+            self.args.append(KernelArg("long croktile_split", ("cl_long", "croktile_split")))
         if self.uses_checks:
             self.args.append(KernelArg("__global int* croktile_err", ("mem", f"croktile_checks.get(croktile_rt, {_where(self.par.loc)})")))
 
         self.lines.append(statement_line(par.loc))
         params = ",\n    ".join(a.decl for a in self.args)
         self.lines.append(f"{self.kernel_attributes()}__kernel void {self.name}({params}) {{")
-        self.w(1, f"const long {par.var} = get_group_id(0);")
+        if self.split is not None:
+            self.w(1, f"const long {par.var} = get_group_id(0) / croktile_split;")
+            self.w(1, "const long croktile_part = get_group_id(0) % croktile_split;")
+        else:
+            self.w(1, f"const long {par.var} = get_group_id(0);")
         if self.group:
             self.w(1, "const long croktile_lid = get_local_id(0);")
             self.w(1, f"const long croktile_lsize = {self.group_size_expr()};")

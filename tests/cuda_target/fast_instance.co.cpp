@@ -10,15 +10,15 @@ __device__ inline void add4(const float* a, const float* b, float* c) {
 }
 
 __co__ void add_into(f32 [M, 256] a, f32 [M, 256] b, f32 [M, 256] c) {
-  parallel p by M {
+  parallel p by M / 4 {
     parallel t by 64 {
-      with k in [1] {
-        foreach k {
-          x = dma.copy a.chunkat(p, t) => local;
-          y = dma.copy b.chunkat(p, t) => local;
+      with k in [4] {
+        foreach k {   // the fast instance spreads these over blocks (grid_split.py)
+          x = dma.copy a.chunkat(p # k, t) => local;
+          y = dma.copy b.chunkat(p # k, t) => local;
           local f32 [x.span] z;
           call add4(x.data, y.data, z);
-          dma.copy z => c.chunkat(p, t);
+          dma.copy z => c.chunkat(p # k, t);
         }
       }
     }
