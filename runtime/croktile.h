@@ -190,16 +190,13 @@ inline void verify_matmul_row_row_subset(const A& lhs, const B& rhs, const C& re
 namespace detail {
 
 // How many blocks (work-groups) share one instance of a kernel's outer level whose
-// threads' loop of `trips` independent iterations the fast instance spreads over them
-// (croktile_driver/toolchains/grid_split.py): enough for about 64 per compute unit in
-// all, no more than the loop has iterations, and 1 where the grid alone reaches that.
+// threads' nest of `trips` independent iterations the fast instance runs one per block
+// (croktile_driver/toolchains/grid_split.py): all of them where the grid has fewer than
+// 64 blocks per compute unit (a sweep found each step towards one iteration per block
+// faster), else 1, the grid as written; 1 too where cuda's gridDim.x could not hold it.
 inline long long split_for(long long grid, long long trips, long long units) {
-  const long long want = 64 * units;
-  if (units <= 0 || grid <= 0 || trips <= 1 || grid >= want) return 1;
-  long long split = std::min(trips, (want + grid - 1) / grid);
-  const long long max_grid = 2147483647LL;   // cuda's gridDim.x
-  if (grid * split > max_grid) split = max_grid / grid;
-  return split < 1 ? 1 : split;
+  if (units <= 0 || grid <= 0 || trips <= 1 || grid >= 64 * units) return 1;
+  return grid <= 2147483647LL / trips ? trips : 1;
 }
 
 // Integers of any width draw integers; the float types draw floats.

@@ -61,7 +61,7 @@ from .cuda_wgmma_waits import plan_wgmma_keeps
 from .cuda_tma import TmaPlan, uses_tma
 from .mma_emit import FragmentWriter, uses_mma
 from .cok import parse_cok
-from .grid_split import split_loop
+from .grid_split import split_nest
 
 DEFAULT_BLOCK = 128      # threads of a block whose launch has no inner level
 MAX_BLOCK = 512          # more inner instances than this loop over the block
@@ -347,7 +347,7 @@ class KernelEmitter(KernelEmitterBase, FragmentWriter, CudaEvents):
                         for b in s.buffers if static_bytes(b) is None]
         self.globals = [b for b in self.fn.buffers if b.storage == "global" and self.uses(b)]
         # a loop of the threads whose iterations the fast instance spreads over more blocks
-        self.split = None if self.scratch or self.fn.frags else split_loop(par, self.host_names)
+        self.split = None if self.scratch or self.fn.frags else split_nest(par, self.host_names)
         self.async_futures, self.future_of_buffer = waited_async_futures(self.all, self.cp_async_eligible)
         # Without async copies of its own, a block's synchronous copies from global into
         # shared memory are issued as cp.async too, and waited for at the next barrier
@@ -539,9 +539,9 @@ class KernelEmitter(KernelEmitterBase, FragmentWriter, CudaEvents):
             out.append(f"  {off:>8}  {size:>8}  {'[' + str(slot.first) + ', ' + str(slot.last) + ']':<12} "
                        f"{b.source_name or b.name} ({b.storage} {b.elem} [{', '.join(d.to_c() for d in b.shape)}])")
         if self.split is not None:
-            var = re.sub(r"__[0-9]+$", "", self.split.var)
-            out.append(f"  the fast instance spreads the iterations of loop '{var}' (line {self.split.loc.line}) "
-                       f"over blocks: about 64 blocks per SM in all (grid_split.py)")
+            names = ", ".join(re.sub(r"__[0-9]+$", "", loop.var) for loop in self.split.loops)
+            out.append(f"  the fast instance runs the loop over {names} (line {self.split.loops[0].loc.line}) "
+                       f"one iteration per block while the grid has fewer than 64 blocks per SM (grid_split.py)")
         print("\n".join(out), file=sys.stderr)
 
     # -- host-side values ------------------------------------------------------------

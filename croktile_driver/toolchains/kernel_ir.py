@@ -5,7 +5,6 @@ level each sits in, and which scalars a kernel must receive from the host.
 """
 from __future__ import annotations
 
-import copy
 import re
 from typing import Dict, List, Optional, Set, Tuple
 
@@ -309,12 +308,15 @@ class KernelEmitterBase:
             return dev_expr(sym)
         return self.elements().scalar(ctype, elem, e, sym)
 
-    split: Optional[ir.Loop] = None   # the loop the launch spreads over blocks (grid_split.py)
+    split = None   # the nest the launch may run one iteration per block (grid_split.SplitNest)
 
     def s_Loop(self, s: ir.Loop, depth: int, level: int, state):
+        if self.split is not None and s is self.split.loops[0]:
+            return self.split_nest(s, depth, level, state)
+        return self.loop(s, depth, level, state)
+
+    def loop(self, s: ir.Loop, depth: int, level: int, state):
         mark = len(self.lines)
-        if s is self.split:
-            s = self.split_part(s, depth)
         entry = state
         while True:
             hint = self.unroll_hint(s, level)
@@ -329,16 +331,19 @@ class KernelEmitterBase:
             del self.lines[mark:]        # the next iteration starts in the state this one ends in
             entry = joined
 
-    def split_part(self, s: ir.Loop, depth: int) -> ir.Loop:
-        """The iterations of the split loop that this block runs: part `croktile_part` of
-        `croktile_split` (the kernel's prologue has both)."""
-        t, count = self.index_type, paren(dev_expr(s.count))
-        self.w(depth, f"const {t} croktile_per = ({count} + croktile_split - 1) / croktile_split;")
-        self.w(depth, f"const {t} croktile_lo = croktile_part * croktile_per;")
-        self.w(depth, f"const {t} croktile_hi = croktile_lo + croktile_per < {count} ? croktile_lo + croktile_per : {count};")
-        part = copy.copy(s)
-        part.start, part.count = Sym.var("croktile_lo"), Sym.var("croktile_hi")
-        return part
+    def split_nest(self, s: ir.Loop, depth: int, level: int, state):
+        """The nest whole where the launch did not split it (`croktile_split` 1), else
+        iteration `croktile_part` of it (the kernel's prologue has both; grid_split.py)."""
+        self.w(depth, "if (croktile_split == 1) {")
+        whole = self.loop(s, depth + 1, level, state)
+        self.w(depth, "} else {   // one iteration of the nest per block")
+        counts = [paren(dev_expr(loop.count)) for loop in self.split.loops]
+        for i, loop in enumerate(self.split.loops):
+            value = f"croktile_part / ({' * '.join(counts[i + 1:])})" if i + 1 < len(counts) else "croktile_part"
+            self.w(depth + 1, f"const {self.index_type} {loop.var} = {value}{f' % {counts[i]}' if i else ''};")
+        end = self.stmts(self.split.body, depth + 1, level, state)
+        self.w(depth, "}")
+        return self.join(whole, end)
 
     def unroll_hint(self, s: ir.Loop, level: int) -> str:
         """A line before the loop asking the device compiler to unroll it (none by default)."""

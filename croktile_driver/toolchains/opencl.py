@@ -74,7 +74,7 @@ from .cok import _blank, _masked, host_device_functions, parse_cok, report_non_c
 from .opencl_barriers import OpenclBarriers, check_exact_counts, check_opencl_barriers, uniform_count
 from .opencl_check import CHECK_FLAGS, DEFAULT_CHECKER, checker_command, locate, run_check, statement_line
 from .fill import fill_literal
-from .grid_split import split_loop
+from .grid_split import split_nest
 from .kernel_ir import (KernelEmitterBase, dev_expr, kernel_free_names, linear as _linear,
                         paren as _paren, product as _product, shape_vars as _shape_vars, strides as _strides,
                         waited_async_futures)
@@ -639,7 +639,7 @@ class KernelEmitter(OpenclFast, OpenclEvents, OpenclBarriers, KernelEmitterBase,
         self.classify()
         # a loop of the work-items whose iterations the fast instance spreads over more
         # work-groups (grid_split.py); the generic instance is launched with one each
-        self.split = None if self.scratch or self.fn.frags else split_loop(par, self.host_names)
+        self.split = None if self.scratch or self.fn.frags else split_nest(par, self.host_names)
         self.barrier_setup()
         self.events_setup()
         # inner levels whose instances run concurrently: a work-item each (opencl_barriers.py)

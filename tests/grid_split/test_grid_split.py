@@ -1,7 +1,7 @@
 """Loops spread over more blocks (croktile_driver/toolchains/grid_split.py).
 
-`grid_split.co.cpp` has two loops whose iterations the fast instance may run in blocks
-of their own, and three it must run whole (thread data carried over, the same chunk
+`grid_split.co.cpp` has two loop nests whose iterations the fast instance may run a block
+each, and three it must run whole (thread data carried over, the same chunk
 written every time, a row read after the previous iteration wrote it). Without a GPU
 the emitted source shows which launches split, and the cpu build computes every result
 right, and so does the opencl build on PoCL (whose few compute units make `rows` split); with
@@ -42,7 +42,13 @@ def test_only_independent_loops_are_spread(tmp_path):
     assert "croktile_split = croktile::cuda::split_count(croktile_grid, 100);" in _host_part(text, "tail")
     kernel = text[text.index("tail__launch0("):]
     assert "const long long p = blockIdx.x / croktile_split;" in kernel
-    assert re.search(r"for \(long long j__\d+ = croktile_lo; j__\d+ < croktile_hi; \+\+j__\d+\)", kernel)
+    # a launch that does not split runs the loop whole; one that does, one iteration per block
+    assert re.search(r"if \(croktile_split == 1\) \{\n\s*for \(long long (j__\d+) = 0; \1 < 100; \+\+\1\)", kernel)
+    assert re.search(r"\} else \{   // one iteration of the nest per block\n\s*const long long j__\d+ = croktile_part;", kernel)
+    rows = text[text.index("rows__v1__launch0("):]
+    assert "const long long jm = croktile_part / ((N / 1024));\n" in rows
+    assert "const long long jn = croktile_part % (N / 1024);\n" in rows
+    assert "croktile_split = croktile::cuda::split_count(croktile_grid, 64*(N / 1024));" in _host_part(text, "rows__v1")
 
 
 def test_memory_report_names_the_spread_loop(tmp_path):
@@ -51,8 +57,9 @@ def test_memory_report_names_the_spread_loop(tmp_path):
     lines = PROGRAM.read_text().splitlines()
     rows = next(i for i, l in enumerate(lines, 1) if "foreach jm, jn" in l)
     tail = next(i for i, l in enumerate(lines, 1) if "foreach j in [100]" in l)
-    assert f"the fast instance spreads the iterations of loop 'jm' (line {rows}) over blocks" in res.err, res.err
-    assert f"of loop 'j' (line {tail})" in res.err, res.err
+    assert f"the fast instance runs the loop over jm, jn (line {rows}) one iteration per block while the grid has " \
+           "fewer than 64 blocks per SM" in res.err, res.err
+    assert f"the loop over j (line {tail})" in res.err, res.err
 
 
 def _build_and_run(target: str, tmp_path: Path) -> str:
@@ -83,6 +90,6 @@ def test_opencl_spreads_the_same_loops(tmp_path):
     res = run_croktilec("-t", "opencl", "-S", str(PROGRAM), "-o", str(out), cwd=tmp_path)
     assert res.rc == 0, res
     text = out.read_text()
-    assert re.findall(r"croktile::opencl::split_count\(croktile_rt, ([^,]+), (\w+)\)", text) == \
-        [("(M / 64)", "64"), ("200", "100")]
+    assert re.findall(r"croktile::opencl::split_count\(croktile_rt, ([^,]+), (.+?)\) : 1;", text) == \
+        [("(M / 64)", "64*(N / 1024)"), ("200", "100")]
     assert text.count("const long p = get_group_id(0) / croktile_split;") == 4   # two kernels, two instances each
