@@ -4,6 +4,7 @@
 //   croktile_mma_warp.h   warp-level tiles: croktile::mma::frag, fill/load/store/mma/...
 //   croktile_wgmma.h      warp-group tiles (sm_90a): croktile::wgmma::acc, tile, mma
 //   croktile_swizzle.h    the swizzled shared layouts; croktile::swizzle::copy_2d
+//   croktile_rows.h       row operations on accumulators (softmax): row_max, row_exp, cvt, ...
 //   croktile_tma.h        TMA and mbarrier wrappers (CUDA only)
 #pragma once
 
@@ -12,3 +13,4 @@
 #include "croktile_swizzle.h"
 #include "croktile_tma.h"
 #include "croktile_wgmma.h"
+#include "croktile_rows.h"

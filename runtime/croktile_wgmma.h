@@ -98,23 +98,37 @@ inline void for_each(acc<T, M, N>& c, Op op) {
   for (T& x : c.x) op(x);
 }
 
+// An A operand in registers (mma.cvt of an accumulator): 64 x K of f16 or bf16.
+template <class T, int M, int K>
+struct areg {
+  static_assert(M == 64 && K % 16 == 0, "croktile::wgmma::areg: a warp group's A operand is 64 x (a multiple of 16)");
+  T x[M * K];
+};
+
+namespace detail {
+// c += a * b one instruction's k at a time, as the tensor cores round; a(i, k), b(k, j).
+template <int IK, class TC, int M, int N, int K, class AF, class BF>
+inline void multiply(acc<TC, M, N>& c, AF a, BF b) {
+  using S = sum_t<TC>;
+  for (int k0 = 0; k0 < K; k0 += IK)
+    for (int i = 0; i < M; ++i)
+      for (int j = 0; j < N; ++j) {
+        S s = 0;
+        for (int kk = k0; kk < k0 + IK; ++kk) s += convert<S>(a(i, kk)) * convert<S>(b(kk, j));
+        TC& x = c.x[i * N + j];
+        x = convert<TC>(convert<S>(x) + s);
+      }
+}
+}  // namespace detail
+
 // c += a * b^T, one instruction's k at a time as the tensor cores round.
 template <class TC, class TA, class TB, int M, int N, int K, int SWA, int SWB>
 inline void mma(acc<TC, M, N>& c, const tile<TA, M, K, SWA>& a, const tile<TB, N, K, SWB>& b) {
   constexpr int IK = detail::instruction_k<TA, TB, TC>();
   static_assert(IK != 0, "croktile::wgmma::mma: no wgmma instruction for these element types");
   static_assert(K % IK == 0, "croktile::wgmma::mma: K is not a multiple of the instruction's k");
-  using S = detail::sum_t<TC>;
-  for (int k0 = 0; k0 < K; k0 += IK)
-    for (int i = 0; i < M; ++i)
-      for (int j = 0; j < N; ++j) {
-        S s = 0;
-        for (int kk = k0; kk < k0 + IK; ++kk)
-          s += detail::convert<S>(detail::operand(a.p[i * a.pitch + kk])) *
-               detail::convert<S>(detail::operand(b.p[j * b.pitch + kk]));
-        TC& x = c.x[i * N + j];
-        x = detail::convert<TC>(detail::convert<S>(x) + s);
-      }
+  detail::multiply<IK, TC, M, N, K>(c, [&](int i, int k) { return detail::operand(a.p[i * a.pitch + k]); },
+                                    [&](int k, int j) { return detail::operand(b.p[j * b.pitch + k]); });
 }
 // c += a * b, b a K x N tile (N contiguous, "mma.row.col").
 template <class TC, class TA, class TB, int M, int N, int K, int SWA, int SWB>
@@ -123,25 +137,30 @@ inline void mma_nmajor(acc<TC, M, N>& c, const tile<TA, M, K, SWA>& a, const til
   static_assert(IK == 16, "croktile::wgmma::mma_nmajor: an N-major b needs f16 or bf16 operands");
   static_assert(K % IK == 0, "croktile::wgmma::mma_nmajor: K is not a multiple of the instruction's k");
   static_assert((N & (N - 1)) == 0, "croktile::wgmma::mma_nmajor: N must be a power of 2");
-  using S = detail::sum_t<TC>;
-  for (int k0 = 0; k0 < K; k0 += IK)
-    for (int i = 0; i < M; ++i)
-      for (int j = 0; j < N; ++j) {
-        S s = 0;
-        for (int kk = k0; kk < k0 + IK; ++kk)
-          s += detail::convert<S>(a.p[i * a.pitch + kk]) * detail::convert<S>(b.p[kk * b.pitch + j]);
-        TC& x = c.x[i * N + j];
-        x = detail::convert<TC>(detail::convert<S>(x) + s);
-      }
+  detail::multiply<IK, TC, M, N, K>(c, [&](int i, int k) { return a.p[i * a.pitch + k]; },
+                                    [&](int k, int j) { return b.p[k * b.pitch + j]; });
+}
+// The same with A in registers.
+template <class TC, class TA, class TB, int M, int N, int K, int SWB>
+inline void mma(acc<TC, M, N>& c, const areg<TA, M, K>& a, const tile<TB, N, K, SWB>& b) {
+  static_assert(detail::instruction_k<TA, TB, TC>() == 16, "croktile::wgmma::mma: an A in registers is f16 or bf16");
+  detail::multiply<16, TC, M, N, K>(c, [&](int i, int k) { return a.x[i * K + k]; },
+                                    [&](int k, int j) { return b.p[j * b.pitch + k]; });
+}
+template <class TC, class TA, class TB, int M, int N, int K, int SWB>
+inline void mma_nmajor(acc<TC, M, N>& c, const areg<TA, M, K>& a, const tile<TB, K, N, SWB>& b) {
+  static_assert(detail::instruction_k<TA, TB, TC>() == 16, "croktile::wgmma::mma_nmajor: an A in registers is f16 or bf16");
+  detail::multiply<16, TC, M, N, K>(c, [&](int i, int k) { return a.x[i * K + k]; },
+                                    [&](int k, int j) { return b.p[k * b.pitch + j]; });
 }
 
 // The portable mma is done when it returns.
-template <class TC, class TA, class TB, int M, int N, int K, int SWA, int SWB>
-inline void mma_async(acc<TC, M, N>& c, const tile<TA, M, K, SWA>& a, const tile<TB, N, K, SWB>& b) {
+template <class TC, class A, class TB, int M, int N, int K, int SWB>
+inline void mma_async(acc<TC, M, N>& c, const A& a, const tile<TB, N, K, SWB>& b) {
   mma(c, a, b);
 }
-template <class TC, class TA, class TB, int M, int N, int K, int SWA, int SWB>
-inline void mma_nmajor_async(acc<TC, M, N>& c, const tile<TA, M, K, SWA>& a, const tile<TB, K, N, SWB>& b) {
+template <class TC, class A, class TB, int M, int N, int K, int SWB>
+inline void mma_nmajor_async(acc<TC, M, N>& c, const A& a, const tile<TB, K, N, SWB>& b) {
   mma_nmajor(c, a, b);
 }
 template <int N>
@@ -428,6 +447,90 @@ __device__ __forceinline__ void mma_nmajor_async(acc<TC, M, N>& c, const tile<TA
 
 template <class TC, class TA, class TB, int M, int N, int K, int SWA, int SWB>
 __device__ __forceinline__ void mma_nmajor(acc<TC, M, N>& c, const tile<TA, M, K, SWA>& a, const tile<TB, K, N, SWB>& b) {
+  mma_nmajor_async(c, a, b);
+  wait<0>();
+}
+// ---- A in registers (mma.cvt of an accumulator): wgmma's register-A form ----------------
+// Thread (warp w, lane) holds the A elements of the accumulator layout: register 4k + q of
+// step k is rows 16w + lane / 4 (+ 8 for q odd), columns 16k + 2 (lane % 4) (+ 8 for q >= 2).
+template <class T, int M, int K>
+struct areg {
+  static_assert(M == 64 && K % 16 == 0 && sizeof(T) == 2,
+                "croktile::wgmma::areg: a warp group's A operand is 64 x (a multiple of 16) of f16 or bf16");
+  std::uint32_t w[K / 4];
+};
+
+namespace ptx {
+#define CROKTILE_WGMMA_RS_ARGS4 "{%4,%5,%6,%7}, %8, p, 1, 1"
+#define CROKTILE_WGMMA_RS_SCALE4 "%9"
+#define CROKTILE_WGMMA_RS_ARGS8 "{%8,%9,%10,%11}, %12, p, 1, 1"
+#define CROKTILE_WGMMA_RS_SCALE8 "%13"
+#define CROKTILE_WGMMA_RS_ARGS16 "{%16,%17,%18,%19}, %20, p, 1, 1"
+#define CROKTILE_WGMMA_RS_SCALE16 "%21"
+#define CROKTILE_WGMMA_RS_ARGS32 "{%32,%33,%34,%35}, %36, p, 1, 1"
+#define CROKTILE_WGMMA_RS_SCALE32 "%37"
+#define CROKTILE_WGMMA_RS_ARGS64 "{%64,%65,%66,%67}, %68, p, 1, 1"
+#define CROKTILE_WGMMA_RS_SCALE64 "%69"
+#define CROKTILE_WGMMA_RS_ARGS128 "{%128,%129,%130,%131}, %132, p, 1, 1"
+#define CROKTILE_WGMMA_RS_SCALE128 "%133"
+#define CROKTILE_WGMMA_RS_ASM(R, INSTR, TAIL)                                                      \
+  asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, " CROKTILE_WGMMA_RS_SCALE##R ", 0;\n" INSTR " "    \
+               CROKTILE_WGMMA_REGS##R ", " CROKTILE_WGMMA_RS_ARGS##R TAIL ";\n}\n"               \
+               : CROKTILE_WGMMA_D##R("+f", d)                                                     \
+               : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(db), "r"(1))
+
+// One register-A wgmma.mma_async of width NW into f32 accumulators; b K-major or N-major.
+template <int NW, class TA, bool NMAJOR>
+struct rs_instruction;
+#define CROKTILE_WGMMA_RS_INSTRUCTION(TA, NMAJOR, TYPES, TAIL)                                               \
+  template <int NW>                                                                                        \
+  struct rs_instruction<NW, TA, NMAJOR> {                                                                  \
+    __device__ __forceinline__ static void run(float* d, const std::uint32_t* a, std::uint64_t db) {       \
+      if constexpr (NW == 8) CROKTILE_WGMMA_RS_ASM(4, "wgmma.mma_async.sync.aligned.m64n8k16.f32" TYPES, TAIL);     \
+      if constexpr (NW == 16) CROKTILE_WGMMA_RS_ASM(8, "wgmma.mma_async.sync.aligned.m64n16k16.f32" TYPES, TAIL);   \
+      if constexpr (NW == 32) CROKTILE_WGMMA_RS_ASM(16, "wgmma.mma_async.sync.aligned.m64n32k16.f32" TYPES, TAIL);  \
+      if constexpr (NW == 64) CROKTILE_WGMMA_RS_ASM(32, "wgmma.mma_async.sync.aligned.m64n64k16.f32" TYPES, TAIL);  \
+      if constexpr (NW == 128) CROKTILE_WGMMA_RS_ASM(64, "wgmma.mma_async.sync.aligned.m64n128k16.f32" TYPES, TAIL); \
+      if constexpr (NW == 256) CROKTILE_WGMMA_RS_ASM(128, "wgmma.mma_async.sync.aligned.m64n256k16.f32" TYPES, TAIL); \
+    }                                                                                                      \
+  };
+CROKTILE_WGMMA_RS_INSTRUCTION(f16, false, ".f16.f16", ", 0")
+CROKTILE_WGMMA_RS_INSTRUCTION(f16, true, ".f16.f16", ", 1")
+CROKTILE_WGMMA_RS_INSTRUCTION(bf16, false, ".bf16.bf16", ", 0")
+CROKTILE_WGMMA_RS_INSTRUCTION(bf16, true, ".bf16.bf16", ", 1")
+#undef CROKTILE_WGMMA_RS_INSTRUCTION
+
+template <bool NMAJOR, class TA, class TB, int M, int N, int K, int SWB, class BT>
+__device__ __forceinline__ void mma_rs_async(acc<float, M, N>& c, const areg<TA, M, K>& a, const BT& b) {
+  static_assert(std::is_same<TA, TB>::value && (std::is_same<TA, f16>::value || std::is_same<TA, bf16>::value),
+                "croktile::wgmma: an A in registers multiplies a B of its own type, f16 or bf16, into f32");
+  static_assert((N & (N - 1)) == 0 && N <= 256, "croktile::wgmma: with A in registers N is a power of 2 up to 256");
+  fence_operands(c);
+  fence();
+#pragma unroll
+  for (int k0 = 0; k0 < K; k0 += 16)
+    rs_instruction<N, TA, NMAJOR>::run(c.w, a.w + k0 / 4, descriptor<SWB>(b.p + (NMAJOR ? k0 * b.pitch : k0)));
+  commit_group();
+  fence_operands(c);
+}
+}  // namespace ptx
+
+template <class TC, class TA, class TB, int M, int N, int K, int SWB>
+__device__ __forceinline__ void mma_async(acc<TC, M, N>& c, const areg<TA, M, K>& a, const tile<TB, N, K, SWB>& b) {
+  ptx::mma_rs_async<false, TA, TB, M, N, K, SWB>(c, a, b);
+}
+template <class TC, class TA, class TB, int M, int N, int K, int SWB>
+__device__ __forceinline__ void mma(acc<TC, M, N>& c, const areg<TA, M, K>& a, const tile<TB, N, K, SWB>& b) {
+  mma_async(c, a, b);
+  wait<0>();
+}
+template <class TC, class TA, class TB, int M, int N, int K, int SWB>
+__device__ __forceinline__ void mma_nmajor_async(acc<TC, M, N>& c, const areg<TA, M, K>& a,
+                                                 const tile<TB, K, N, SWB>& b) {
+  ptx::mma_rs_async<true, TA, TB, M, N, K, SWB>(c, a, b);
+}
+template <class TC, class TA, class TB, int M, int N, int K, int SWB>
+__device__ __forceinline__ void mma_nmajor(acc<TC, M, N>& c, const areg<TA, M, K>& a, const tile<TB, K, N, SWB>& b) {
   mma_nmajor_async(c, a, b);
   wait<0>();
 }

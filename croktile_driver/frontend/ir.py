@@ -251,6 +251,8 @@ class Frag:
     dims: List[int] = field(default_factory=list)   # `frag mc[2][4]`: an array of fragments
     chunk: Optional[tuple] = None     # the loaded chunk's (rows, cols) in memory order
     loads: List["MmaLoad"] = field(default_factory=list, repr=False)
+    converted: bool = False           # an A operand made by `mma.cvt` from an accumulator's registers
+    of: Optional["Frag"] = None       # a row vector (role "r"): the accumulator whose rows it holds
 
     def describe(self) -> str:
         shape = f"[{self.rows}, {self.cols}]" if self.rows is not None else "[?]"
@@ -312,6 +314,19 @@ class FragUpdate(Stmt):
     ref: FragRef
     op: str                           # "+", "-", "*", "/"
     value: "EExpr"
+
+
+@dataclass(eq=False)
+class FragOp(Stmt):
+    """A row operation (sema_fragments.py): `op` on the accumulator or row vector `ref`
+    with `args` (fragment refs, row vectors, and values: constants or EExprs):
+    "fill" r = v; "max" r = max(r, row max of x); "sum" r += row sum of x; "scale" /
+    "div" x *= / /= v per row; "exp" x = exp(scale * (x - m)) per row; "causal" elements
+    above the diagonal (column > row, with offsets) = -inf; "cvt" ref = x as an A operand."""
+    op: str
+    ref: FragRef
+    args: list
+    declare: bool = False
 
 
 @dataclass(eq=False)
@@ -537,6 +552,8 @@ def stmt_eexprs(s: Stmt) -> List[EExpr]:
         return [s.expr]
     if isinstance(s, FragUpdate) or (isinstance(s, MmaFill) and isinstance(s.value, EExpr)):
         return [s.value]
+    if isinstance(s, FragOp):
+        return [a for a in s.args if isinstance(a, EExpr)]
     return []
 
 

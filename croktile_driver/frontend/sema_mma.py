@@ -16,6 +16,7 @@ from . import ir
 from .mma_forms import choose_shape, default_accumulator, describe_types, has_forms, warp_tile_ok, wgmma_shape
 from .values import Symbol, VData, VError, VFuture, VInt, Value, scalar
 from .nodes import dataclass
+from .sema_fragments import FORMS, FragmentRows
 
 _LAYOUTS = {("row", "col"), ("row", "row"), ("col", "col"), ("col", "row")}
 _FILL_TYPES = ("f16", "bf16", "f32", "f64", "s32", "u32")
@@ -28,8 +29,9 @@ class VFrag(Value):
     kind = "a fragment"
 
 
-class MmaForms:
-    """Mixed into the function checker (sema.FunctionChecker)."""
+class MmaForms(FragmentRows):
+    """Mixed into the function checker (sema.FunctionChecker); the row operations are
+    sema_fragments.py's."""
 
     # -- making fragments ---------------------------------------------------------
     def stmt_FragDecl(self, s: A.FragDecl) -> List[ir.Stmt]:
@@ -71,6 +73,8 @@ class MmaForms:
             return [ir.MmaFill(node.loc, ir.FragRef(self._new_frag(name, elem)), value, declare=True)]
         if op == "load":
             return self._load(name, node, reuse)
+        if self.is_row_op(node.words):
+            return self.row_assign(name, node)
         self.error(node.word_locs[0] if node.word_locs else node.loc,
                    f"'mma.{op}' makes no fragment; a fragment is made by 'mma.fill' or 'mma.load'")
         return []
@@ -108,9 +112,12 @@ class MmaForms:
         frag = ir.Frag(self.unique(name.name), elem, self.level, name.loc)
         if any(p.kind == "group-4" for p in self.parallel_stack):
             frag.engine = "wgmma"
+        self.declare_frag(name, frag)
+        return frag
+
+    def declare_frag(self, name: A.Name, frag: ir.Frag) -> None:
         self.declare(name, Symbol(name.name, "fragment", VFrag(ir.FragRef(frag)), name.loc, frag.name))
         self.frags.append(frag)
-        return frag
 
     def _fill_type(self, word: Optional[str], loc) -> Optional[str]:
         if word is None:
@@ -171,9 +178,10 @@ class MmaForms:
             ref = self._frag_operand(s.args[0])
             value = self._fill_value(s.args[1])
             return [] if ref is None or value is None else [ir.MmaFill(s.loc, ref, value)]
-        if op in ("store", "row", "col"):
+        if op in ("store", "row", "col") or self.is_row_op(s.words):
             errors = self.diag.errors
-            out = self._store(s) if op == "store" else self._multiply(s)
+            out = self.row_stmt(s) if self.is_row_op(s.words) else self._store(s) if op == "store" \
+                else self._multiply(s)
             if self.diag.errors > errors:   # its fragments get no second error for having no use
                 self.frags_in_errors.update(self.scope.lookup(a.name).ir_name for a in s.args
                                             if isinstance(a, A.Name) and self.scope.lookup(a.name) is not None)
@@ -183,7 +191,7 @@ class MmaForms:
             return []
         self.error(s.word_locs[0] if s.word_locs else s.loc,
                    f"unknown tensor-core operation 'mma.{op}'; expected 'mma.fill', 'mma.load', 'mma.row.col', "
-                   "'mma.row.row', 'mma.store' or 'mma.commit'")
+                   f"'mma.row.row', 'mma.store', 'mma.commit' or a row operation ({FORMS})")
         return []
 
     def _frag_operand(self, e: A.Node) -> Optional[ir.FragRef]:
@@ -259,7 +267,7 @@ class MmaForms:
                 self.error(arg.loc, f"'{ref.frag.name}' is used as the {_ROLE[ref.frag.role]} elsewhere; here it "
                                     f"would be the {_ROLE[role]}")
                 return []
-            if role != "c" and ref.frag.chunk is None:
+            if role != "c" and ref.frag.chunk is None and not ref.frag.converted:
                 self.error(arg.loc, f"'{ref.frag.name}' must be made by 'mma.load' to be an operand of the multiply")
                 return []
         la, lb = words[0], words[1]
@@ -319,10 +327,18 @@ class MmaForms:
     def _wgmma_operands(self, s: A.MmaOp, refs, layout: str) -> bool:
         """A warp group reads its operands from shared memory in a swizzled layout: each
         must be `mma.load.swiz<N>` of a shared buffer whose rows are N bytes, both K-major."""
-        if layout != "row.row":
-            self.error(s.loc, f"a warp group (wgmma) multiplies K-major operands: 'mma.row.row' (B given as N x K); "
-                              f"'mma.{layout}' is not supported yet")
+        if layout not in ("row.row", "row.col"):
+            self.error(s.loc, f"a warp group (wgmma) multiplies a row-major A: 'mma.row.row' (B given as N x K) or "
+                              f"'mma.row.col' (B given as K x N); 'mma.{layout}' is not supported yet")
             return False
+        if layout == "row.col":
+            b = refs[1].frag
+            n = b.chunk[1]
+            if b.elem not in ("f16", "bf16") or n & (n - 1) or any(n * 2 > load.swizzle for load in b.loads):
+                self.error(s.args[2].loc, f"a warp group's B given as K x N ('mma.row.col') is f16 or bf16 with N a "
+                                          f"power of 2 whose row fits the swizzle; '{b.name}' is {b.elem} "
+                                          f"{list(b.chunk)}")
+                return False
         for ref, arg in zip(refs, s.args[1:3]):
             for load in ref.frag.loads:
                 buf = load.src.buffer
@@ -353,7 +369,10 @@ class MmaForms:
 
     def check_frags(self) -> None:
         """After the function: every fragment was given a shape by some use."""
+        self.check_rows()
         for f in self.frags:
+            if f.role == "r":
+                continue
             if f.rows is None and f.name not in self.frags_in_errors:
                 self.error(f.loc, f"'{f.name}' is never used by 'mma.row.col' or 'mma.store', so its tile "
                                   "shape is unknown")

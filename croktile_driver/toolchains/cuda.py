@@ -423,6 +423,10 @@ class KernelEmitter(KernelEmitterBase, FragmentWriter, CudaEvents):
         FragmentWriter.s_FragUpdate(self, s, depth)
         return state
 
+    def s_FragOp(self, s, depth, level, state):
+        FragmentWriter.s_FragOp(self, s, depth)
+        return state
+
     # -- analysis --------------------------------------------------------------------
     def plan_waits(self) -> Dict[int, int]:
         """For each outer-level `wait` of cp.async copies: how many cp.async groups, issued

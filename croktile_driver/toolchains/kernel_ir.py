@@ -124,8 +124,9 @@ def kernel_free_names(stmts_with_levels) -> List[str]:
                 low, high, mid, value = s.pad
                 for x in low + high + mid + ([value] if isinstance(value, Sym) else []):
                     used |= sym_vars(x)
-        if isinstance(s, (ir.MmaFill, ir.MmaLoad, ir.MmaStore, ir.MmaMul, ir.FragUpdate)):
-            refs = [s.c, s.a, s.b, s.e] if isinstance(s, ir.MmaMul) else [s.ref]
+        if isinstance(s, (ir.MmaFill, ir.MmaLoad, ir.MmaStore, ir.MmaMul, ir.FragUpdate, ir.FragOp)):
+            refs = [s.c, s.a, s.b, s.e] if isinstance(s, ir.MmaMul) else \
+                [s.ref] + [a for a in s.args if isinstance(a, ir.FragRef)] if isinstance(s, ir.FragOp) else [s.ref]
             for ref in refs:
                 for x in (ref.index if ref is not None else []):
                     used |= sym_vars(x)

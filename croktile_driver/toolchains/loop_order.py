@@ -42,7 +42,8 @@ def instances_inside(par: ir.Parallel) -> Optional[List[ir.Loop]]:
     defined = {s.name for s in ir.walk(body) if isinstance(s, ir.ScalarDef)}
     for s in ir.walk(body):
         if isinstance(s, (ir.Break, ir.Continue, ir.Print, ir.Swap, ir.Parallel, ir.Wait, ir.EventDecl,
-                          ir.Trigger, ir.EventWait, ir.MmaFill, ir.MmaLoad, ir.MmaStore, ir.MmaMul, ir.FragUpdate)):
+                          ir.Trigger, ir.EventWait, ir.MmaFill, ir.MmaLoad, ir.MmaStore, ir.MmaMul, ir.FragUpdate,
+                          ir.FragOp)):
             return None   # (fragments live across the loops: their instances keep their order)
         if isinstance(s, ir.Fill) and s.buffer.name not in allocated:
             return None   # a fill of the iteration's own buffer (an implicit zero fill) is independent

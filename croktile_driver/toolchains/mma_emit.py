@@ -13,13 +13,18 @@ from typing import Callable, Dict, List, Optional
 from ..frontend import ir
 from ..frontend.symbolic import Sym
 from .base import elem_ctype
+from .rows_emit import RowWriter, row_refs
 
 
 def frag_type(f: ir.Frag) -> str:
     elem = "uint32_t" if f.role == "e" else elem_ctype(f.elem)
+    if f.role == "r":   # a row vector (rows_emit.py)
+        return f"{api(f)}::rowvec<{f.rows}>"
     if f.engine == "wgmma":   # a warp group's accumulator, or an operand read from shared memory
         if f.role == "c":
             return f"croktile::wgmma::acc<{elem}, {f.rows}, {f.cols}>"
+        if f.converted:   # an A operand in registers, converted from an accumulator
+            return f"croktile::wgmma::areg<{elem}, {f.rows}, {f.cols}>"
         rows, cols = f.chunk
         return f"croktile::wgmma::tile<{elem}, {rows}, {cols}, {f.loads[0].swizzle}>"
     m, n, k = f.inst
@@ -33,7 +38,7 @@ def api(f: ir.Frag) -> str:
 
 def is_view(f: ir.Frag) -> bool:
     """A warp group's operand: a view of shared memory, made where it is loaded."""
-    return f.engine == "wgmma" and f.role in ("a", "b")
+    return f.engine == "wgmma" and f.role in ("a", "b") and not f.converted
 
 
 def region_strides(region: ir.Region) -> List[Sym]:
@@ -101,7 +106,7 @@ def replication(fn: ir.Function) -> Dict[str, ir.Parallel]:
 
 def declared_in(stmts: List[ir.Stmt]) -> List[ir.Frag]:
     """The fragments whose declaring statement is among these (at any depth), in order."""
-    return [s.ref.frag for s in ir.walk(stmts) if isinstance(s, (ir.MmaFill, ir.MmaLoad)) and s.declare]
+    return [s.ref.frag for s in ir.walk(stmts) if isinstance(s, (ir.MmaFill, ir.MmaLoad, ir.FragOp)) and s.declare]
 
 
 def refs_of(s: ir.Stmt, declared: bool = False) -> List[ir.FragRef]:
@@ -110,10 +115,12 @@ def refs_of(s: ir.Stmt, declared: bool = False) -> List[ir.FragRef]:
         return [] if getattr(s, "declare", False) and not declared else [s.ref]
     if isinstance(s, ir.MmaMul):
         return [r for r in (s.c, s.a, s.b, s.e) if r is not None]
+    if isinstance(s, ir.FragOp):
+        return ([] if s.declare and not declared else [s.ref]) + row_refs(s)
     return []
 
 
-class FragmentWriter:
+class FragmentWriter(RowWriter):
     """Mixed into a target's statement emitter; it needs `w`, `ptr`, `expr`, `elements`
     and `fn`, and keeps the stack of parallel levels it is inside."""
 
@@ -233,8 +240,11 @@ class FragmentWriter:
             self.w(depth, f"croktile::mma::mma_sp({c}, {a}, {b}, {self.frag_ref(s.e)});")
         elif s.c.frag.engine == "wgmma" and self.wgmma_async():
             # issued; completed where the accumulator is next touched (settle) or at a barrier
-            self.w(depth, f"if constexpr (CroktileFast) croktile::wgmma::mma_async({c}, {a}, {b});")
-            self.w(depth, f"else croktile::wgmma::mma({c}, {a}, {b});")
+            mma = "mma_nmajor" if s.layout == "row.col" else "mma"
+            self.w(depth, f"if constexpr (CroktileFast) croktile::wgmma::{mma}_async({c}, {a}, {b});")
+            self.w(depth, f"else croktile::wgmma::{mma}({c}, {a}, {b});")
+        elif s.c.frag.engine == "wgmma" and s.layout == "row.col":
+            self.w(depth, f"croktile::wgmma::mma_nmajor({c}, {a}, {b});")
         else:
             self.w(depth, f"{api(s.c.frag)}::mma({c}, {a}, {b});")
 

@@ -1,0 +1,40 @@
+"""Row operations on accumulators (sema_fragments.py) as calls of the runtime's row API
+(runtime/croktile_rows.h): `croktile::mma::row_max(m, s)`, `croktile::wgmma::row_exp(s, m,
+scale)`, ... on the C++ targets. A row vector is `rowvec<R>`: on the portable targets the
+whole column of R values, on cuda the rows that the thread holds of its warp group's
+accumulator."""
+from __future__ import annotations
+
+from ..frontend import ir
+
+CALLS = {"fill": "row_fill", "max": "row_max", "sum": "row_sum", "scale": "row_scale", "div": "row_div",
+         "exp": "row_exp", "causal": "mask_causal", "cvt": "cvt"}
+
+
+def row_refs(s: ir.FragOp) -> list:
+    """The fragments and row vectors a row operation reads."""
+    return [a for a in s.args if isinstance(a, ir.FragRef)]
+
+
+class RowWriter:
+    """Mixed into mma_emit.FragmentWriter (which gives `frag_ref`, `fill_value`, `settle`,
+    `each_fragment`, `w`)."""
+
+    def row_operand(self, f: ir.Frag, a) -> str:
+        if isinstance(a, ir.FragRef):
+            return self.frag_ref(a)
+        if isinstance(a, ir.EExpr) and a.ctype in ("int", "bool"):
+            return f"(long long)({self.elements().value(a)})"
+        return f"(float)({self.fill_value(f, a)})"
+
+    def s_FragOp(self, s: ir.FragOp, depth: int) -> None:
+        f = s.ref.frag
+        api = "croktile::wgmma" if f.engine == "wgmma" else "croktile::mma"
+        for ref in [s.ref] + row_refs(s):
+            if not (s.declare and ref is s.ref):
+                self.settle(ref, depth)
+        args = ", ".join(self.row_operand(f, a) for a in s.args)
+        if s.declare and s.op == "fill":
+            self.each_fragment(s.ref, depth, lambda frag: f"{api}::row_fill({frag}, {args});")
+        else:
+            self.w(depth, f"{api}::{CALLS[s.op]}({self.frag_ref(s.ref)}, {args});")

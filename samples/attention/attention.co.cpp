@@ -1,0 +1,178 @@
+// Fused attention forward, O = softmax(Q K^T / sqrt(HDIM)) V, for [BH, S, HDIM] tensors of f16
+// (or -DELEM=bf16), head dimension HDIM = 64 (or -DHDIM=128), causal with -DCAUSAL=1. Each block
+// takes BM = 64 * WARP_GROUPS query rows of one head; each warp group keeps its 64 rows'
+// scores S = Q K^T and output O in registers and the online softmax's running row maximum
+// and row sum in row vectors (mma.row.max, mma.exp, mma.row.sum, ...), converts the
+// probabilities to an A operand in registers (mma.cvt) and multiplies them by the V tile,
+// given as keys x HDIM (mma.row.col). The copy engine loads the next K and V tiles while a
+// step computes (two buffers each, tma.copy.async futures). A causal block stops at the
+// diagonal and masks the tile that crosses it (mma.mask.causal). Needs -arch=sm_90a on
+// cuda; the cpu target runs it with portable tensor-core arithmetic.
+//
+//   croktilec -t cuda -arch=sm_90a samples/attention/attention.co.cpp -o attn && ./attn
+//   croktilec -t cpu -DHDIM=128 -DCAUSAL=1 samples/attention/attention.co.cpp -o attn && ./attn
+#include <cmath>
+#include <iostream>
+#include <type_traits>
+#include <vector>
+
+#ifndef ELEM
+#define ELEM f16
+#endif
+#ifndef HDIM
+#define HDIM 64
+#endif
+#ifndef CAUSAL
+#define CAUSAL 0
+#endif
+#ifndef BN
+#define BN 64   // keys per step
+#endif
+#ifndef WARP_GROUPS
+#define WARP_GROUPS 2
+#endif
+#define BM (64 * WARP_GROUPS)
+#if HDIM == 64
+#define SCALE 0.125f
+#elif HDIM == 128
+#define SCALE 0.08838834764831845f
+#else
+#error "HDIM is 64 or 128"
+#endif
+// a tile of one head: ROWS rows from row tile R, the 64 columns of part P
+#define TILE(x, h, ROWS, R, P) x.subspan(1, ROWS, 64).at(h, R, P)
+
+__co__ auto attention(ELEM [BH, S, HDIM] q, ELEM [BH, S, HDIM] k, ELEM [BH, S, HDIM] v) {
+  assert(S % BM == 0 && BM % BN == 0, "attention: S must be a multiple of BM (and BM of BN)");
+  ELEM [BH, S, HDIM] out;
+  parallel {h, m} by [BH, S / BM] : block {
+    // causal: the key tiles up to the diagonal of the block's last row
+    with j in [CAUSAL ? (m + 1) * (BM / BN) : S / BN] {
+      q0 = tma.copy.async.swiz<128> TILE(q, h, BM, m, 0) => shared;
+      k0 = tma.copy.async.swiz<128> TILE(k, h, BN, 0, 0) => shared;
+      v0 = tma.copy.async.swiz<128> TILE(v, h, BN, 0, 0) => shared;
+#if HDIM == 128
+      q1 = tma.copy.async.swiz<128> TILE(q, h, BM, m, 1) => shared;
+      k1 = tma.copy.async.swiz<128> TILE(k, h, BN, 0, 1) => shared;
+      v1 = tma.copy.async.swiz<128> TILE(v, h, BN, 0, 1) => shared;
+      k1n = tma.any;
+      v1n = tma.any;
+      o1 = mma.fill.f32 0.0f;
+#endif
+      k0n = tma.any;
+      v0n = tma.any;
+      s = mma.fill.f32 0.0f;    // the scores of a step, 64 x BN per warp group
+      o0 = mma.fill.f32 0.0f;   // the output, 64 x 64 per warp group (and o1: columns 64..127)
+      mx = mma.row.fill.f32 -1.0e30f;   // the running row maximum of the scores
+      sum = mma.row.fill.f32 0.0f;      // the running row sum of exp(scale (s - mx))
+      alpha = mma.row.fill.f32 0.0f;    // the rescaling of a step
+      wait q0;
+#if HDIM == 128
+      wait q1;
+#endif
+      foreach j {
+        if (j + 1 < #j) {   // the next step's tiles, while this one computes
+          k0n = tma.copy.async.swiz<128> TILE(k, h, BN, j + 1, 0) => shared;
+          v0n = tma.copy.async.swiz<128> TILE(v, h, BN, j + 1, 0) => shared;
+#if HDIM == 128
+          k1n = tma.copy.async.swiz<128> TILE(k, h, BN, j + 1, 1) => shared;
+          v1n = tma.copy.async.swiz<128> TILE(v, h, BN, j + 1, 1) => shared;
+#endif
+        }
+        wait k0, v0;
+#if HDIM == 128
+        wait k1, v1;
+#endif
+        parallel g by WARP_GROUPS : group-4 {
+          mma.fill s, 0.0f;
+          qa = mma.load.swiz<128> q0.data.chunkat(_, g, _);
+          kb = mma.load.swiz<128> k0.data;
+          mma.row.row s, qa, kb;
+#if HDIM == 128
+          qa1 = mma.load.swiz<128> q1.data.chunkat(_, g, _);
+          kb1 = mma.load.swiz<128> k1.data;
+          mma.row.row s, qa1, kb1;
+#endif
+#if CAUSAL
+          mma.mask.causal s, m * BM + g * 64, j * BN;
+#endif
+          mma.row.fill alpha, mx;          // the old maximum
+          mma.row.max mx, s;               // the new one
+          mma.exp alpha, mx, SCALE;        // exp(scale (old - new))
+          mma.exp s, mx, SCALE;            // P = exp(scale (S - max))
+          mma.row.scale sum, alpha;
+          mma.row.sum sum, s;
+          mma.row.scale o0, alpha;
+          p = mma.cvt.ELEM s;
+          vb = mma.load.swiz<128> v0.data;   // BN keys x 64 columns
+          mma.row.col o0, p, vb;
+#if HDIM == 128
+          mma.row.scale o1, alpha;
+          vb1 = mma.load.swiz<128> v1.data;
+          mma.row.col o1, p, vb1;
+#endif
+        }
+        swap(k0, k0n);
+        swap(v0, v0n);
+#if HDIM == 128
+        swap(k1, k1n);
+        swap(v1, v1n);
+#endif
+      }
+      shared ELEM [1, BM, 64] os0;
+#if HDIM == 128
+      shared ELEM [1, BM, 64] os1;
+#endif
+      parallel g by WARP_GROUPS : group-4 {
+        mma.row.div o0, sum;
+        mma.store o0, os0.chunkat(_, g, _);
+#if HDIM == 128
+        mma.row.div o1, sum;
+        mma.store o1, os1.chunkat(_, g, _);
+#endif
+      }
+      tma.copy os0 => TILE(out, h, BM, m, 0);
+#if HDIM == 128
+      tma.copy os1 => TILE(out, h, BM, m, 1);
+#endif
+    }
+  }
+  return out;
+}
+
+int main() {
+  const size_t BH = 2, S = 2 * BM;
+  auto q = croktile::make_spandata<croktile::ELEM>(BH, S, HDIM);
+  auto k = croktile::make_spandata<croktile::ELEM>(BH, S, HDIM);
+  auto v = croktile::make_spandata<croktile::ELEM>(BH, S, HDIM);
+  q.fill_random(-1.0f, 1.0f);
+  k.fill_random(-1.0f, 1.0f);
+  v.fill_random(-1.0f, 1.0f);
+  auto o = attention(q.view(), k.view(), v.view());
+  double worst = 0;
+  std::vector<double> p(S);
+  for (size_t h = 0; h < BH; ++h)
+    for (size_t i = 0; i < S; ++i) {
+      const size_t keys = CAUSAL ? i + 1 : S;
+      double top = -1e300, total = 0;
+      for (size_t j = 0; j < keys; ++j) {
+        double dot = 0;
+        for (size_t d = 0; d < HDIM; ++d) dot += (double)(float)q[h][i][d] * (float)k[h][j][d];
+        p[j] = dot / std::sqrt((double)HDIM);
+        top = std::fmax(top, p[j]);
+      }
+      for (size_t j = 0; j < keys; ++j) total += p[j] = std::exp(p[j] - top);
+      for (size_t d = 0; d < HDIM; ++d) {
+        double ref = 0;
+        for (size_t j = 0; j < keys; ++j) ref += p[j] * (float)v[h][j][d];
+        worst = std::fmax(worst, std::fabs((float)o[h][i][d] - ref / total));
+      }
+    }
+  // P is rounded to the input type before it multiplies V; bf16 keeps 8 bits
+  const double tolerance = std::is_same<croktile::ELEM, croktile::bf16>::value ? 2e-2 : 4e-3;
+  if (worst >= tolerance) {
+    std::cout << "attention differs: error " << worst << "\n";
+    return 1;
+  }
+  std::cout << "Test Passed\n";
+}
