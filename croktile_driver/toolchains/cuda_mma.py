@@ -10,7 +10,7 @@ from ..frontend import ir
 from ..frontend.mma_forms import choose_shape
 from .mma_emit import swizzled_buffers
 
-MMA_KINDS = (ir.MmaFill, ir.MmaLoad, ir.MmaStore, ir.MmaMul, ir.FragUpdate)
+MMA_KINDS = (ir.MmaFill, ir.MmaLoad, ir.MmaStore, ir.MmaMul, ir.FragUpdate, ir.FragOp)
 
 
 def arch_number(arch: Optional[str]) -> Optional[int]:
@@ -92,6 +92,11 @@ def _check_stmts(stmts: List[ir.Stmt], stack: List[ir.Parallel], diag, arch, num
         frag = s.c.frag if isinstance(s, ir.MmaMul) else s.ref.frag
         if frag.engine == "wgmma":
             _check_wgmma(s, stack, diag, arch)
+            continue
+        if isinstance(s, ir.FragOp):
+            diag.error(s.loc, "on the cuda target the row operations (mma.row.*, mma.exp, mma.mask.causal, mma.cvt) "
+                              "work on a warp group's accumulator (a 'parallel ... : group-4' level, sm_90a); a "
+                              "warp's (mma.sync) are not supported yet")
             continue
         in_warp = len(stack) >= 2 and stack[1].kind == "group" and stack[1].count.is_const
         if not in_warp and not isinstance(s, ir.MmaFill):   # a fill is each thread's registers
