@@ -41,8 +41,8 @@ class FragmentRows:
         return self.__dict__.setdefault("_row_pairs", [])
 
     def is_row_op(self, words: List[str]) -> bool:
-        return words[:1] in (["exp"], ["mask"], ["cvt"]) or (words[:1] == ["row"] and words[1:2] != []
-                                                             and words[1] in _ROW_OPS)
+        return words[:1] in (["exp"], ["mask"], ["cvt"]) or (words[:1] == ["row"] and len(words) > 1
+                                                             and words[1] not in ("row", "col"))
 
     # -- `x = mma.row.fill v;` `m = mma.row.max s;` `pa = mma.cvt.f16 s;` ---------------------------
     def row_assign(self, name: A.Name, node: A.MmaOp) -> List[ir.Stmt]:
@@ -59,7 +59,7 @@ class FragmentRows:
             frag = self._new_frag(name, elem)
             frag.role, frag.converted = "a", True
             return self._cvt(node, ir.FragRef(frag), src, elem, declare=True)
-        if words[0] != "row" or words[1] not in ("fill", "max", "sum"):
+        if words[0] != "row" or words[1] not in ("fill", "max", "sum"):   # (.scale, .div, .exp: statements)
             self.error(node.word_locs[0], f"'mma.{'.'.join(words)}' makes no fragment; a row vector is made by "
                                           "'mma.row.fill', 'mma.row.max' or 'mma.row.sum'")
             return []
@@ -88,7 +88,7 @@ class FragmentRows:
         words, op = s.words, s.words[0]
         form = {"exp": "x, m, scale", "mask": "s, row0, col0", "cvt": "a, s"}.get(op, "x, v")
         want = {"exp": 3, "mask": 3}.get(op, 2)
-        if op == "row" and len(words) != 2 or op == "exp" and len(words) != 1 or \
+        if op == "row" and (len(words) != 2 or words[1] not in _ROW_OPS) or op == "exp" and len(words) != 1 or \
                 op == "mask" and words[1:] != ["causal"] or op == "cvt" and len(words) > 2:
             self.error(s.word_locs[-1], f"unknown row operation 'mma.{'.'.join(words)}'; expected {FORMS}")
             return []

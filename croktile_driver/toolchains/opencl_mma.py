@@ -68,6 +68,10 @@ def check_opencl_mma(module: ir.Module, diag) -> None:
     instance of an inner level needs a constant count of them."""
     check_instructions(module, diag)
     for fn in module.functions:
+        for s in ir.walk(fn.body):
+            if isinstance(s, ir.FragOp):
+                diag.error(s.loc, "on target 'opencl' the row operations (mma.row.*, mma.exp, mma.mask.causal, "
+                                  "mma.cvt) are not supported yet; the cpu, factor and cuda targets run them")
         frags = {f.name: f for f in fn.frags}
         for name, inner in private_copies(fn).items():
             if not inner.count.is_const:

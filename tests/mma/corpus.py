@@ -15,6 +15,7 @@ RUN_CASES = [p for p in CASE_FILES if p.name.startswith("run_")]
 _OUTPUT_RE = re.compile(r"//\s*expect-output:\s?(.*?)\s*$")
 _ARCH_RE = re.compile(r"//\s*cuda-arch:\s*(\S+)")
 _XFAIL_RE = re.compile(r"//\s*xfail-([\w-]+):\s*(.*?)\s*$", re.M)
+_NOT_ON_OPENCL_RE = re.compile(r"//\s*not-on-opencl:\s*(.*?)\s*$", re.M)
 
 
 def expected_output(path: Path) -> List[str]:
@@ -36,6 +37,13 @@ def xfail_reason(path: Path, test: str) -> Optional[str]:
         if m.group(1) == test:
             return m.group(2)
     return None
+
+
+def not_on_opencl(path: Path) -> Optional[str]:
+    """Why a run case is not built for opencl (`// not-on-opencl: REASON`: constructs that
+    target rejects with a diagnostic, which an err_ case checks)."""
+    m = _NOT_ON_OPENCL_RE.search(path.read_text(encoding="utf-8"))
+    return m.group(1) if m else None
 
 
 def case_id(path: Path) -> str:

@@ -31,7 +31,7 @@ from frontend.test_cases import verify_case
 from opencl.test_opencl import _opencl_problem
 
 from .corpus import (ACCEPTED_CASES, CASES_DIR, ERROR_CASES, RUN_CASES, case_id, cuda_arch, expected_output,
-                     xfail_reason)
+                     not_on_opencl, xfail_reason)
 
 
 def _params(paths, test: str):
@@ -71,6 +71,8 @@ def test_runs_on_the_other_portable_targets(path: Path, target: str, tmp_path: P
     problem = _opencl_problem() if target == "opencl" else ""
     if problem:
         pytest.skip(problem)
+    if target == "opencl" and (why := not_on_opencl(path)):
+        pytest.skip(f"{path.name}: {why}")
     assert _build_and_run(target, path, tmp_path).stdout.splitlines() == expected_output(path)
 
 
