@@ -28,8 +28,12 @@
 #ifndef BN
 #define BN 64   // keys per step
 #endif
-#ifndef WARP_GROUPS
-#define WARP_GROUPS 2
+#ifndef WARP_GROUPS   // the best of a sweep on an H100 (bench/bench_attention.py)
+#if HDIM == 128
+#define WARP_GROUPS 4
+#else
+#define WARP_GROUPS 1
+#endif
 #endif
 #define BM (64 * WARP_GROUPS)
 #if HDIM == 64
