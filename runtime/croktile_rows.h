@@ -21,7 +21,6 @@
 
 #include <cmath>
 #include <cstdint>
-#include <cstring>
 #include <type_traits>
 
 #include "croktile_mma_warp.h"
@@ -267,8 +266,11 @@ __device__ __forceinline__ void cvt(areg<TA, M, K>& a, const acc<T, M, K>& s) {
   ptx::fence_operands(a);
 #pragma unroll
   for (int p = 0; p < K / 4; ++p) {
-    TA pair[2] = {detail::convert<TA>(s.get(2 * p)), detail::convert<TA>(s.get(2 * p + 1))};
-    std::memcpy(&a.w[p], pair, 4);
+    const float lo = static_cast<float>(s.get(2 * p)), hi = static_cast<float>(s.get(2 * p + 1));
+    if constexpr (std::is_same<TA, f16>::value)   // one instruction for the pair (the high half first)
+      asm("cvt.rn.f16x2.f32 %0, %1, %2;" : "=r"(a.w[p]) : "f"(hi), "f"(lo));
+    else
+      asm("cvt.rn.bf16x2.f32 %0, %1, %2;" : "=r"(a.w[p]) : "f"(hi), "f"(lo));
   }
 }
 }  // namespace wgmma

@@ -505,6 +505,9 @@ __device__ __forceinline__ void mma_rs_async(acc<float, M, N>& c, const areg<TA,
   static_assert(std::is_same<TA, TB>::value && (std::is_same<TA, f16>::value || std::is_same<TA, bf16>::value),
                 "croktile::wgmma: an A in registers multiplies a B of its own type, f16 or bf16, into f32");
   static_assert((N & (N - 1)) == 0 && N <= 256, "croktile::wgmma: with A in registers N is a power of 2 up to 256");
+  // a's registers are set (mma.cvt) before the fence, and stay as they are while it runs
+  auto& regs = const_cast<areg<TA, M, K>&>(a);
+  fence_operands(regs);
   fence_operands(c);
   fence();
 #pragma unroll
@@ -512,6 +515,7 @@ __device__ __forceinline__ void mma_rs_async(acc<float, M, N>& c, const areg<TA,
     rs_instruction<N, TA, NMAJOR>::run(c.w, a.w + k0 / 4, descriptor<SWB>(b.p + (NMAJOR ? k0 * b.pitch : k0)));
   commit_group();
   fence_operands(c);
+  fence_operands(regs);
 }
 }  // namespace ptx
 
