@@ -49,7 +49,10 @@
 __co__ auto attention(ELEM [BH, S, HDIM] q, ELEM [BH, S, HDIM] k, ELEM [BH, S, HDIM] v) {
   assert(S % BM == 0 && BM % BN == 0, "attention: S must be a multiple of BM (and BM of BN)");
   ELEM [BH, S, HDIM] out;
-  parallel {h, m} by [BH, S / BM] : block {
+  parallel {h, mi} by [BH, S / BM] : block {
+    // causal: the blocks of the last rows (the most key tiles) first, so the short ones
+    // fill the end of the grid
+    int m = CAUSAL ? S / BM - 1 - mi : mi;
     // causal: the key tiles up to the diagonal of the block's last row
     with j in [CAUSAL ? (m + 1) * (BM / BN) : S / BN] {
       q0 = tma.copy.async.swiz<128> TILE(q, h, BM, m, 0) => shared;
