@@ -1,13 +1,16 @@
-// Fused attention forward, O = softmax(Q K^T / sqrt(HDIM)) V, for [BH, S, HDIM] tensors of f16
-// (or -DELEM=bf16), head dimension HDIM = 64 (or -DHDIM=128), causal with -DCAUSAL=1. Each block
-// takes BM = 64 * WARP_GROUPS query rows of one head; each warp group keeps its 64 rows'
-// scores S = Q K^T and output O in registers and the online softmax's running row maximum
-// and row sum in row vectors (mma.row.max, mma.exp, mma.row.sum, ...), converts the
-// probabilities to an A operand in registers (mma.cvt) and multiplies them by the V tile,
-// given as keys x HDIM (mma.row.col). The copy engine loads the next K and V tiles while a
-// step computes (two buffers each, tma.copy.async futures). A causal block stops at the
-// diagonal and masks the tile that crosses it (mma.mask.causal). Needs -arch=sm_90a on
-// cuda; the cpu target runs it with portable tensor-core arithmetic.
+// Fused attention forward, O = softmax(Q K^T / sqrt(HDIM)) V, for [BH, S, HDIM] tensors of
+// f16 (or -DELEM=bf16), head dimension HDIM = 64 (or -DHDIM=128), causal with -DCAUSAL=1;
+// the shapes are the tensors' (S a multiple of the block's rows). Each block takes BM =
+// 64 * WARP_GROUPS query rows of one head and walks the keys BN at a time; each warp group
+// keeps its 64 rows' scores S = Q K^T and output O in registers and the online softmax's
+// running row maximum and row sum in row vectors (mma.row.max, mma.exp, mma.row.sum, ...),
+// converts the probabilities to an A operand in registers (mma.cvt) and multiplies them
+// by the V tile, given as keys x columns (mma.row.col). The copy engine loads the next K
+// and V tiles while a step computes (two buffers each, tma.copy.async futures, swapped).
+// A causal block stops at the diagonal and masks the tiles that cross it
+// (mma.mask.causal). A head of 128 columns is two tiles of 64 (128-byte swizzled rows).
+// Needs -arch=sm_90a on cuda; the cpu and factor targets run it with portable
+// tensor-core arithmetic. Tile sizes are macros (BN, WARP_GROUPS), so a sweep builds variants.
 //
 //   croktilec -t cuda -arch=sm_90a samples/attention/attention.co.cpp -o attn && ./attn
 //   croktilec -t cpu -DHDIM=128 -DCAUSAL=1 samples/attention/attention.co.cpp -o attn && ./attn
@@ -25,15 +28,20 @@
 #ifndef CAUSAL
 #define CAUSAL 0
 #endif
-#ifndef BN
-#define BN 64   // keys per step
-#endif
-#ifndef WARP_GROUPS   // the best of a sweep on an H100 (bench/bench_attention.py)
-#if HDIM == 128
-#define WARP_GROUPS 4
+// keys per step and warp groups per block: the best of a sweep on an H100
+// (bench/bench_attention.py, bench/README.md)
+#if HDIM == 64 && CAUSAL
+#define BEST_BN 64
+#define BEST_WARP_GROUPS 1
 #else
-#define WARP_GROUPS 1
+#define BEST_BN 128
+#define BEST_WARP_GROUPS 2
 #endif
+#ifndef BN
+#define BN BEST_BN
+#endif
+#ifndef WARP_GROUPS
+#define WARP_GROUPS BEST_WARP_GROUPS
 #endif
 #define BM (64 * WARP_GROUPS)
 #if HDIM == 64
