@@ -25,7 +25,8 @@ from torch_timing import median_ms
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE = "samples/attention/attention.co.cpp"
-VARIANTS = [f"d{d}{'_causal' if c else ''}={SAMPLE}:-DHDIM={d},-DCAUSAL={c}" for d in (64, 128) for c in (0, 1)]
+VARIANTS = [f"d{d}{'_causal' if c else ''}={SAMPLE}:-DHDIM={d},-DCAUSAL={c}" for d in (64, 128) for c in (0, 1)] + \
+    [f"d64_bf16={SAMPLE}:-DHDIM=64,-DELEM=bf16"]
 
 
 def main() -> int:
