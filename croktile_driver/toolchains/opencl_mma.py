@@ -68,9 +68,9 @@ def check_opencl_mma(module: ir.Module, diag) -> None:
     instance of an inner level needs a constant count of them."""
     check_instructions(module, diag)
     for fn in module.functions:
-        for s in ir.walk(fn.body):
-            if isinstance(s, ir.FragOp):
-                diag.error(s.loc, "on target 'opencl' the row operations (mma.row.*, mma.exp, mma.mask.causal, "
+        first = next((s for s in ir.walk(fn.body) if isinstance(s, ir.FragOp)), None)
+        if first is not None:   # (one error per function: the others would say the same)
+            diag.error(first.loc, "on target 'opencl' the row operations (mma.row.*, mma.exp, mma.mask.causal, "
                                   "mma.cvt) are not supported yet; the cpu, factor and cuda targets run them")
         frags = {f.name: f for f in fn.frags}
         for name, inner in private_copies(fn).items():

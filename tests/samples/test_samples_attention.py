@@ -61,6 +61,7 @@ def test_attention_cuda_compiles(options, tmp_path: Path):
     # the probabilities multiply V from registers, V given as keys x columns; TMA loads
     assert "croktile::wgmma::cvt(" in text and "croktile::wgmma::mma_nmajor_async(" in text
     assert "croktile::tma::load_async(" in text
-    res = run_croktilec("-t", "cuda", "-arch=sm_90a", "-c", *options, SAMPLE, "-o", tmp_path / "a.o", cwd=tmp_path,
-                        timeout=600)
-    assert res.rc == 0, res
+    if "-DELEM=bf16" in options:   # one nvcc build (about 10 s): bf16, a head of two tiles
+        res = run_croktilec("-t", "cuda", "-arch=sm_90a", "-c", *options, SAMPLE, "-o", tmp_path / "a.o",
+                            cwd=tmp_path, timeout=600)
+        assert res.rc == 0 and "warning" not in res.err, res
