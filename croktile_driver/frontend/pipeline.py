@@ -22,6 +22,7 @@ class TranslationUnit:
     segments: List[Segment]
     functions: List[A.CoFunction] = field(default_factory=list)
     module: Optional[ir.Module] = None
+    macros: List[str] = field(default_factory=list)   # the command line's -D names (toolchains/macro_guard.py)
 
 
 def run_frontend(text: str, filename: str, diag: Diagnostics, *,
@@ -30,7 +31,7 @@ def run_frontend(text: str, filename: str, diag: Diagnostics, *,
     """Stops early (with what it has) once errors are reported in a stage."""
     diag.add_source(filename, text)
     pre = preprocess(text, filename, diag, list(defines), list(undefines), list(include_dirs))
-    tu = TranslationUnit(filename, pre, [])
+    tu = TranslationUnit(filename, pre, [], macros=[name for name, _ in defines])
     if diag.errors or stop_after == "preprocess":
         return tu
     colmap, tu.segments = _split(text, pre, filename, diag)

@@ -9,6 +9,7 @@ from ..frontend import ir
 from ..frontend.pipeline import TranslationUnit
 from ..frontend.symbolic import Sym
 from .half_alias import half_alias
+from .macro_guard import guarded_head
 
 
 def line_directive(loc) -> str:
@@ -158,7 +159,7 @@ def host_translation_unit(tu: TranslationUnit, head: List[str], cok_lines, co_te
     it, and the declarations and definitions (``co_text(function)``, both forms) of __co__
     functions."""
     functions = {fn.name: fn for fn in (tu.module.functions if tu.module else [])}
-    out = list(head) + half_alias(tu.segments)
+    out = guarded_head(head, tu.macros) + half_alias(tu.segments)
     device_declared = set()
     for si, seg in enumerate(tu.segments):
         if seg.kind == "host":

@@ -38,6 +38,7 @@ from typing import Dict, List, Optional, Set, Tuple
 
 from .factor_events import FactorEvents, check_factor_events
 from .factor_barriers import FactorBarriers
+from .macro_guard import guarded_head
 from ..cstrings import escaped
 from ..diagnostics import Loc
 from ..frontend import ir
@@ -386,6 +387,7 @@ class Generator:
                "#define CROKTILE_FACTOR_DEVICE 1", '#include "croktile_factor.h"', "#include <stdio.h>   // println"]
         if self.tu.module is not None and any(uses_mma(fn) for fn in self.tu.module.functions):
             out.append('#include "croktile_mma.h"   // tensor-core fragments: portable C++, as on cpu')
+        out = guarded_head(out, self.tu.macros)
         for seg in self.tu.segments:
             if seg.kind == "cok":
                 out.append(line_directive(seg.loc))
