@@ -23,7 +23,9 @@
 #include <iostream>
 #include <limits>
 #include <memory>
+#if !defined(CROKTILE_NO_RANDOM)   // croktilec defines it for programs that use no random data
 #include <random>
+#endif
 #include <stdexcept>
 #include <string>
 #include <type_traits>
@@ -207,6 +209,7 @@ struct is_int_like
 template <int Bits, bool Signed>
 struct is_int_like<small_int<Bits, Signed>> : std::true_type {};
 
+#if !defined(CROKTILE_NO_RANDOM)
 // One generator per process with a fixed seed: a program's random data is the same on
 // every run and every target (CROKTILE_SEED=N picks another sequence).
 inline std::mt19937_64& random_engine() {
@@ -232,6 +235,8 @@ void fill_random(T* p, std::size_t n, L lo, H hi) {
     for (std::size_t i = 0; i < n; ++i) p[i] = T(dist(g));
   }
 }
+
+#endif  // CROKTILE_NO_RANDOM
 
 }  // namespace detail
 
@@ -373,10 +378,12 @@ public:
   void fill(U v) const {
     std::fill(begin(), end(), static_cast<value_type>(v));
   }
+#if !defined(CROKTILE_NO_RANDOM)
   template <typename L, typename H>
   void fill_random(L lo, H hi) const {
     detail::fill_random(data_, element_count(), lo, hi);
   }
+#endif
 
   // Flat iteration over all elements in row-major order (std::fill, std::equal...).
   CROKTILE_HOST_DEVICE T* begin() const { return data_; }
@@ -470,10 +477,12 @@ public:
   void fill(U v) {
     std::fill(begin(), end(), static_cast<T>(v));
   }
+#if !defined(CROKTILE_NO_RANDOM)
   template <typename L, typename H>
   void fill_random(L lo, H hi) {
     detail::fill_random(data(), element_count(), lo, hi);
   }
+#endif
 
   T* begin() { return data(); }
   T* end() { return data() + element_count(); }
@@ -559,4 +568,6 @@ using f8_e5m2 = croktile::f8_e5m2;
 #endif
 
 // 2:4 structured-sparse A operands for `mma.*.sp` (choreo::utils::SparsePolicy).
+#if !defined(CROKTILE_NO_RANDOM)
 #include "croktile_sparse.h"
+#endif

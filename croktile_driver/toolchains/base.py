@@ -9,6 +9,7 @@ from ..frontend import ir
 from ..frontend.pipeline import TranslationUnit
 from ..frontend.symbolic import Sym
 from .half_alias import half_alias
+from .lean_headers import runtime_defines
 from .macro_guard import guarded_head
 
 
@@ -154,12 +155,13 @@ HOST_API = "croktile::host"    # the device API of the targets whose device memo
 
 
 def host_translation_unit(tu: TranslationUnit, head: List[str], cok_lines, co_text, api: str = HOST_API) -> str:
-    """The generated host source: `head`, then the input's segments in order: host C++ as
+    """The generated host source: `head` (a comment line, then the runtime's includes, which
+    ``runtime_defines`` come before), then the input's segments in order: host C++ as
     written (after a #line), each `__cok__` block as ``cok_lines(index, segment)`` renders
     it, and the declarations and definitions (``co_text(function)``, both forms) of __co__
     functions."""
     functions = {fn.name: fn for fn in (tu.module.functions if tu.module else [])}
-    out = guarded_head(head, tu.macros) + half_alias(tu.segments)
+    out = guarded_head(head[:1] + runtime_defines(tu.segments) + head[1:], tu.macros) + half_alias(tu.segments)
     device_declared = set()
     for si, seg in enumerate(tu.segments):
         if seg.kind == "host":
