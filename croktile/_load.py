@@ -10,6 +10,7 @@ same source at once build it once.
 """
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
@@ -66,11 +67,28 @@ def _request_key(source: str, flags: list) -> str:
     """What a build depends on besides the files its manifest lists."""
     from croktile_driver import __version__
     env = [f"{k}={os.environ.get(k, '')}" for k in ("CXX", "NVCC", "CROKTILE_TOOLCHAINS", "XDG_CONFIG_HOME")]
-    parts = ["croktile.load 1", __version__, sys.version, sysconfig.get_config_var("EXT_SUFFIX") or "",
-             _nanobind_version(), source, *flags, *env]
+    parts = ["croktile.load 1", __version__, _driver_digest(), sys.version,
+             sysconfig.get_config_var("EXT_SUFFIX") or "", _nanobind_version(), source, *flags, *env]
     digest = hashlib.sha256("\0".join(parts).encode("utf-8", "surrogateescape")).hexdigest()[:24]
     stem = os.path.basename(source).split(".", 1)[0]
     return f"{_identifier(stem)}-{digest}"
+
+
+@functools.lru_cache(maxsize=None)
+def _driver_digest() -> str:
+    """The compiler's own code and runtime headers: a changed croktilec (a new install of
+    the same version) builds again instead of importing what the old one generated. The
+    same in a source checkout and in its install (relative names, contents)."""
+    import croktile_driver
+    from croktile_driver.paths import runtime_dir
+    h = hashlib.sha256()
+    for root, suffixes in ((os.path.dirname(croktile_driver.__file__), (".py",)), (runtime_dir(), (".h", ".hpp"))):
+        for folder, dirs, files in sorted(os.walk(root)):
+            dirs[:] = sorted(d for d in dirs if d not in ("data", "__pycache__"))
+            for name in sorted(f for f in files if f.endswith(suffixes) and "parsetab" not in f):   # PLY's cache
+                path = os.path.join(folder, name)
+                h.update(os.path.relpath(path, root).encode() + b"\0" + (_digest(path) or "").encode())
+    return h.hexdigest()
 
 
 def _nanobind_version() -> str:

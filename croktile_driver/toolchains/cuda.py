@@ -663,6 +663,8 @@ class KernelEmitter(KernelEmitterBase, FragmentWriter, CudaEvents):
         self.tma.declare(self.w, 1)
         self.declare_frags(par.body, 1)
         self.stmts(par.body, 1, 1, EMPTY)
+        if self.tma.pending_stores:
+            self.tma.complete_stores(self.w, 1)
         if self.issued_sync_async:
             self.w(1, "croktile::cuda::cp_async_wait_group<0>();  // no copy into shared memory outlives the block")
         if self.uses_wgmma:
@@ -712,6 +714,14 @@ class KernelEmitter(KernelEmitterBase, FragmentWriter, CudaEvents):
                 self.wgmma_run = self.wgmma_run_keep(stmts, i, level)
             if not self.tma.defers(s):
                 self.tma.flush(self.w, depth)
+            if level == 1 and self.tma.pending_stores and self.tma.stores_reading(
+                    {b.name for x in ir.walk([s]) for b in ir.stmt_writes(x)}):
+                self.tma.complete_stores(self.w, depth)   # the copy engine has read what this overwrites
+                self.barrier(depth)
+                state = EMPTY
+            pending = set(self.tma.pending_stores)
+            if level == 1 and isinstance(s, ir.Loop):   # issued by an earlier iteration
+                self.tma.pending_stores |= self.tma.stores_in(s.body)
             self.w(depth, line_directive(s.loc))
             if self.collective and self.lane_zero_only(s):
                 # a warp runs the level for its tensor-core operations; the statement is the
@@ -722,6 +732,8 @@ class KernelEmitter(KernelEmitterBase, FragmentWriter, CudaEvents):
                 self.w(depth, "__syncwarp();")
                 continue
             state = getattr(self, "s_" + type(s).__name__)(s, depth, level, state)
+            if isinstance(s, (ir.If, ir.Loop)):   # its body may not have run
+                self.tma.pending_stores |= pending
         self.tma.flush(self.w, depth)
         return state
 
@@ -951,9 +963,15 @@ class KernelEmitter(KernelEmitterBase, FragmentWriter, CudaEvents):
 
     def s_Wait(self, s: ir.Wait, depth: int, level: int, state: State) -> State:
         pending = [f for f in s.futures if f in self.async_futures]
-        others = [f for f in s.futures if f not in self.async_futures]
+        stores = [f for f in s.futures if f in self.tma.store_futures]
+        others = [f for f in s.futures if f not in self.async_futures and f not in stores]
         if others:
             self.w(depth, f"/* wait {', '.join(others)}: these copies completed when issued */")
+        if stores:
+            self.tma.complete_stores(self.w, depth)
+            if not pending:
+                self.barrier(depth)
+                return EMPTY
         if pending:
             keep = self.wait_groups.get(id(s), 0)
             d = depth

@@ -92,6 +92,9 @@ class TmaPlan:
         self.swapped: Set[str] = set()
         self.futures: Set[str] = set()     # async futures completed through barriers
         self.deferred: List[str] = []       # barriers of issued synchronous loads, not yet waited
+        self.store_futures: Set[str] = set()   # async stores that `wait` completes (thread 0's bulk groups)
+        self.store_sources: Dict[str, frozenset] = {}   # a store future -> the names of the buffers it reads
+        self.pending_stores: Set[str] = set()   # store futures issued and not waited, in emission order
         if not has_tma(arch):
             return
         nested = {id(x) for s, _ in k.all if isinstance(s, ir.InThreads) for x in ir.walk(s.body)}
@@ -115,6 +118,7 @@ class TmaPlan:
         for c in self.copies.values():   # the arena places the buffer where the engine can reach it
             c.shared.buffer.align = max(c.shared.buffer.align, SMEM_ALIGN)
         self.futures = self._barrier_futures()
+        self._plan_async_stores()
 
     # -- analysis -------------------------------------------------------------------
     def _copy(self, s: ir.Dma) -> Optional[TmaCopy]:
@@ -168,6 +172,18 @@ class TmaPlan:
                 out.add(f)
         return out
 
+    def _plan_async_stores(self) -> None:
+        """`f = tma.copy.async s => global` whose every copy is a bulk tensor store: thread 0
+        commits it and goes on; `wait f` (or a write to its source) completes it."""
+        issued: Dict[str, List[ir.Dma]] = {}
+        for s, _ in self.k.all:
+            if isinstance(s, ir.Dma) and s.future:
+                issued.setdefault(s.future, []).append(s)
+        for f, copies in issued.items():
+            if all(s.is_async and id(s) in self.copies and not self.copies[id(s)].load for s in copies):
+                self.store_futures.add(f)
+                self.store_sources[f] = frozenset(self.copies[id(s)].shared.buffer.name for s in copies)
+
     # -- device code ----------------------------------------------------------------
     def bar(self, name: str) -> str:
         return f"croktile_tb_{name}" if name in self.swapped else str(self.barrier_of[name])
@@ -216,8 +232,29 @@ class TmaPlan:
         w(depth, "if (croktile_tid == 0) {")
         w(depth + 1, f"croktile::tma::store_async(&{c.map.name}, {smem}, {coords});")
         w(depth + 1, "croktile::tma::store_commit();")
-        w(depth + 1, "croktile::tma::store_wait_all<0>();")
+        if s.is_async and s.future in self.store_futures:   # completed at its `wait`
+            self.pending_stores.add(s.future)
+        else:
+            w(depth + 1, "croktile::tma::store_wait_all<0>();")
         w(depth, "}")
+
+    # -- asynchronous stores ---------------------------------------------------------
+    def stores_in(self, body: List[ir.Stmt]) -> Set[str]:
+        """The async store futures that a loop body issues: pending where it starts again."""
+        return {s.future for s in ir.walk(body) if isinstance(s, ir.Dma) and s.future in self.store_futures
+                and id(s) in self.copies}
+
+    def stores_reading(self, names: Set[str]) -> bool:
+        """Whether a pending async store reads one of these buffers (a write to it must
+        wait for the copy engine to have read it)."""
+        return any(self.store_sources[f] & names for f in self.pending_stores)
+
+    def complete_stores(self, w, depth: int) -> None:
+        """Thread 0 waits for its bulk stores (then the block's barrier tells the others)."""
+        w(depth, "if constexpr (CroktileFast) {")
+        w(depth + 1, "if (croktile_tid == 0) croktile::tma::store_wait_all<0>();   // the async stores are done")
+        w(depth, "}")
+        self.pending_stores.clear()
 
     def flush(self, w, depth: int, instance: bool = True) -> None:
         """Every thread waits for the synchronous loads issued since the last flush."""

@@ -926,13 +926,19 @@ class KernelEmitter(OpenclFast, OpenclEvents, OpenclBarriers, KernelEmitterBase,
         return state
 
     def events_swapped(self) -> Set[str]:
-        """Futures whose events a `swap` exchanges: declared once, at the kernel's start."""
+        """Futures declared once, at the kernel's start: those whose events a `swap`
+        exchanges, and those copied inside a loop or branch (a `wait` after it, or before the
+        copy of the next iteration, is outside the copy's scope)."""
         out = set()
         for st, _ in self.all:
             if isinstance(st, ir.Swap):
                 fa, fb = self.future_of_buffer.get(st.a.name), self.future_of_buffer.get(st.b.name)
                 if fa in self.event_futures and fb in self.event_futures:
                     out |= {fa, fb}
+        top = {id(st) for st in self.par.body}
+        for st, _ in self.all:
+            if isinstance(st, ir.Dma) and st.future in self.event_futures and id(st) not in top:
+                out.add(st.future)
         return out
 
     def s_Swap(self, s: ir.Swap, depth: int, level: int, state: int) -> int:

@@ -21,7 +21,7 @@ def test_loads_wait_for_the_multiplies_that_read_their_buffers(src: Path, tmp_pa
     res = run_croktilec("-t", "cuda", "-arch=sm_90a", "-S", src, "-o", tmp_path / "g.cu", cwd=tmp_path)
     assert res.rc == 0 and res.err == "", res.err
     text = (tmp_path / "g.cu").read_text()
-    start = text.index("for (long long k__0")
+    start = text.index("for (long long k")   # (the K loop: k__0, or k in a nest of tiles)
     loop = text[start:text.index("croktile_t = a0_buf", start)]   # the K loop up to its swaps
     waits = re.findall(r"croktile::wgmma::wait<(\d+)>\(\)", loop)
     assert waits == [str(want)], waits

@@ -189,10 +189,20 @@ def test_tma_copies_use_the_copy_engine_from_sm_90(tmp_path: Path):
     assert res.rc == 0, res
     text = (tmp_path / "t.cu").read_text()
     loads, stores = text.count("croktile::tma::load_async("), text.count("croktile::tma::store_async(")
-    # mm_swizzled: 2 loads; add_pipelined: 4 loads, 2 stores; gemm_tma's instance: 2 loads, 1 store
-    assert (loads, stores) == (8, 3), (loads, stores)
+    # mm_swizzled: 2 loads; add_pipelined: 4 loads, 2 stores; twice_stored_async: 1 load, 1 store;
+    # gemm_tma's instance: 2 loads, 1 store
+    assert (loads, stores) == (9, 4), (loads, stores)
     assert text.count("croktile::mbarrier::wait_parity(") >= loads
-    assert text.count("croktile::tma::box_map<") == 2 + 3 + 3
+    assert text.count("croktile::tma::box_map<") == 2 + 3 + 2 + 3
+    # the async store is not waited where it is issued, but before its shared row is
+    # loaded again, at its `wait` and before the block ends
+    kernel = text[text.index("twice_stored_async__launch0("):]
+    kernel = kernel[:kernel.index("\n}\n")]
+    issued = kernel.index("croktile::tma::store_async(")
+    assert "store_wait_all" not in kernel[issued:issued + 200]
+    load = kernel.index("croktile::tma::load_async(")
+    assert "store_wait_all<0>" in kernel[:load]
+    assert kernel.count("store_wait_all<0>") == 3, kernel
     assert "croktile::cuda::generic_instance(" in text and "block_copy<" in text
 
 

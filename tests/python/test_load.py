@@ -291,6 +291,18 @@ def test_cache_miss_after_editing_an_included_header(tmp_path):
     assert croktile.load(source) is after   # unchanged since: the same module
 
 
+def test_cache_miss_after_the_compiler_changes(tmp_path, monkeypatch):
+    """A new croktilec of the same version (another install, an edited checkout) builds
+    again rather than importing what the old one generated."""
+    import croktile._load as load_module
+    source = _copy_ops(tmp_path / "compiler")
+    before = croktile.load(source)
+    monkeypatch.setattr(load_module, "_driver_digest", lambda: "another croktilec")
+    after = croktile.load(source)
+    assert after.__file__ != before.__file__
+    np.testing.assert_array_equal(after.add(np.ones((2, 2), np.int32), np.ones((2, 2), np.int32)), 2)
+
+
 def test_two_processes_build_once(tmp_path):
     source = _copy_ops(tmp_path / "race")
     code = "import croktile, sys; print(croktile.load(sys.argv[1]).__file__)"

@@ -55,6 +55,26 @@ __co__ auto add_pipelined(f32 [4, 8, 32] l, f32 [4, 8, 32] r) {
   return output;
 }
 
+// out = 2 l, row by row, each block's rows one after another through one shared row: a
+// row leaves by an asynchronous store (its future waited only at the end) while the next
+// row is loaded into the same shared row, which must wait until the copy engine has read it.
+__co__ auto twice_stored_async(f32 [8, 64] l) {
+  f32 [l.span] output;
+  parallel p by 2 : block {
+    shared f32 [1, 64] row;
+    st = tma.any;
+    foreach i in [4] {
+      tma.copy l.subspan(1, 64).at(p * 4 + i, 0) => row;
+      foreach j in [64]
+        row.at(0, j) = row.at(0, j) * 2.0f;
+      wait st;   // the store of the previous row (the load above already waited for its read)
+      st = tma.copy.async row => output.subspan(1, 64).at(p * 4 + i, 0);
+    }
+    wait st;
+  }
+  return output;
+}
+
 // C = A B^T for shapes the caller gives: 64 x 64 tiles of both operands, a warp group's
 // wgmma over the K steps, the result stored through a shared tile by tma.copy.
 __co__ auto gemm_tma(f16 [M, K] lhs, f16 [N, K] rhs) {
@@ -107,6 +127,14 @@ int main() {
       for (size_t k = 0; k < 32; ++k) ok = ok && s[i][j][k] == l[i][j][k] + r[i][j][k];
   std::cout << "tma_pipelined_add " << (ok ? "ok" : "differs") << "\n";
 
+  auto tl = choreo::make_spandata<choreo::f32>(8, 64);
+  tl.fill_random(-10.0f, 10.0f);
+  auto tw = twice_stored_async(tl.view());
+  ok = true;
+  for (size_t i = 0; i < 8; ++i)
+    for (size_t j = 0; j < 64; ++j) ok = ok && tw[i][j] == 2 * tl[i][j];
+  std::cout << "tma_async_store " << (ok ? "ok" : "differs") << "\n";
+
   const size_t M = 128, N = 192, K = 256;
   auto ga = choreo::make_spandata<choreo::f16>(M, K);
   auto gb = choreo::make_spandata<choreo::f16>(N, K);
@@ -125,4 +153,5 @@ int main() {
 
 // expect-output: swizzled_f16_f32 ok
 // expect-output: tma_pipelined_add ok
+// expect-output: tma_async_store ok
 // expect-output: gemm_tma_symbolic ok
