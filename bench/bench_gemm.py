@@ -5,11 +5,13 @@ Loads samples/gemm/gemm.co.cpp with `croktile.load(target="cuda", profile="cuda-
 and times C = A B^T on PyTorch tensors against what a PyTorch user calls instead, in the
 same process: `torch.matmul(A, B.T)` (cuBLAS) for f16 and bf16, `torch._scaled_mm`
 (cuBLASLt, use_fast_accum=True: the tensor cores' accumulation, as ours) for fp8 e4m3
-with an f16 result. CUDA-event medians, TFLOP/s and the ratio; each result's error
+with an f16 result. Calls alternate with the baseline's, each timed alone by CUDA events
+(both see the same clocks, which drift within a run): medians, TFLOP/s and the median of
+the pairs' ratios; each result's error
 against the f32 product of the same inputs at most twice the baseline's (or 1e-2). Prints
 one JSON object.
 
-    python bench/bench_gemm.py [--reps 20] [--shapes 4096,4096,4096 8192,8192,8192 128,8192,8192]
+    python bench/bench_gemm.py [--reps 60] [--shapes 4096,4096,4096 8192,8192,8192 128,8192,8192]
     python bench/bench_gemm.py --variants f16=samples/gemm/gemm.co.cpp bf16=samples/gemm/gemm.co.cpp:-DELEM=bf16 \
         fp8=samples/gemm/gemm.co.cpp:-DELEM=f8_e4m3,-DOUT=f16,-DBK=128
 
@@ -22,7 +24,7 @@ import argparse
 import json
 from pathlib import Path
 
-from torch_timing import median_ms
+from torch_timing import paired_ms
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE = "samples/gemm/gemm.co.cpp"
@@ -58,7 +60,7 @@ def kind_of(options) -> str:
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--reps", type=int, default=20)
+    ap.add_argument("--reps", type=int, default=60)
     ap.add_argument("--shapes", nargs="*", default=["4096,4096,4096", "8192,8192,8192", "128,8192,8192"])
     ap.add_argument("--variants", nargs="*", default=VARIANTS)
     args = ap.parse_args()
@@ -86,15 +88,12 @@ def main() -> int:
             exact = a.float() @ b.float().T
             err = ((ours.float() - exact).abs() / (1 + exact.abs())).max().item()
             err_ref = ((baseline().float() - exact).abs() / (1 + exact.abs())).max().item()
-            t_ours, t_ref = [], []
-            for _ in range(3):   # interleaved rounds, the best median of each: clocks drift
-                t_ours.append(median_ms(lambda: mod.gemm(a, b), args.reps))
-                t_ref.append(median_ms(baseline, args.reps))
-            t_ours, t_ref = min(t_ours), min(t_ref)
+            # calls alternated with the baseline's: clocks drift within a run
+            t_ours, t_ref, ratio = paired_ms(lambda: mod.gemm(a, b), baseline, args.reps)
             flops = 2.0 * m * n * k
             rows[f"{label} {shape}"] = {"croktile_ms": t_ours, "baseline_ms": t_ref,
                                         "croktile_tflops": flops / t_ours / 1e9,
-                                        "baseline_tflops": flops / t_ref / 1e9, "ratio": t_ref / t_ours,
+                                        "baseline_tflops": flops / t_ref / 1e9, "ratio": ratio,
                                         "max_rel_err": err, "baseline_max_rel_err": err_ref,
                                         "right": err <= max(2 * err_ref, 1e-2)}
     print(json.dumps(rows, indent=1))

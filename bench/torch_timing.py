@@ -19,3 +19,25 @@ def median_ms(fn, reps: int) -> float:
         stop.synchronize()
         times.append(start.elapsed_time(stop))
     return statistics.median(times)
+
+
+def paired_ms(fn, baseline, reps: int):
+    """Calls of fn and of the baseline alternated, each timed alone: both see the same
+    clocks and temperature (an H100's clock drifts by 10% and more within a run, which
+    makes ratios of separate runs noisy). Returns (median ms of fn, median ms of the
+    baseline, median of the per-pair ratios baseline / fn)."""
+    import torch
+    fn()
+    baseline()
+    torch.cuda.synchronize()
+    ours, theirs = [], []
+    for _ in range(reps):
+        for f, out in ((fn, ours), (baseline, theirs)):
+            start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            start.record()
+            f()
+            stop.record()
+            stop.synchronize()
+            out.append(start.elapsed_time(stop))
+    ratios = [t / o for o, t in zip(ours, theirs)]
+    return statistics.median(ours), statistics.median(theirs), statistics.median(ratios)
