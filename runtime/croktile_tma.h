@@ -89,12 +89,42 @@ inline void make_map(CUtensorMap* map, const T* global, int rank, const long lon
                                   "box sides 1..256 with the inner one a multiple of 16 bytes and at most the swizzle");
 }
 
+namespace detail {
+// The maps a thread encoded last: a kernel called again on the same arrays (every step of
+// a training loop, every call of a bench) takes them instead of asking the driver again.
+struct encoded_map {
+  const void* global = nullptr;
+  int rank = 0, size = 0, swizzle = 0;
+  long long dims[5] = {};
+  int box[5] = {};
+  CUtensorMap map;
+};
+constexpr int map_cache_size = 16;
+
+template <int Rank>
+inline bool same_map(const encoded_map& e, const void* global, int size, const long long (&dims)[Rank],
+                     const int (&box)[Rank], int swizzle) {
+  if (e.global != global || e.rank != Rank || e.size != size || e.swizzle != swizzle) return false;
+  for (int i = 0; i < Rank; ++i)
+    if (e.dims[i] != dims[i] || e.box[i] != box[i]) return false;
+  return true;
+}
+}  // namespace detail
+
 /// The map of a dense row-major array `global` shaped `dims`, in boxes shaped `box`, as
 /// generated kernels take it: true when the driver encoded it (else the launch takes the
-/// kernel's instance without TMA).
+/// kernel's instance without TMA). A map is a function of these arguments alone, so the
+/// last ones encoded are reused.
 template <class T, int Rank>
 inline bool box_map(CUtensorMap* map, const T* global, const long long (&dims)[Rank], const int (&box)[Rank],
                     int swizzle) {
+  static thread_local detail::encoded_map cache[detail::map_cache_size];
+  static thread_local int next = 0;
+  for (const detail::encoded_map& e : cache)
+    if (detail::same_map(e, global, int(sizeof(T)), dims, box, swizzle)) {
+      *map = e.map;
+      return true;
+    }
   // what the driver would refuse is not asked of it (compute-sanitizer reports refusals)
   if (reinterpret_cast<unsigned long long>(global) % 16 != 0) return false;
   long long strides[Rank];
@@ -105,7 +135,19 @@ inline bool box_map(CUtensorMap* map, const T* global, const long long (&dims)[R
     strides[i] = stride;
     stride *= dims[i];
   }
-  return encode_map(map, global, Rank, dims, strides, box, swizzle) == CUDA_SUCCESS;
+  if (encode_map(map, global, Rank, dims, strides, box, swizzle) != CUDA_SUCCESS) return false;
+  detail::encoded_map& e = cache[next];
+  next = (next + 1) % detail::map_cache_size;
+  e.global = global;
+  e.rank = Rank;
+  e.size = int(sizeof(T));
+  e.swizzle = swizzle;
+  for (int i = 0; i < Rank; ++i) {
+    e.dims[i] = dims[i];
+    e.box[i] = box[i];
+  }
+  e.map = *map;
+  return true;
 }
 
 /// The shared-memory address of p, as PTX's shared-state-space operands take it.
