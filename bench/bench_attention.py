@@ -5,11 +5,12 @@ GPU machine.
 Loads samples/attention/attention.co.cpp with `croktile.load(target="cuda",
 profile="cuda-sm90a")` and times O = softmax(Q K^T / sqrt(d)) V on PyTorch tensors
 ([batch * heads, seq, d]) against `torch.nn.functional.scaled_dot_product_attention` with
-the flash backend, in the same process: CUDA-event medians, TFLOP/s (4 b h s^2 d, half
-of it causal) and the ratio; each result's error against SDPA's math backend in f32 at
+the flash backend, in the same process: calls alternated with the baseline's, each timed
+alone by CUDA events; medians, TFLOP/s (4 b h s^2 d, half of it causal) and the median
+of the pairs' ratios; each result's error against SDPA's math backend in f32 at
 most twice the flash backend's (or 1e-2). Prints one JSON object.
 
-    python bench/bench_attention.py [--reps 10] [--seqs 1024 4096 8192] [--batch 4] [--heads 32]
+    python bench/bench_attention.py [--reps 30] [--seqs 1024 4096 8192] [--batch 4] [--heads 32]
     python bench/bench_attention.py --variants d64=samples/attention/attention.co.cpp:-DHDIM=64
 
 A variant is LABEL=PATH[:OPTION,OPTION...] (the sample and its croktilec options: -DHDIM,
@@ -21,7 +22,7 @@ import argparse
 import json
 from pathlib import Path
 
-from torch_timing import median_ms
+from torch_timing import paired_ms
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE = "samples/attention/attention.co.cpp"
@@ -31,7 +32,7 @@ VARIANTS = [f"d{d}{'_causal' if c else ''}={SAMPLE}:-DHDIM={d},-DCAUSAL={c}" for
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--reps", type=int, default=10)
+    ap.add_argument("--reps", type=int, default=30)
     ap.add_argument("--batch", type=int, default=4)
     ap.add_argument("--heads", type=int, default=32)
     ap.add_argument("--seqs", nargs="*", type=int, default=[1024, 4096, 8192])
@@ -75,15 +76,12 @@ def main() -> int:
                                                    is_causal=causal)
             err = (ours[:1, :n].float() - exact).abs().max().item()
             err_ref = (flash()[:1, :n].float() - exact).abs().max().item()
-            t_ours, t_ref = [], []
-            for _ in range(3):   # interleaved rounds, the best median of each: clocks drift
-                t_ours.append(median_ms(lambda: mod.attention(q, k, v), args.reps))
-                t_ref.append(median_ms(flash, args.reps))
-            t_ours, t_ref = min(t_ours), min(t_ref)
+            # calls alternated with the baseline's: clocks drift within a run
+            t_ours, t_ref, ratio = paired_ms(lambda: mod.attention(q, k, v), flash, args.reps)
             flops = 4.0 * b * h * s * s * d / (2 if causal else 1)
             rows[f"{label} s{s}"] = {"croktile_ms": t_ours, "sdpa_flash_ms": t_ref,
                                      "croktile_tflops": flops / t_ours / 1e9, "sdpa_flash_tflops": flops / t_ref / 1e9,
-                                     "ratio": t_ref / t_ours, "max_abs_err": err, "sdpa_flash_max_abs_err": err_ref,
+                                     "ratio": ratio, "max_abs_err": err, "sdpa_flash_max_abs_err": err_ref,
                                      "right": err <= max(2 * err_ref, 1e-2)}
             del q, k, v, ours, exact
     print(json.dumps(rows, indent=1))
