@@ -2,6 +2,7 @@
 
 tests/opencl, tests/factor and tests/cross all compare with the cpu builds of the samples'
 ``__cok__`` forms (and tests/opencl and tests/factor with that of ``features.co.cpp``);
+tests/cross's references for the samples themselves are tests/samples's cpu builds;
 tests/dialect/test_dma_slow_factor.py runs the factor builds of two corpus programs that
 tests/dialect/test_dialect.py builds too. Each such build runs once, for whichever test asks
 first; the others take its result: the exit status, the messages and the program.

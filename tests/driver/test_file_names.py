@@ -2,9 +2,11 @@
 
 They reach the generated sources in #line markers and string literals (escaped as C++
 requires), come back out of the compiler's and croktilec's diagnostics and the run-time
-checks as the user wrote them, and are spelled for make in depfiles. Each name is built
-and run on cpu and on opencl (PoCL; skipped without an OpenCL platform unless
-CROKTILE_REQUIRE_OPENCL=1).
+checks as the user wrote them, and are spelled for make in depfiles. Each name is built,
+run and made to fail on cpu, and its generated sources (-S) are checked on every target;
+opencl (PoCL; skipped without an OpenCL platform unless CROKTILE_REQUIRE_OPENCL=1) and
+factor, whose builds cost twice cpu's, build and run one name that holds every one of
+these characters at once (an escaping slip for any of them breaks that build as surely).
 """
 from __future__ import annotations
 
@@ -18,6 +20,11 @@ from .util import fails, ok, run_program
 
 NAMES = ['a"b', "a\\b", "a\nb", "sp ace", "q??-x", "d$l#h", "end\\"]
 IDS = ["quote", "backslash", "newline", "space", "trigraph", "dollar-hash", "trailing-backslash"]
+# every character of NAMES in one name (the trailing backslash last)
+ALL_IN_ONE = 'a"b\\c\nd sp??-x$l#h\\'
+# (target, name) for the tests that build: every name on cpu, the combined one elsewhere
+BUILT = [pytest.param("cpu", n, id=f"cpu-{i}") for n, i in zip(NAMES, IDS)] + \
+    [pytest.param(t, ALL_IN_ONE, id=f"{t}-all-in-one") for t in ("opencl", "factor")]
 
 PROGRAM = r"""#include <iostream>
 __cok__ {
@@ -57,12 +64,17 @@ def opencl_problem():
     return _opencl_problem()
 
 
-@pytest.fixture(params=["cpu", "opencl", "factor"])
-def target(request, opencl_problem):
-    if request.param == "opencl" and opencl_problem:
+def need(target: str, opencl_problem: str) -> None:
+    """Skips (or, with CROKTILE_REQUIRE_OPENCL=1, fails) an opencl test without a platform."""
+    if target == "opencl" and opencl_problem:
         if os.environ.get("CROKTILE_REQUIRE_OPENCL") == "1":
             pytest.fail(f"CROKTILE_REQUIRE_OPENCL=1, but {opencl_problem}")
         pytest.skip(opencl_problem)
+
+
+@pytest.fixture(params=["cpu", "opencl", "factor"])
+def target(request, opencl_problem):
+    need(request.param, opencl_problem)
     return request.param
 
 
@@ -72,8 +84,9 @@ def source(directory, stem: str, text: str = PROGRAM) -> str:
     return name
 
 
-@pytest.mark.parametrize("stem", NAMES, ids=IDS)
-def test_the_program_builds_runs_and_its_checks_name_the_file(tmp_path, stem, target):
+@pytest.mark.parametrize("target, stem", BUILT)
+def test_the_program_builds_runs_and_its_checks_name_the_file(tmp_path, stem, target, opencl_problem):
+    need(target, opencl_problem)
     name = source(tmp_path, stem)
     built = ok("-t", target, name, "-o", "app", cwd=tmp_path)
     assert built.err == "", "no compiler complains (factor's assembler did of a newline)"
@@ -98,22 +111,25 @@ def test_the_generated_source_says_the_name_once_per_marker(tmp_path, stem, targ
             assert marker.count('"') - marker.count('\\"') == 2, marker
 
 
-@pytest.mark.parametrize("stem", NAMES, ids=IDS)
-def test_errors_name_the_file(tmp_path, stem, target):
-    """croktilec's own error, the C++ compiler's (through #line) and, on opencl, the
-    device compiler's, each at the right line of the file as named."""
+@pytest.mark.parametrize("target, stem", BUILT)
+def test_errors_name_the_file(tmp_path, stem, target, opencl_problem):
+    """croktilec's own error, the C++ compiler's (through #line) and the device code's
+    (on opencl clang's, on factor the device module's compiler), each at the right line of
+    the file as named."""
+    need(target, opencl_problem)
     tileflow = PROGRAM.replace("call kernel(a.data", "call kernel(undeclared.data")
     name = source(tmp_path, stem, tileflow)
     res = fails("-t", target, "-c", name, cwd=tmp_path)
     assert f"{name}:13:17: error:" in res.err, res.err
     host = PROGRAM.replace("  static int a[6][16], b[6][16];", "  static int a[6][16], b[6][16]; oops();")
-    name = source(tmp_path, stem, host)
-    res = fails("-t", target, "-c", name, cwd=tmp_path)
-    assert f"{name}:{HOST_LINE}:34: error:" in res.err, res.err
-    device = PROGRAM.replace("c[i] = a[i] + b[i];", "c[i] = a[i] + b[i] + undeclared_x;")
-    name = source(tmp_path, stem, device)
+    both = host.replace("c[i] = a[i] + b[i];", "c[i] = a[i] + b[i] + undeclared_x;")
+    name = source(tmp_path, stem, both)
     res = fails("-t", target, "-c", name, cwd=tmp_path)
     assert f"{name}:{KERNEL_LINE}:" in res.err and "undeclared_x" in res.err, res.err
+    if target != "cpu":   # the device program is compiled first and its error ends the build
+        name = source(tmp_path, stem, host)
+        res = fails("-t", target, "-c", name, cwd=tmp_path)
+    assert f"{name}:{HOST_LINE}:34: error:" in res.err, res.err   # on cpu: the same compile's
 
 
 DEP_NAMES = [n for n in NAMES if "\n" not in n] + ["t\tab"]

@@ -16,6 +16,8 @@ from typing import Dict, List, Tuple
 
 import pytest
 
+import shared_builds
+
 REPO = Path(__file__).resolve().parents[2]
 SAMPLES = sorted((REPO / "samples").glob("*.co.cpp"))
 EXPECTED = {"ele_add", "matmul", "masking", "where", "symbolic", "pipeline"}
@@ -50,11 +52,11 @@ def test_expected_samples_exist():
 
 
 @pytest.mark.parametrize("src", SAMPLES, ids=[_name(p) for p in SAMPLES])
-def test_sample_builds_and_passes(src: Path, tmp_path: Path):
-    exe = tmp_path / _name(src)
-    build = croktilec(str(src), "-o", str(exe), cwd=tmp_path)
-    assert build.returncode == 0, f"croktilec failed:\n{build.stdout}{build.stderr}"
-    run = subprocess.run([str(exe)], cwd=tmp_path, capture_output=True, text=True, timeout=60)
+def test_sample_builds_and_passes(src: Path, tmp_path_factory):
+    # the session's shared cpu build, which tests/cross runs as its x86-64 reference too
+    build, exe = shared_builds.cpu_build(tmp_path_factory, src)
+    assert build.rc == 0, f"croktilec failed:\n{build.out}{build.err}"
+    run = subprocess.run([str(exe)], cwd=exe.parent, capture_output=True, text=True, timeout=60)
     assert run.returncode == 0, f"{src.name} exited {run.returncode}:\n{run.stdout}{run.stderr}"
     assert "Test Passed" in run.stdout, run.stdout + run.stderr
 
