@@ -53,7 +53,8 @@ def ops(request):
 
 @pytest.fixture(scope="module")
 def ops_cpu():
-    return croktile.load(OPS)
+    """ops[cpu]'s module: the same request (target="cpu"), so the cache's, not another build."""
+    return croktile.load(OPS, target="cpu")
 
 
 # ---------------------------------------------------------------------------
@@ -320,7 +321,7 @@ def test_two_processes_build_once(tmp_path):
 
 def test_cached_load_is_fast(ops_cpu):
     t = time.perf_counter()
-    croktile.load(OPS)
+    croktile.load(OPS, target="cpu")
     assert time.perf_counter() - t < 0.5
 
 
