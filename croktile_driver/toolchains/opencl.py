@@ -691,6 +691,7 @@ class KernelEmitter(OpenclFast, OpenclEvents, OpenclBarriers, KernelEmitterBase,
         # asynchronous copies that can be work-group copies with events
         self.event_futures, self.future_of_buffer = waited_async_futures(self.all, self.eligible)
         self.swapped_events = self.events_swapped()
+        self.event_futures -= self.events_out_of_scope()
 
     def eligible(self, dma: ir.Dma, level: int) -> bool:
         """An outer-level copy of one contiguous run between global and __local memory: a
@@ -926,20 +927,37 @@ class KernelEmitter(OpenclFast, OpenclEvents, OpenclBarriers, KernelEmitterBase,
         return state
 
     def events_swapped(self) -> Set[str]:
-        """Futures declared once, at the kernel's start: those whose events a `swap`
-        exchanges, and those copied inside a loop or branch (a `wait` after it, or before the
-        copy of the next iteration, is outside the copy's scope)."""
+        """Futures whose events a `swap` exchanges: declared once, at the kernel's start."""
         out = set()
         for st, _ in self.all:
             if isinstance(st, ir.Swap):
                 fa, fb = self.future_of_buffer.get(st.a.name), self.future_of_buffer.get(st.b.name)
                 if fa in self.event_futures and fb in self.event_futures:
                     out |= {fa, fb}
-        top = {id(st) for st in self.par.body}
-        for st, _ in self.all:
-            if isinstance(st, ir.Dma) and st.future in self.event_futures and id(st) not in top:
-                out.add(st.future)
         return out
+
+    def events_out_of_scope(self) -> Set[str]:
+        """Futures (not swapped) with a `wait` that is not after their copy in the copy's
+        own block (a `wait` after the loop that issues it, or before the copy of the next
+        iteration): their event would be out of scope there, and a wait on an event no copy
+        has set yet is not portable, so such copies complete when issued."""
+        out: Set[str] = set()
+
+        def visit(body: List[ir.Stmt]) -> None:
+            issued: Set[str] = set()
+            for st in body:
+                if isinstance(st, ir.Dma) and st.future in self.event_futures:
+                    issued.add(st.future)
+                elif isinstance(st, ir.Wait):
+                    out.update(f for f in st.futures if f in self.event_futures and f not in issued)
+                for inner in (getattr(st, "body", None) or []), (getattr(st, "orelse", None) or []):
+                    nested = [x for x in ir.walk(inner) if isinstance(x, ir.Wait)]
+                    out.update(f for w in nested for f in w.futures if f in self.event_futures and f not in issued
+                               and not any(isinstance(x, ir.Dma) and x.future == f for x in ir.walk(inner)))
+                    if inner:
+                        visit(inner)
+        visit(self.par.body)
+        return out - self.swapped_events
 
     def s_Swap(self, s: ir.Swap, depth: int, level: int, state: int) -> int:
         q = self.qual(s.a)
