@@ -40,6 +40,7 @@ def plan_wgmma_keeps(stmts: List[ir.Stmt], loads: Dict[int, ir.Dma], slot_range)
     multiply groups that may still run when it starts. `slot_range(buffer name)` gives
     the arena bytes of a buffer, or None where it has none."""
     keep: Dict[int, int] = {}
+    lost = False   # the states were too many or did not settle: every later load waits for all
 
     def overlaps(r: Range, group: frozenset) -> bool:
         return any(r[0] < hi and lo < r[1] for lo, hi in group)
@@ -54,7 +55,7 @@ def plan_wgmma_keeps(stmts: List[ir.Stmt], loads: Dict[int, ir.Dma], slot_range)
         if id(st) in loads:
             r = where(loads[id(st)].dst.buffer.name)
             readers = [i for i, g in enumerate(pending) if r is None or overlaps(r, g)]
-            n = len(pending) - (readers[-1] + 1) if readers else MAX_GROUPS
+            n = 0 if lost else len(pending) - (readers[-1] + 1) if readers else MAX_GROUPS
             keep[id(st)] = min(keep.get(id(st), n), n)
         elif isinstance(st, ir.Swap):
             d = dict(holds)
@@ -63,13 +64,20 @@ def plan_wgmma_keeps(stmts: List[ir.Stmt], loads: Dict[int, ir.Dma], slot_range)
             return tuple(sorted(d.items())), pending
         return state
 
+    def give_up(body: List[ir.Stmt]) -> Set[State]:
+        """Too many orders to follow, or a loop whose states do not settle: the loads of
+        `body` and every later one wait for all groups."""
+        nonlocal lost
+        lost = True
+        for x in ir.walk(body):
+            if id(x) in loads:
+                keep[id(x)] = 0
+        return {((), ())}
+
     def walk(body: List[ir.Stmt], states: Set[State]) -> Set[State]:
         for st in body:
-            if len(states) > MAX_STATES:   # too many orders to follow: every load waits for all
-                for x in ir.walk(body):
-                    if id(x) in loads:
-                        keep[id(x)] = 0
-                return {((), ())}
+            if len(states) > MAX_STATES:
+                return give_up(body)
             if isinstance(st, ir.Loop):
                 states = walk_loop(st, states)
             elif isinstance(st, (ir.If, ir.Parallel)):
@@ -92,10 +100,8 @@ def plan_wgmma_keeps(stmts: List[ir.Stmt], loads: Dict[int, ir.Dma], slot_range)
             if not frontier:
                 break
             seen |= frontier
-        else:   # not settled: the loads inside wait for every group
-            for x in ir.walk(st.body):
-                if id(x) in loads:
-                    keep[id(x)] = 0
+        else:
+            return give_up(st.body)
         return seen
 
     walk(stmts, {((), ())})
