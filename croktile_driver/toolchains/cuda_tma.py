@@ -241,8 +241,7 @@ class TmaPlan:
     # -- asynchronous stores ---------------------------------------------------------
     def stores_in(self, body: List[ir.Stmt]) -> Set[str]:
         """The async store futures that a loop body issues: pending where it starts again."""
-        return {s.future for s in ir.walk(body) if isinstance(s, ir.Dma) and s.future in self.store_futures
-                and id(s) in self.copies}
+        return {s.future for s in ir.walk(body) if isinstance(s, ir.Dma) and s.future in self.store_futures}
 
     def stores_reading(self, names: Set[str]) -> bool:
         """Whether a pending async store reads one of these buffers (a write to it must

@@ -937,8 +937,8 @@ class KernelEmitter(OpenclFast, OpenclEvents, OpenclBarriers, KernelEmitterBase,
         return out
 
     def events_out_of_scope(self) -> Set[str]:
-        """Futures (not swapped) with a `wait` that is not after their copy in the copy's
-        own block (a `wait` after the loop that issues it, or before the copy of the next
+        """Futures (not swapped) with a `wait` that their copy does not precede in the
+        same block (a `wait` after the loop that issues it, or before the copy of the next
         iteration): their event would be out of scope there, and a wait on an event no copy
         has set yet is not portable, so such copies complete when issued."""
         out: Set[str] = set()
@@ -950,12 +950,8 @@ class KernelEmitter(OpenclFast, OpenclEvents, OpenclBarriers, KernelEmitterBase,
                     issued.add(st.future)
                 elif isinstance(st, ir.Wait):
                     out.update(f for f in st.futures if f in self.event_futures and f not in issued)
-                for inner in (getattr(st, "body", None) or []), (getattr(st, "orelse", None) or []):
-                    nested = [x for x in ir.walk(inner) if isinstance(x, ir.Wait)]
-                    out.update(f for w in nested for f in w.futures if f in self.event_futures and f not in issued
-                               and not any(isinstance(x, ir.Dma) and x.future == f for x in ir.walk(inner)))
-                    if inner:
-                        visit(inner)
+                if getattr(st, "body", None):   # a loop's, a branch's: a block of its own
+                    visit(st.body)
         visit(self.par.body)
         return out - self.swapped_events
 
