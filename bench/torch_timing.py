@@ -1,8 +1,20 @@
 """CUDA-event timing of a call on PyTorch's current stream, shared by the GPU benches that
-run from Python (bench_gpu_forms.py, bench_gemm.py)."""
+run from Python (bench_gpu_forms.py, bench_gemm.py, bench_attention.py)."""
 from __future__ import annotations
 
 import statistics
+
+
+def timed_ms(fn) -> float:
+    """One call of fn between two CUDA events, in ms (the host's work before its launch
+    counts: it is what a caller waits for)."""
+    import torch
+    start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    start.record()
+    fn()
+    stop.record()
+    stop.synchronize()
+    return start.elapsed_time(stop)
 
 
 def median_ms(fn, reps: int) -> float:
@@ -10,15 +22,7 @@ def median_ms(fn, reps: int) -> float:
     import torch
     fn()
     torch.cuda.synchronize()
-    times = []
-    for _ in range(reps):
-        start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        start.record()
-        fn()
-        stop.record()
-        stop.synchronize()
-        times.append(start.elapsed_time(stop))
-    return statistics.median(times)
+    return statistics.median(timed_ms(fn) for _ in range(reps))
 
 
 def paired_ms(fn, baseline, reps: int):
@@ -32,12 +36,7 @@ def paired_ms(fn, baseline, reps: int):
     torch.cuda.synchronize()
     ours, theirs = [], []
     for _ in range(reps):
-        for f, out in ((fn, ours), (baseline, theirs)):
-            start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-            start.record()
-            f()
-            stop.record()
-            stop.synchronize()
-            out.append(start.elapsed_time(stop))
+        ours.append(timed_ms(fn))
+        theirs.append(timed_ms(baseline))
     ratios = [t / o for o, t in zip(ours, theirs)]
     return statistics.median(ours), statistics.median(theirs), statistics.median(ratios)
