@@ -7,7 +7,8 @@ same process: `torch.matmul(A, B.T)` (cuBLAS) for f16 and bf16, `torch._scaled_m
 (cuBLASLt, use_fast_accum=True: the tensor cores' accumulation, as ours) for fp8 e4m3
 with an f16 result. Calls alternate with the baseline's, each timed alone by CUDA events
 (both see the same clocks, which drift within a run): medians, TFLOP/s and the median of
-the pairs' ratios; each result's error
+the pairs' ratios, per call and (`burst_*`) for bursts of BURST calls back to back, whose
+times are the kernels' without the host's launch work; each result's error
 against the f32 product of the same inputs at most twice the baseline's (or 1e-2). Prints
 one JSON object.
 
@@ -24,7 +25,7 @@ import argparse
 import json
 from pathlib import Path
 
-from torch_timing import paired_ms
+from torch_timing import BURST, paired_ms
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE = "samples/gemm/gemm.co.cpp"
@@ -90,10 +91,14 @@ def main() -> int:
             err_ref = ((baseline().float() - exact).abs() / (1 + exact.abs())).max().item()
             # calls alternated with the baseline's: clocks drift within a run
             t_ours, t_ref, ratio = paired_ms(lambda: mod.gemm(a, b), baseline, args.reps)
+            # and in bursts of calls back to back: the kernels' own times
+            b_ours, b_ref, b_ratio = paired_ms(lambda: mod.gemm(a, b), baseline, args.reps // 4 + 1, BURST)
             flops = 2.0 * m * n * k
             rows[f"{label} {shape}"] = {"croktile_ms": t_ours, "baseline_ms": t_ref,
                                         "croktile_tflops": flops / t_ours / 1e9,
                                         "baseline_tflops": flops / t_ref / 1e9, "ratio": ratio,
+                                        "burst_croktile_tflops": flops / b_ours / 1e9,
+                                        "burst_baseline_tflops": flops / b_ref / 1e9, "burst_ratio": b_ratio,
                                         "max_rel_err": err, "baseline_max_rel_err": err_ref,
                                         "right": err <= max(2 * err_ref, 1e-2)}
     print(json.dumps(rows, indent=1))

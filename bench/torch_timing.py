@@ -4,17 +4,22 @@ from __future__ import annotations
 
 import statistics
 
+BURST = 10   # calls per sample where the benches time kernels back to back
 
-def timed_ms(fn) -> float:
-    """One call of fn between two CUDA events, in ms (the host's work before its launch
-    counts: it is what a caller waits for)."""
+
+def timed_ms(fn, burst: int = 1) -> float:
+    """`burst` calls of fn back to back between two CUDA events, in ms per call. One call
+    alone counts the host's work before its launch (what a caller waits for); in a burst
+    the host runs ahead of the GPU, so the time is the kernels' (what a model's stream of
+    calls sees)."""
     import torch
     start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
     start.record()
-    fn()
+    for _ in range(burst):
+        fn()
     stop.record()
     stop.synchronize()
-    return start.elapsed_time(stop)
+    return start.elapsed_time(stop) / burst
 
 
 def median_ms(fn, reps: int) -> float:
@@ -25,10 +30,11 @@ def median_ms(fn, reps: int) -> float:
     return statistics.median(timed_ms(fn) for _ in range(reps))
 
 
-def paired_ms(fn, baseline, reps: int):
+def paired_ms(fn, baseline, reps: int, burst: int = 1):
     """Calls of fn and of the baseline alternated, each timed alone: both see the same
     clocks and temperature (an H100's clock drifts by 10% and more within a run, which
-    makes ratios of separate runs noisy). Returns (median ms of fn, median ms of the
+    makes ratios of separate runs noisy); each sample is a burst of `burst` calls
+    (timed_ms). Returns (median ms of fn, median ms of the
     baseline, median of the per-pair ratios baseline / fn)."""
     import torch
     fn()
@@ -36,7 +42,7 @@ def paired_ms(fn, baseline, reps: int):
     torch.cuda.synchronize()
     ours, theirs = [], []
     for _ in range(reps):
-        ours.append(timed_ms(fn))
-        theirs.append(timed_ms(baseline))
+        ours.append(timed_ms(fn, burst))
+        theirs.append(timed_ms(baseline, burst))
     ratios = [t / o for o, t in zip(ours, theirs)]
     return statistics.median(ours), statistics.median(theirs), statistics.median(ratios)
