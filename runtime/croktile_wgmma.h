@@ -195,8 +195,33 @@ __device__ __forceinline__ void fill(acc<T, M, N>& c, V v) {
 #pragma unroll
   for (int n = 0; n < acc<T, M, N>::count; ++n) c.set(n, detail::convert<T>(v));
 }
+namespace detail {
+template <int Bytes>
+struct word_of;
+template <> struct word_of<2> { using type = std::uint16_t; };
+template <> struct word_of<4> { using type = std::uint32_t; };
+template <> struct word_of<8> { using type = std::uint64_t; };
+}  // namespace detail
+
+/// Stores c at p (row stride s0, column stride s1). A thread's elements n and n + 1 (n
+/// even) are neighbours in a row, so where rows are contiguous (s1 == 1) and the pairs
+/// aligned, each pair leaves in one store of twice the element's size: half the store
+/// instructions and shared-memory wavefronts of an epilogue.
 template <class T, int M, int N, class E>
 __device__ __forceinline__ void store(const acc<T, M, N>& c, E* p, long long s0, long long s1) {
+  using pair = typename detail::word_of<2 * sizeof(E)>::type;
+  if (s1 == 1 && s0 % 2 == 0 && reinterpret_cast<std::uintptr_t>(p) % sizeof(pair) == 0) {
+    const int lane = threadIdx.x % 32, warp = threadIdx.x / 32 % 4;
+    E* const base = p + (16 * warp + lane / 4) * s0 + 2 * (lane % 4);
+#pragma unroll
+    for (int n = 0; n < acc<T, M, N>::count; n += 2) {
+      const E two[2] = {detail::convert<E>(c.get(n)), detail::convert<E>(c.get(n + 1))};
+      pair w;
+      memcpy(&w, two, sizeof(w));
+      *reinterpret_cast<pair*>(base + 8 * (n / 2 % 2) * s0 + 8 * (n / 4)) = w;
+    }
+    return;
+  }
 #pragma unroll
   for (int n = 0; n < acc<T, M, N>::count; ++n) {
     int i, j;
