@@ -809,6 +809,11 @@ class KernelEmitter(KernelEmitterBase, FragmentWriter, CudaEvents):
     def wgmma_async(self) -> bool:
         return bool(self.tma.copies)
 
+    def before_leaving(self) -> str:
+        """A kernel may not end with its warp group's multiplies in flight: ptxas would add
+        the wait itself, and say so on every build (C7517)."""
+        return "croktile::wgmma::wait<0>(); " if self.uses_wgmma else ""
+
     def inner_accesses(self, body: List[ir.Stmt]) -> Tuple[frozenset, frozenset]:
         """The shared and global memory an inner level's instances may read and write
         (``keys``; thread arrays and fragments are the threads' own), or everything where a

@@ -398,5 +398,9 @@ class KernelEmitterBase:
 
     def s_Check(self, s: ir.Check, depth: int, level: int, state):
         leave = "return;" if level == 1 or self.end_label is None else f"goto {self.end_label};"
-        self.w(depth, f"if (!({dev_expr(s.cond)})) {{ {self.check_fail_call(s)} {leave} }}")
+        self.w(depth, f"if (!({dev_expr(s.cond)})) {{ {self.check_fail_call(s)} {self.before_leaving()}{leave} }}")
         return state
+
+    def before_leaving(self) -> str:
+        """What a failed check runs before it leaves the kernel (a target's override)."""
+        return ""
