@@ -2,8 +2,10 @@
 // rows are not 16-byte multiples (element-wise fallback) beside ones that are
 // (vectors), 1-byte elements, arena bytes reused by buffers that are not live
 // together, a block arena above 48 KiB, an inner level of 300 threads (more than a
-// warp, not a multiple of one), and async copies waited at the outer level.
+// warp, not a multiple of one), async copies waited at the outer level, and f32 -> f16
+// rounding (one instruction on the GPU, spelled out on the host: the same bits).
 // Built for cpu and cuda; the tests compare what both print.
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <vector>
@@ -12,6 +14,7 @@ __device__ void add_one(int* x, int n) { for (int i = 0; i < n; ++i) x[i] += 1; 
 __device__ void flip(unsigned char* x, int n) { for (int i = 0; i < n; ++i) x[i] = (unsigned char)(255 - x[i]); }
 __device__ void mix(float* a, const float* b, int n) { for (int i = 0; i < n; ++i) a[i] = a[i] * 2.0f + b[i]; }
 __device__ void sum4(int* acc, const int* x) { for (int i = 0; i < 4; ++i) acc[0] += x[i]; }
+__device__ void to_f16(choreo::f16* h, const float* f, int n) { for (int i = 0; i < n; ++i) h[i] = choreo::f16(f[i]); }
 
 // rows of 5 ints (20 bytes): no vectors; rows of 8 ints: vectors
 __co__ s32 [6, 7, 5] odd_rows(s32 [6, 7, 5] a) {
@@ -91,6 +94,17 @@ static void print(const char* what, const T& r) {
   std::printf("\n");
 }
 
+__co__ f16 [2, 32] halves(f32 [2, 32] a) {
+  f16 [a.span] out;
+  parallel p by 2 {
+    t = dma.copy a.chunkat(p, _) => shared;
+    shared f16 [1, 32] h;
+    call to_f16(h, t.data, 32);
+    dma.copy h => out.chunkat(p, _);
+  }
+  return out;
+}
+
 int main() {
   {
     std::vector<int> a(6 * 7 * 5);
@@ -135,6 +149,18 @@ int main() {
         if (r[p][q] != s) { std::printf("wide: wrong at %d %d\n", p, q); return 1; }
       }
     print("wide", r);
+  }
+  {
+    // ties to even (1 + 2^-11, 1 + 3 * 2^-11), the largest finite and the tie to infinity
+    // (65504, 65520), subnormals and the tie to zero (2^-24, 2^-25, 3 * 2^-26), signed
+    // zeros, infinities, then values of every magnitude
+    std::vector<float> a = {1.0f + 0x1p-11f, 1.0f + 0x3p-11f, 65504.0f, 65519.99f, 65520.0f, 1e9f, 0x1p-24f,
+                            0x1p-25f, 0x3p-26f, 0x1.8p-20f, -0.0f, 0.0f, 1.0f / 0.0f, -1.0f / 0.0f, -65520.0f};
+    for (int i = (int)a.size(); i < 64; ++i) a.push_back((i % 2 ? -1.0f : 1.0f) * std::ldexp(1.2345678f + i, i - 40));
+    auto r = halves(choreo::make_spanview<2>(a.data(), {2, 32}));
+    std::printf("halves:");
+    for (std::size_t i = 0; i < a.size(); ++i) std::printf(" %04x", (unsigned)r.data()[i].bits);
+    std::printf("\n");
   }
   return 0;
 }
