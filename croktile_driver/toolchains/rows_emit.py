@@ -33,8 +33,24 @@ class RowWriter:
         for ref in [s.ref] + row_refs(s):
             if not (s.declare and ref is s.ref):
                 self.settle(ref, depth)
-        args = ", ".join(self.row_operand(f, a) for a in s.args)
         if s.declare and s.op == "fill":
+            args = ", ".join(self.row_operand(f, a) for a in s.args)
             self.each_fragment(s.ref, depth, lambda frag: f"{api}::row_fill({frag}, {args});")
-        else:
-            self.w(depth, f"{api}::{CALLS[s.op]}({self.frag_ref(s.ref)}, {args});")
+            return
+        # outside the level whose instances have a copy each (one thread runs them all):
+        # the operation is every copy's
+        copies = next((self.replicated[r.frag.name] for r in [s.ref] + row_refs(s)
+                       if self.replicated.get(r.frag.name) is not None), None)
+        if copies is not None and self.running_instance() is None:
+            self.w(depth, f"for ({self.index_type} {copies.var} = 0; {copies.var} < {self.expr(copies.count)}; "
+                          f"++{copies.var}) {{")
+            self.level_stack.append(copies)
+            self.row_call(s, api, depth + 1)
+            self.level_stack.pop()
+            self.w(depth, "}")
+            return
+        self.row_call(s, api, depth)
+
+    def row_call(self, s: ir.FragOp, api: str, depth: int) -> None:
+        args = ", ".join(self.row_operand(s.ref.frag, a) for a in s.args)
+        self.w(depth, f"{api}::{CALLS[s.op]}({self.frag_ref(s.ref)}, {args});")

@@ -1,7 +1,9 @@
 // The row operations on a warp group's accumulator (sema_fragments.py): a softmax of the
 // rows of Q K^T, and a causal attention tile whose probabilities multiply V from
-// registers (mma.cvt, then mma.row.col with V given as keys x columns); run and checked
-// in main against double-precision references.
+// registers (mma.cvt, then mma.row.col with V given as keys x columns), and a row
+// operation at block level on the accumulator of two warp groups (each group's part: on
+// cpu and factor, where one thread runs both, each copy); run and checked in main against
+// double-precision references.
 // cuda-arch: sm_90a
 // not-on-opencl: the row operations are not written for OpenCL C yet (err_rows_opencl)
 
@@ -69,6 +71,30 @@ __co__ auto causal_tile(f16 [64, 64] q, f16 [64, 64] k, f16 [64, 64] v, int row0
   return out;
 }
 
+// 2 q k^T over two warp groups, scaled outside them
+__co__ auto doubled(f16 [128, 64] q, f16 [64, 64] k) {
+  f32 [128, 64] out;
+  parallel p by 1 : block {
+    shared f16 [128, 64] qs;
+    shared f16 [64, 64] ks;
+    tma.copy.swiz<128> q => qs;
+    tma.copy.swiz<128> k => ks;
+    s = mma.fill.f32 0.0f;
+    parallel g by 2 : group-4 {
+      qa = mma.load.swiz<128> qs.chunkat(g, _);
+      kb = mma.load.swiz<128> ks;
+      mma.row.row s, qa, kb;
+    }
+    mma.row.scale s, 2.0f;
+    shared f32 [128, 64] os;
+    parallel g by 2 : group-4 {
+      mma.store s, os.chunkat(g, _);
+    }
+    tma.copy os => out;
+  }
+  return out;
+}
+
 int main() {
   auto q = choreo::make_spandata<choreo::f16>(64, 64);
   auto k = choreo::make_spandata<choreo::f16>(64, 64);
@@ -106,7 +132,19 @@ int main() {
     }
   }
   std::cout << "causal_tile " << (ok ? "ok" : "differs") << "\n";
+  auto q2 = choreo::make_spandata<choreo::f16>(128, 64);
+  q2.fill_random(-1.0f, 1.0f);
+  auto d2 = doubled(q2.view(), k.view());
+  ok = true;
+  for (int i = 0; i < 128; ++i)
+    for (int j = 0; j < 64; ++j) {
+      double ref = 0;
+      for (int d = 0; d < 64; ++d) ref += (double)(float)q2[i][d] * (float)k[j][d];
+      ok = ok && std::fabs(d2[i][j] - 2 * ref) < 1e-3;
+    }
+  std::cout << "doubled " << (ok ? "ok" : "differs") << "\n";
 }
 
 // expect-output: softmax ok
 // expect-output: causal_tile ok
+// expect-output: doubled ok
