@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from runtime.targets import build_for_targets, program
-from dialect.test_dialect import expected_output
+from dialect.test_dialect import CORPUS_FLAGS, expected_output
 
 CASES = [Path(__file__).parent / "cases" / "dma" / name for name in ("dma_forms.co.cpp", "any_infer.co.cpp")]
 SLOW_DMA = {"CROKTILE_FACTOR_DMA_LATENCY_US": "300", "CROKTILE_FACTOR_CORES": "3"}
@@ -20,7 +20,8 @@ SLOW_DMA = {"CROKTILE_FACTOR_DMA_LATENCY_US": "300", "CROKTILE_FACTOR_CORES": "3
 @pytest.mark.parametrize("case", CASES, ids=lambda p: p.name)
 def test_dma_forms_with_slow_dma(tmp_path, tmp_path_factory, case):
     # test_dialect.py's factor build of the case (the session's shared one)
-    exe = program(build_for_targets(case, tmp_path, ["factor"], shared=tmp_path_factory), "factor")
+    exe = program(build_for_targets(case, tmp_path, ["factor"], shared=tmp_path_factory,
+                                     options=CORPUS_FLAGS), "factor")
     proc = subprocess.run([str(exe)], capture_output=True, text=True, timeout=120,
                           env=dict(os.environ, **SLOW_DMA))
     assert proc.returncode == 0, proc.stderr

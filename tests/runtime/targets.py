@@ -18,11 +18,12 @@ TARGETS = ["cpu", "factor", "opencl"]
 Built = Tuple[Dict[str, Path], str]   # the executables by target, and why opencl is missing
 
 
-def build_for_targets(source: Path, work: Path, wanted=TARGETS, shared=None) -> Built:
-    """``source`` built with ``-o`` for each runnable target of ``wanted``; a target that
-    cannot run here is left out (``CROKTILE_REQUIRE_OPENCL=1`` makes a missing opencl a
-    failure). With ``shared`` (the session's tmp_path_factory) the builds are the session's
-    shared ones (shared_builds.build), for programs another test file builds alike."""
+def build_for_targets(source: Path, work: Path, wanted=TARGETS, shared=None, options=()) -> Built:
+    """``source`` built with ``-o`` (and ``options``, croktilec flags such as ``-O1``) for each
+    runnable target of ``wanted``; a target that cannot run here is left out
+    (``CROKTILE_REQUIRE_OPENCL=1`` makes a missing opencl a failure). With ``shared`` (the
+    session's tmp_path_factory) the builds are the session's shared ones
+    (shared_builds.build), for programs another test file builds alike."""
     problem = _opencl_problem() if "opencl" in wanted else ""
     if problem and os.environ.get("CROKTILE_REQUIRE_OPENCL") == "1":
         pytest.fail(f"CROKTILE_REQUIRE_OPENCL=1, but {problem}")
@@ -31,10 +32,10 @@ def build_for_targets(source: Path, work: Path, wanted=TARGETS, shared=None) -> 
     def build(target: str) -> Path:
         name = f"{source.name.split('.')[0]}.{target}"
         if shared is not None:
-            res, exe = shared_builds.build(shared, "-t", target, source, name=name)
+            res, exe = shared_builds.build(shared, "-t", target, *options, source, name=name)
         else:
             exe = work / name
-            res = run_croktilec("-t", target, source, "-o", exe, cwd=work, timeout=300)
+            res = run_croktilec("-t", target, *options, source, "-o", exe, cwd=work, timeout=300)
         assert res.rc == 0, res
         return exe
     with concurrent.futures.ThreadPoolExecutor(max_workers=len(targets)) as pool:
