@@ -242,17 +242,17 @@ def test_docstrings_and_stub(ops_cpu):
 # The cache
 # ---------------------------------------------------------------------------
 
-def _load_in_subprocess(source: Path, *extra: str) -> dict:
+def _load_in_subprocess(source: Path, target: str) -> dict:
     code = textwrap.dedent("""
         import json, sys, time
         t = time.perf_counter()
         import croktile, numpy as np
-        m = croktile.load(sys.argv[1])
+        m = croktile.load(sys.argv[1], target=sys.argv[2])
         took = time.perf_counter() - t
         print(json.dumps({"file": m.__file__, "seconds": took,
                           "result": m.add(np.ones((2, 2), np.int32), np.ones((2, 2), np.int32)).tolist()}))
     """)
-    out = subprocess.run([sys.executable, "-c", code, str(source), *extra], capture_output=True, text=True,
+    out = subprocess.run([sys.executable, "-c", code, str(source), target], capture_output=True, text=True,
                          timeout=300)
     assert out.returncode == 0, out.stderr
     return json.loads(out.stdout.strip().splitlines()[-1])
@@ -265,14 +265,15 @@ def _copy_ops(folder: Path) -> Path:
     return folder / "ops.co.cpp"
 
 
-def test_cache_hit_runs_no_compiler(tmp_path, croktile_cache):
-    source = _copy_ops(tmp_path / "hit")
-    first = croktile.load(source)
+def test_cache_hit_runs_no_compiler(ops_cpu, croktile_cache):
+    """ops_cpu's build (in this session's cache) is what a new process imports."""
+    first = croktile.load(OPS, target="cpu")
+    assert first is ops_cpu
     manifest = Path(first.__file__).parent / "manifest.json"
     stamp = manifest.stat().st_mtime_ns
     files = [f for f, _ in json.loads(manifest.read_text())["files"]]
-    assert str(source) in files and str(source.parent / "ops_helpers.h") in files
-    again = _load_in_subprocess(source)   # a new process: imports the cached module
+    assert str(OPS) in files and str(KERNELS / "ops_helpers.h") in files
+    again = _load_in_subprocess(OPS, "cpu")   # a new process: imports the cached module
     assert again["file"] == first.__file__ and again["result"] == [[2, 2], [2, 2]]
     assert manifest.stat().st_mtime_ns == stamp
     assert again["seconds"] < 2.0
@@ -292,14 +293,14 @@ def test_cache_miss_after_editing_an_included_header(tmp_path):
     assert croktile.load(source) is after   # unchanged since: the same module
 
 
-def test_cache_miss_after_the_compiler_changes(tmp_path, monkeypatch):
+def test_cache_miss_after_the_compiler_changes(ops_cpu, monkeypatch):
     """A new croktilec of the same version (another install, an edited checkout) builds
-    again rather than importing what the old one generated."""
+    again rather than importing what the old one generated (ops_cpu's build)."""
     import croktile._load as load_module
-    source = _copy_ops(tmp_path / "compiler")
-    before = croktile.load(source)
+    before = croktile.load(OPS, target="cpu")
+    assert before is ops_cpu
     monkeypatch.setattr(load_module, "_driver_digest", lambda: "another croktilec")
-    after = croktile.load(source)
+    after = croktile.load(OPS, target="cpu")
     assert after.__file__ != before.__file__
     np.testing.assert_array_equal(after.add(np.ones((2, 2), np.int32), np.ones((2, 2), np.int32)), 2)
 
