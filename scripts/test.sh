@@ -44,5 +44,6 @@ if installed $CROSS_PACKAGES; then export CROKTILE_REQUIRE_CROSS=1; fi
 export CROKTILE_SERVER=0
 # -P: import the installed croktile_driver (with its generated parser tables), not ./
 # -n: the tests mostly wait on compilers; two workers (CROKTILE_TEST_JOBS) keep 2 cores busy;
-# --dist loadfile keeps each file's tests (and its fixtures' builds) on one worker
-exec python3 -P -m pytest -q -n "${CROKTILE_TEST_JOBS:-2}" --dist loadfile --durations=15 "$@"
+# --dist loadfile keeps each file's tests (and its fixtures' builds) on one worker; the workers
+# take the files slowest first (tests/conftest.py), not xdist's order by number of tests
+exec python3 -P -m pytest -q -n "${CROKTILE_TEST_JOBS:-2}" --dist loadfile --no-loadscope-reorder --durations=15 "$@"
