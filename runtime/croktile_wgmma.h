@@ -211,14 +211,14 @@ template <class T, int M, int N, class E>
 __device__ __forceinline__ void store(const acc<T, M, N>& c, E* p, long long s0, long long s1) {
   using pair = typename detail::word_of<2 * sizeof(E)>::type;
   if (s1 == 1 && s0 % 2 == 0 && reinterpret_cast<std::uintptr_t>(p) % sizeof(pair) == 0) {
-    const int lane = threadIdx.x % 32, warp = threadIdx.x / 32 % 4;
-    E* const base = p + (16 * warp + lane / 4) * s0 + 2 * (lane % 4);
 #pragma unroll
     for (int n = 0; n < acc<T, M, N>::count; n += 2) {
+      int i, j;
+      acc<T, M, N>::where(n, i, j);
       const E two[2] = {detail::convert<E>(c.get(n)), detail::convert<E>(c.get(n + 1))};
       pair w;
       memcpy(&w, two, sizeof(w));
-      *reinterpret_cast<pair*>(base + 8 * (n / 2 % 2) * s0 + 8 * (n / 4)) = w;
+      *reinterpret_cast<pair*>(p + i * s0 + j) = w;
     }
     return;
   }

@@ -21,6 +21,18 @@ _ARITH = {"+", "-", "*", "/", "%"}
 _BITWISE = {"<<", ">>", "&", "|", "^"}
 
 
+def _bound_list(value: Value) -> Optional[List[Sym]]:
+    """The bounds an integer, an mdspan or an ituple gives a level or a `with`; None for
+    other values."""
+    if isinstance(value, VInt):
+        return [value.sym]
+    if isinstance(value, VSpan):
+        return list(value.dims)
+    if isinstance(value, VTuple):
+        return list(value.items)
+    return None
+
+
 class LoopForms:
     """A mixin of sema.FunctionChecker: `parallel`, `with` and `foreach`."""
 
@@ -81,13 +93,8 @@ class LoopForms:
         if isinstance(value, VError):
             return None, []
         value = _scalar(value)
-        if isinstance(value, VInt):
-            bounds = [value.sym]
-        elif isinstance(value, VSpan):
-            bounds = list(value.dims)
-        elif isinstance(value, VTuple):
-            bounds = list(value.items)
-        else:
+        bounds = _bound_list(value)
+        if bounds is None:
             self.error(loc, f"a 'parallel' bound must be an integer, not {_kind_name(value)}")
             return None, []
         if bad is not None:
@@ -182,16 +189,9 @@ class LoopForms:
             bounds_value: Value = VError()
         else:
             bounds_value = self.reject_mutable(self.expr(b.bounds), b.bounds.loc, "a 'with' bound")
-        if isinstance(bounds_value, VInt):
-            bounds = [bounds_value.sym]
-        elif isinstance(bounds_value, VSpan):
-            bounds = list(bounds_value.dims)
-        elif isinstance(bounds_value, VTuple):
-            bounds = list(bounds_value.items)
-        else:
-            if not isinstance(bounds_value, VError):
-                self.error(b.bounds.loc, f"'with ... in' needs an mdspan of bounds, not {_kind_name(bounds_value)}")
-            bounds = None
+        bounds = _bound_list(bounds_value)
+        if bounds is None and not isinstance(bounds_value, VError):
+            self.error(b.bounds.loc, f"'with ... in' needs an mdspan of bounds, not {_kind_name(bounds_value)}")
         checks: List[ir.Stmt] = []
         for i, ub in enumerate(bounds or []):
             which = "" if len(bounds) == 1 else f" {i}"
