@@ -8,7 +8,7 @@ again with the same directory ("warm"); the cpu build of the same sample is the
 baseline. Times are whole processes (start-up, platform discovery, build, the
 kernels and the host check).
 
-    python bench/bench_opencl_startup.py [--runs 5] [--sample samples/opencl/matmul.co.cpp] [--json]
+    python bench/bench_opencl_startup.py [--runs 5] [--sample samples/matmul.co.cpp] [--json]
 """
 from __future__ import annotations
 
@@ -43,7 +43,7 @@ def timed(argv, env) -> float:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--runs", type=int, default=5)
-    ap.add_argument("--sample", default=os.path.join(ROOT, "samples", "opencl", "matmul.co.cpp"))
+    ap.add_argument("--sample", default=os.path.join(ROOT, "samples", "matmul.co.cpp"))
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
     cmd, env = croktilec()

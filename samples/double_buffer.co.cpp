@@ -6,9 +6,11 @@
 #include <cstdlib>
 #include <iostream>
 
-__device__ void scale_add(const int* in, int* out, int n) {
-  for (int i = 0; i < n; ++i) out[i] = in[i] * 3 + 1;
-}
+__cok__ {  // device code in spec 1's separate source form: it builds on every target
+  extern "C" void scale_add(const int* in, int* out, int n) {
+    for (int i = 0; i < n; ++i) out[i] = in[i] * 3 + 1;
+  }
+} // end of __cok__
 
 __co__ s32 [4, 8, 64] double_buffered(s32 [4, 8, 64] src) {
   s32 [src.span] out;
@@ -34,7 +36,10 @@ int main() {
   for (int p = 0; p < 4; ++p)
     for (int k = 0; k < 8; ++k)
       for (int i = 0; i < 64; ++i) src[p][k][i] = p * 1000 + k * 100 + i;
-  auto res = double_buffered(choreo::make_spanview<3>(&src[0][0][0], {4, 8, 64}));
+  auto res = double_buffered(croktile::make_spanview<3>(&src[0][0][0], {4, 8, 64}));
+  // CROKTILE_DUMP=1: every result element (the tests compare the targets with it)
+  if (std::getenv("CROKTILE_DUMP"))
+    for (auto v : res) std::cout << v << '\n';
   for (int p = 0; p < 4; ++p)
     for (int k = 0; k < 8; ++k)
       for (int i = 0; i < 64; ++i)

@@ -1,29 +1,29 @@
 // matmul: spec 3's "Instantiate the Function Template for Call" example made
-// into a complete, numerically correct matrix multiply.
+// into a complete, numerically correct matrix multiply, for every target.
 //
 // Shows: `shared` buffers owned by one instance of `parallel p`, chunkat with
 // `_` for a whole dimension (`lhs.chunkat(p, _)`, `rhs.chunkat(_, q)`), a call
-// of a function template whose arguments (`buffer.span(0)`, `buffer.span(1)`,
-// 72) are compile-time constants, and `dma.copy buffer => output.chunkat(p, q)`.
-//
-// The spec's snippet pairs lhs row block p with rhs column block p only, so
-// it would compute just the 6 diagonal [16, 4] blocks of the product (and it
-// never stores them). Here instance p keeps its lhs row block in shared memory
-// and walks all 6 rhs column blocks q with `with`/`foreach`, so every
-// [16, 4] block (p, q) of the output is computed and stored.
+// of a function template whose arguments (`buffer.span(0)`, `buffer.span(1)`, 72)
+// are compile-time constants (on factor, whose device functions have C linkage, build
+// with -kt: it wraps matmul_kernel<16, 4, 72> in an extern "C" function), and
+// `dma.copy buffer => output.chunkat(p, q)`. The spec's snippet pairs lhs row block p
+// with rhs column block p only (the 6 diagonal [16, 4] blocks, never stored); here
+// instance p walks all 6 rhs column blocks q, so every block (p, q) is stored.
 #include <cstdlib>
 #include <iostream>
 
-// C[M][N] = A[M][K] * B[K][N], all row-major; writes (never accumulates into) C.
-template <int M, int N, int K>
-__device__ void matmul_kernel(int* lhs, int* rhs, int* output) {
-  for (int m = 0; m < M; ++m)
-    for (int n = 0; n < N; ++n) {
-      int acc = 0;
-      for (int k = 0; k < K; ++k) acc += lhs[m * K + k] * rhs[k * N + n];
-      output[m * N + n] = acc;
-    }
-}
+__cok__ {  // device code in spec 1's separate source form: it builds on every target
+  // C[M][N] = A[M][K] * B[K][N], all row-major; writes (never accumulates into) C.
+  template <int M, int N, int K>
+  void matmul_kernel(int* lhs, int* rhs, int* output) {
+    for (int m = 0; m < M; ++m)
+      for (int n = 0; n < N; ++n) {
+        int acc = 0;
+        for (int k = 0; k < K; ++k) acc += lhs[m * K + k] * rhs[k * N + n];
+        output[m * N + n] = acc;
+      }
+  }
+} // end of __cok__
 
 __co__ auto matmul(s32 [96, 72] lhs, s32 [72, 24] rhs) {
   s32 [lhs.span(0), rhs.span(1)] output;
@@ -42,15 +42,19 @@ __co__ auto matmul(s32 [96, 72] lhs, s32 [72, 24] rhs) {
 }
 
 int main() {
-  static choreo::s32 a[96][72];
-  static choreo::s32 b[72][24];
+  static croktile::s32 a[96][72];
+  static croktile::s32 b[72][24];
   unsigned seed = 12345u;  // small pseudo-random values, no overflow
   auto next = [&seed] { seed = seed * 1103515245u + 12345u; return int((seed >> 16) % 19) - 9; };
   for (auto& row : a) for (auto& x : row) x = next();
   for (auto& row : b) for (auto& x : row) x = next();
 
-  auto res = matmul(choreo::make_spanview<2>(&a[0][0], {96, 72}),
-                    choreo::make_spanview<2>(&b[0][0], {72, 24}));
+  auto res = matmul(croktile::make_spanview<2>(&a[0][0], {96, 72}),
+                    croktile::make_spanview<2>(&b[0][0], {72, 24}));
+
+  // CROKTILE_DUMP=1: every result element (the tests compare the targets with it)
+  if (std::getenv("CROKTILE_DUMP"))
+    for (auto v : res) std::cout << v << '\n';
 
   if (res.shape()[0] != 96 || res.shape()[1] != 24) {
     std::cerr << "matmul: result shape is [" << res.shape()[0] << ", " << res.shape()[1]

@@ -17,13 +17,15 @@
 #include <cstdlib>
 #include <iostream>
 
-__device__ void mul(int* a, int* b, int* c, int n) {
-  for (int i = 0; i < n; ++i) c[i] = a[i] * b[i];
-}
+__cok__ {  // device code in spec 1's separate source form: it builds on every target
+  extern "C" void mul(int* a, int* b, int* c, int n) {
+    for (int i = 0; i < n; ++i) c[i] = a[i] * b[i];
+  }
 
-__device__ void add_into(int* c, int* b, int n) {
-  for (int i = 0; i < n; ++i) c[i] += b[i];
-}
+  extern "C" void add_into(int* c, int* b, int n) {
+    for (int i = 0; i < n; ++i) c[i] += b[i];
+  }
+} // end of __cok__
 
 __co__ s32 [4, 256] fma_tiles(s32 [4, 256] lhs, s32 [4, 256] rhs, s32 [4, 256] bias) {
   s32 [lhs.span] out;
@@ -51,7 +53,7 @@ __co__ s32 [4, 256] fma_tiles(s32 [4, 256] lhs, s32 [4, 256] rhs, s32 [4, 256] b
 
 int main() {
   const int R = 4, C = 256;
-  static choreo::s32 lhs[R][C], rhs[R][C], bias[R][C];
+  static croktile::s32 lhs[R][C], rhs[R][C], bias[R][C];
   for (int i = 0; i < R; ++i)
     for (int j = 0; j < C; ++j) {
       lhs[i][j] = (i * 31 + j) % 17 - 8;
@@ -59,9 +61,13 @@ int main() {
       bias[i][j] = i * 1000 + j;
     }
 
-  auto res = fma_tiles(choreo::make_spanview<2>(&lhs[0][0], {4, 256}),
-                       choreo::make_spanview<2>(&rhs[0][0], {4, 256}),
-                       choreo::make_spanview<2>(&bias[0][0], {4, 256}));
+  auto res = fma_tiles(croktile::make_spanview<2>(&lhs[0][0], {4, 256}),
+                       croktile::make_spanview<2>(&rhs[0][0], {4, 256}),
+                       croktile::make_spanview<2>(&bias[0][0], {4, 256}));
+
+  // CROKTILE_DUMP=1: every result element (the tests compare the targets with it)
+  if (std::getenv("CROKTILE_DUMP"))
+    for (auto v : res) std::cout << v << '\n';
 
   for (int i = 0; i < R; ++i)
     for (int j = 0; j < C; ++j) {

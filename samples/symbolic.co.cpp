@@ -1,20 +1,20 @@
-// symbolic: one __co__ function over symbolic shapes, `s32 [M, N] a`.
-//
-// M and N are bound by the argument's shape when the function is called;
-// `parallel p by 4` with `a.chunkat(p, _)` gives each instance M / 4 rows, the
-// local buffers take their shape from the chunk, and the result is declared
-// `s32 [a.span]`. main calls it with 8 x 16 and 12 x 5, and then with 10 x 3:
-// 10 rows cannot be split by 4, which the compiler cannot know, so the
-// generated code checks it at run time and throws croktile::runtime_error
-// naming this file and line.
+// symbolic: one __co__ function over symbolic shapes, `s32 [M, N] a`. M and N are bound
+// by the argument's shape when the function is called; `parallel p by 4` with
+// `a.chunkat(p, _)` gives each instance M / 4 rows, the local buffers take their shape
+// from the chunk, and the result is declared `s32 [a.span]`. main calls it with 8 x 16
+// and 12 x 5, and then with 10 x 3: 10 rows cannot be split by 4, which the compiler
+// cannot know, so the generated code checks it at run time and throws
+// croktile::runtime_error naming this file and line.
 #include <cstdlib>
 #include <iostream>
 #include <string>
 #include <vector>
 
-__device__ void affine(int* x, int* y, int n) {
-  for (int i = 0; i < n; ++i) y[i] = 3 * x[i] - 1;
-}
+__cok__ {  // device code in spec 1's separate source form: it builds on every target
+  extern "C" void affine(int* x, int* y, int n) {
+    for (int i = 0; i < n; ++i) y[i] = 3 * x[i] - 1;
+  }
+} // end of __cok__
 
 __co__ s32 [a.span] affine_rows(s32 [M, N] a) {
   s32 [a.span] out;
@@ -28,9 +28,12 @@ __co__ s32 [a.span] affine_rows(s32 [M, N] a) {
 }
 
 static bool run(std::size_t m, std::size_t n) {
-  std::vector<choreo::s32> a(m * n);
+  std::vector<croktile::s32> a(m * n);
   for (std::size_t i = 0; i < a.size(); ++i) a[i] = int(i % 23) - 11;
-  auto res = affine_rows(choreo::make_spanview<2>(a.data(), {m, n}));
+  auto res = affine_rows(croktile::make_spanview<2>(a.data(), {m, n}));
+  // CROKTILE_DUMP=1: every result element (the tests compare the targets with it)
+  if (std::getenv("CROKTILE_DUMP"))
+    for (auto v : res) std::cout << v << '\n';
   if (res.shape()[0] != m || res.shape()[1] != n) {
     std::cerr << "symbolic: " << m << "x" << n << ": result shape is [" << res.shape()[0] << ", "
               << res.shape()[1] << "]\n";

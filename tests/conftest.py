@@ -20,6 +20,7 @@ SLOWEST_FIRST = [
     "cuda_target/test_cuda.py",
     "device_data/test_dlpack.py",
     "factor/test_factor.py",
+    "samples/test_samples_targets.py",   # the samples' opencl and factor builds (about 45 s, 2026-11-28)
     "cross/test_cross_samples.py",
     "fuzz/test_generated.py",
     "cmake/test_cmake_kernels.py",

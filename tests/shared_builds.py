@@ -1,8 +1,8 @@
 """Programs that several test files build alike, built once per test session.
 
-tests/opencl, tests/factor and tests/cross all compare with the cpu builds of the samples'
-``__cok__`` forms (and tests/opencl and tests/factor with that of ``features.co.cpp``);
-tests/cross's references for the samples themselves are tests/samples's cpu builds;
+tests/samples runs the samples' cpu, opencl and factor builds (:func:`sample_build`) and
+tests/cross takes their cpu builds as its x86-64 references; tests/opencl and tests/factor
+compare with the cpu build of ``features.co.cpp``;
 tests/dialect/test_dma_slow_factor.py runs the factor builds of two corpus programs that
 tests/dialect/test_dialect.py builds too. Each such build runs once, for whichever test asks
 first; the others take its result: the exit status, the messages and the program.
@@ -70,3 +70,19 @@ def cpu_build(tmp_path_factory, src) -> Tuple[Result, Path]:
     other targets' builds of it are compared with."""
     src = Path(src).resolve()
     return build(tmp_path_factory, "-t", "cpu", src, name=src.name[: -len(".co.cpp")] + ".cpu")
+
+
+# The samples whose device code holds function templates: on factor, where device functions
+# have C linkage, they build with -kt (its extern "C" wrappers); every other sample builds
+# there as it does on cpu and opencl (docs/targets/factor.md).
+FACTOR_KT = {"matmul.co.cpp"}
+
+
+def sample_build(tmp_path_factory, src, target: str) -> Tuple[Result, Path]:
+    """A program of ``samples/`` built for ``target`` (cpu, opencl or factor) with the default
+    flags (factor: -kt for FACTOR_KT): tests/samples runs each, compared with the cpu build."""
+    src = Path(src).resolve()
+    if target == "cpu":
+        return cpu_build(tmp_path_factory, src)
+    flags = ["-kt"] if target == "factor" and src.name in FACTOR_KT else []
+    return build(tmp_path_factory, "-t", target, *flags, src, name=f"{src.name[: -len('.co.cpp')]}.{target}")

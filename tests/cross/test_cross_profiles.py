@@ -19,7 +19,6 @@ from driver.util import fails, jobs_of, ok
 from .cross import REPO
 
 ELE_ADD = REPO / "samples" / "ele_add.co.cpp"
-COK_ELE_ADD = REPO / "samples" / "opencl" / "ele_add.co.cpp"
 LIMITS = "limits: {local_bytes: 65536, shared_bytes: 1048576}"
 
 
@@ -35,7 +34,7 @@ def jobs_by_kind(stderr: str) -> dict:
 
 @pytest.mark.parametrize("arch", ["aarch64", "riscv64"])
 def test_triple_names_the_compilers_of_every_job(tmp_path, arch):
-    res = ok("-###", "--profile", f"factor-{arch}", "-kt", COK_ELE_ADD, "-o", "app", cwd=tmp_path,
+    res = ok("-###", "--profile", f"factor-{arch}", "-kt", ELE_ADD, "-o", "app", cwd=tmp_path,
              env={"CXX": "my-host-clang++"})
     jobs = jobs_by_kind(res.err)
     assert {kind: argv[0] for kind, argv in jobs.items()} == {
@@ -49,14 +48,14 @@ def test_named_compilers_win_over_the_triple(tmp_path):
     (tmp_path / "mine.yaml").write_text(
         "profiles:\n  arm: {target: factor, triple: aarch64-linux-gnu, cxx: clang++, "
         f"device_cc: /opt/arm/bin/gcc, flags: [--target=aarch64-linux-gnu], {LIMITS}}}\n")
-    jobs = jobs_by_kind(ok("-###", "--toolchain-file", "mine.yaml", "--profile", "arm", COK_ELE_ADD, cwd=tmp_path).err)
+    jobs = jobs_by_kind(ok("-###", "--toolchain-file", "mine.yaml", "--profile", "arm", ELE_ADD, cwd=tmp_path).err)
     assert jobs["device"][0] == "/opt/arm/bin/gcc" and jobs["compile"][0] == jobs["link"][0] == "clang++"
 
 
 def test_sysroot_reaches_every_compile_and_link(tmp_path):
     (tmp_path / "mine.yaml").write_text(
         f"profiles:\n  arm: {{target: factor, triple: aarch64-linux-gnu, sysroot: /opt/sysroots/arm64, {LIMITS}}}\n")
-    jobs = jobs_by_kind(ok("-###", "--toolchain-file", "mine.yaml", "--profile", "arm", COK_ELE_ADD, cwd=tmp_path).err)
+    jobs = jobs_by_kind(ok("-###", "--toolchain-file", "mine.yaml", "--profile", "arm", ELE_ADD, cwd=tmp_path).err)
     assert sorted(jobs) == ["compile", "device", "link"]
     for argv in jobs.values():
         assert "--sysroot=/opt/sysroots/arm64" in argv, argv
@@ -105,5 +104,5 @@ def test_croktile_load_is_for_the_running_python_only(tmp_path, monkeypatch):
     import croktile
     monkeypatch.setenv("CROKTILE_CACHE_DIR", str(tmp_path / "cache"))
     with pytest.raises(croktile.BuildError) as info:
-        croktile.load(COK_ELE_ADD, profile="factor-riscv64", options=["-kt"])
+        croktile.load(ELE_ADD, profile="factor-riscv64", options=["-kt"])
     assert str(info.value) == cross_message("factor-riscv64", "riscv64-linux-gnu")

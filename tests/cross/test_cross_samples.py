@@ -2,14 +2,14 @@
 they print on x86-64.
 
 * ``samples/*.co.cpp`` with the built-in ``cpu-aarch64`` / ``cpu-riscv64`` profiles;
-* the ``__cok__`` forms, ``samples/opencl/*.co.cpp``, with ``factor-aarch64`` /
+* the same samples (device code in ``__cok__`` blocks) with ``factor-aarch64`` /
   ``factor-riscv64`` and ``-kt`` (and ``ele_add`` without it): the factor device module is
   embedded in the executable and loaded on the target (it once arrived empty on aarch64),
   and with ``CROKTILE_DUMP=1`` every result element matches the cpu target's on x86-64.
 
 Everything is built once, in parallel; the cross builds at -O1 (the flags do not change the
 results). The x86-64 references are the session's shared cpu builds (shared_builds.cpu_build),
-which tests/opencl and tests/factor compare with too.
+which tests/samples runs and compares the opencl and factor builds with too.
 """
 from __future__ import annotations
 
@@ -25,8 +25,7 @@ from driver.util import run_croktilec
 
 from .cross import ARCHS, REPO, elf_machine
 
-CPU_SAMPLES = sorted((REPO / "samples").glob("*.co.cpp"))
-COK_SAMPLES = sorted((REPO / "samples" / "opencl").glob("*.co.cpp"))
+SAMPLES = sorted((REPO / "samples").glob("*.co.cpp"))
 DUMP = {"CROKTILE_DUMP": "1"}
 
 
@@ -37,17 +36,17 @@ def stem(path: Path) -> str:
 # (arch or "x86-64", profile, sample, -kt) for every program the tests run
 def builds():
     plan = []
-    for src in CPU_SAMPLES + COK_SAMPLES:
+    for src in SAMPLES:
         plan.append(("x86-64", "cpu", src, False))
     for arch in ARCHS:
-        plan += [(arch.name, f"cpu-{arch.name}", src, False) for src in CPU_SAMPLES]
-        plan += [(arch.name, f"factor-{arch.name}", src, True) for src in COK_SAMPLES]
-        plan.append((arch.name, f"factor-{arch.name}", REPO / "samples" / "opencl" / "ele_add.co.cpp", False))
+        plan += [(arch.name, f"cpu-{arch.name}", src, False) for src in SAMPLES]
+        plan += [(arch.name, f"factor-{arch.name}", src, True) for src in SAMPLES]
+        plan.append((arch.name, f"factor-{arch.name}", REPO / "samples" / "ele_add.co.cpp", False))
     return plan
 
 
 def exe_name(arch: str, profile: str, src: Path, kt: bool) -> str:
-    return f"{stem(src)}.{src.parent.name}.{profile}{'.kt' if kt else ''}.{arch}"
+    return f"{stem(src)}.{profile}{'.kt' if kt else ''}.{arch}"
 
 
 @pytest.fixture(scope="module")
@@ -94,14 +93,14 @@ def check_same_output(built, arch, profile, src, kt, env):
     assert got.stdout == reference.stdout, f"{exe.name}: {arch.name} and x86-64 outputs differ"
 
 
-@pytest.mark.parametrize("src", CPU_SAMPLES, ids=stem)
+@pytest.mark.parametrize("src", SAMPLES, ids=stem)
 @pytest.mark.parametrize("arch", ARCHS, ids=lambda a: a.name)
 def test_cpu_sample_runs_on_the_target(built, arch, src):
     arch.need()
     check_same_output(built, arch, f"cpu-{arch.name}", src, False, {})
 
 
-@pytest.mark.parametrize("src", COK_SAMPLES, ids=stem)
+@pytest.mark.parametrize("src", SAMPLES, ids=stem)
 @pytest.mark.parametrize("arch", ARCHS, ids=lambda a: a.name)
 def test_factor_kt_sample_matches_x86_64_cpu(built, arch, src):
     arch.need()
@@ -111,5 +110,4 @@ def test_factor_kt_sample_matches_x86_64_cpu(built, arch, src):
 @pytest.mark.parametrize("arch", ARCHS, ids=lambda a: a.name)
 def test_factor_sample_without_kt(built, arch):
     arch.need()
-    check_same_output(built, arch, f"factor-{arch.name}", REPO / "samples" / "opencl" / "ele_add.co.cpp", False,
-                      DUMP)
+    check_same_output(built, arch, f"factor-{arch.name}", REPO / "samples" / "ele_add.co.cpp", False, DUMP)

@@ -1,6 +1,6 @@
 """The cuda target.
 
-Without a GPU (CI): every sample, every ``__cok__`` form and ``features.co.cpp``
+Without a GPU (CI): every sample (device code in ``__cok__`` blocks) and ``features.co.cpp``
 compiles with ``-t cuda -c`` where nvcc exists, and the emitted source shows the
 mapping decisions (cooperative copies, masking to thread 0, barriers, cp.async,
 the planned shared-memory launch). Memory planning is checked through
@@ -28,10 +28,8 @@ HERE = Path(__file__).resolve().parent
 REPO = HERE.parents[1]
 
 SAMPLES = sorted((REPO / "samples").glob("*.co.cpp"))
-COK_SAMPLES = sorted((REPO / "samples" / "opencl").glob("*.co.cpp"))
 FEATURES = REPO / "tests" / "opencl" / "features.co.cpp"
 PROGRAMS = {p.name[: -len(".co.cpp")]: p for p in SAMPLES}
-PROGRAMS.update({"cok_" + p.name[: -len(".co.cpp")]: p for p in COK_SAMPLES})
 PROGRAMS["features"] = FEATURES
 PROGRAMS["cuda_features"] = HERE / "cuda_features.co.cpp"
 
@@ -226,7 +224,7 @@ def test_the_last_of_consecutive_shared_copies_loads_through_registers(tmp_path)
 
 
 def test_cok_functions_become_device_functions(tmp_path):
-    text = _source(tmp_path, REPO / "samples" / "opencl" / "ele_add.co.cpp")
+    text = _source(tmp_path, REPO / "samples" / "ele_add.co.cpp")
     assert re.search(r'extern "C" +__device__ +void kernel\(int \* a', text)
 
 

@@ -109,7 +109,7 @@ def test_inputs_are_used_in_place_and_results_own_their_memory(ops_cpu):
 @pytest.mark.parametrize("target", ["cpu", "factor"])
 def test_samples_matmul_and_where(target):
     options = ["-kt"] if target == "factor" else []
-    folder = ROOT / "samples" / "opencl"
+    folder = ROOT / "samples"
     rng = np.random.default_rng(7)
     mm = croktile.load(folder / "matmul.co.cpp", target=target, options=options)
     lhs = rng.integers(-50, 50, (96, 72), dtype=np.int32)
