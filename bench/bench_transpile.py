@@ -10,7 +10,7 @@ machine noise hits each alike:
 - preprocess+split, parse, sema (check and lower to the IR, fills), codegen: each stage once in
   a fresh process, after the imports (their first run: lazy imports and table loads included);
 - croktilec fresh: one process per run (CROKTILE_SERVER=0);
-- croktilec served: the warm compile server does the run (croktile_driver/server.py); the
+- croktilec served: the warm compile server does the run (croktile_driver/driver/server.py); the
   first run starts it and is left out;
 - reference: the reference's binary, from --reference, $CHOREO, `choreo` on PATH
   (scripts/build_reference.sh builds it); without one the issue's recorded figure (39 ms on
@@ -41,9 +41,9 @@ from croktile_driver.diagnostics import Diagnostics
 from croktile_driver.frontend import pipeline, ir
 from croktile_driver.frontend.preprocess import preprocess
 from croktile_driver.frontend.splitter import split
-from croktile_driver.options import parse_args
-from croktile_driver.profiles import load_profiles, select_profile
-from croktile_driver.toolchains import toolchain_for
+from croktile_driver.driver.options import parse_args
+from croktile_driver.driver.profiles import load_profiles, select_profile
+from croktile_driver.targets import toolchain_for
 t1 = t()
 path = sys.argv[1]
 text = open(path).read()
@@ -56,7 +56,7 @@ from croktile_driver.frontend.parser import TileflowParser
 p = TileflowParser(diag)
 fns = [p.parse(s.text, s.loc.file, s.loc.line, s.loc.col, s.end_loc) for s in segs if s.kind == "co"]
 t3 = t()
-from croktile_driver.frontend.sema import check_function
+from croktile_driver.frontend.sema.checker import check_function
 names = {s.name for s in segs if s.kind in ("co", "co_decl") and s.name}
 module = ir.Module([check_function(f, diag, names) for f in fns])
 t4 = t()
@@ -82,7 +82,7 @@ def server_socket(croktilec: str, env) -> str:
     script names it (its #! line) and on the package it imports, so that interpreter says it."""
     with open(croktilec, "rb") as f:
         interpreter = f.readline()[2:].decode().strip()
-    probe = "import sys; sys.argv = ['croktilec']; from croktile_driver.server import socket_path; print(socket_path())"
+    probe = "import sys; sys.argv = ['croktilec']; from croktile_driver.driver.server import socket_path; print(socket_path())"
     return subprocess.run([interpreter, "-c", probe], env=env, capture_output=True, text=True, check=True,
                           stdin=subprocess.DEVNULL, cwd="/").stdout.strip()   # not a source tree's package
 
@@ -116,8 +116,8 @@ def main() -> int:
         cases = {
             "python -S -c pass": [py, "-S", "-c", "pass"],
             "python -c pass": [py, "-c", "pass"],
-            "imports": [py, "-c", "import croktile_driver.cli, croktile_driver.driver, "
-                        "croktile_driver.frontend.sema, croktile_driver.frontend.parser, croktile_driver.toolchains.cuda"],
+            "imports": [py, "-c", "import croktile_driver.cli, croktile_driver.driver.jobs, "
+                        "croktile_driver.frontend.sema.checker, croktile_driver.frontend.parser, croktile_driver.targets.cuda.toolchain"],
             "croktilec --version": [croktilec, "--version"],
             "croktilec fresh": [croktilec, "-S", "-t", "cuda", args.sample, "-o", out],
             "croktilec served": [croktilec, "-S", "-t", "cuda", args.sample, "-o", out],

@@ -19,7 +19,7 @@ import sys
 import sysconfig
 from typing import Dict, Iterable, Mapping, Optional
 
-from croktile_driver.filelock import file_lock
+from croktile_driver.driver.filelock import file_lock
 from croktile_driver.paths import cache_dir
 
 from ._errors import BuildError
@@ -35,18 +35,24 @@ def load(path: str, target: Optional[str] = None, profile: Optional[str] = None,
     croktilec flags (``["-O3", "-Werror"]``); ``include_dirs`` ``-I``; ``defines``
     ``-DNAME=VALUE`` (a value of None: ``-DNAME``). Raises croktile.BuildError with the
     compiler's diagnostics when the build fails."""
-    source = os.path.abspath(os.fspath(path))
-    if not os.path.isfile(source):
-        raise BuildError(f"croktile.load: {path}: No such file")
-    flags = _flags(target, profile, options, include_dirs, defines)
-    entry = os.path.join(cache_dir(), "modules", _request_key(source, flags))
-    module_file = _valid_build(entry)
-    if module_file is None:
-        os.makedirs(os.path.dirname(entry), exist_ok=True)
-        with file_lock(entry + ".lock"):
-            module_file = _valid_build(entry)   # another process may have built it meanwhile
-            if module_file is None:
-                module_file = _build(source, flags, entry, target, profile)
+    try:
+        source = os.path.abspath(os.fspath(path))
+        if not os.path.isfile(source):
+            raise BuildError(f"croktile.load: {path}: No such file")
+        flags = _flags(target, profile, options, include_dirs, defines)
+        cwd = os.getcwd()   # relative paths in `options` mean what they mean on the command line
+        entry = os.path.join(cache_dir(), "modules",
+                             _request_key(source, flags, cwd if _names_relative_paths(flags) else ""))
+        module_file = _valid_build(entry)
+        if module_file is None:
+            os.makedirs(os.path.dirname(entry), exist_ok=True)
+            with file_lock(entry + ".lock"):
+                module_file = _valid_build(entry)   # another process may have built it meanwhile
+                if module_file is None:
+                    module_file = _build(source, flags, entry, target, profile, cwd)
+    except BuildError as exc:
+        # the compiler's message under the caller's line, not above the frames that built it
+        raise exc.with_traceback(None) from None
     return _import(module_file)
 
 
@@ -63,12 +69,29 @@ def _flags(target, profile, options, include_dirs, defines) -> list:
     return flags
 
 
-def _request_key(source: str, flags: list) -> str:
-    """What a build depends on besides the files its manifest lists."""
+_PATH_PREFIXES = ("-I", "-L", "-isystem", "-iquote", "-idirafter", "-include")
+
+
+def _names_relative_paths(flags: list) -> bool:
+    """Whether an option names a file or folder relative to the working folder (then the
+    folder is part of the request: the same words elsewhere name other files)."""
+    for flag in flags:
+        values = [flag] if not flag.startswith("-") else []
+        if flag.startswith("-") and "=" in flag:
+            values.append(flag.split("=", 1)[1])
+        values += [flag[len(p):] for p in _PATH_PREFIXES if flag.startswith(p) and len(flag) > len(p)]
+        if any(v and not os.path.isabs(v) and os.path.exists(v) for v in values):
+            return True
+    return False
+
+
+def _request_key(source: str, flags: list, cwd: str) -> str:
+    """What a build depends on besides the files its manifest lists (and `cwd`, the working
+    folder, where the options name paths relative to it)."""
     from croktile_driver import __version__
     env = [f"{k}={os.environ.get(k, '')}" for k in ("CXX", "NVCC", "CROKTILE_TOOLCHAINS", "XDG_CONFIG_HOME")]
     parts = ["croktile.load 1", __version__, _driver_digest(), sys.version,
-             sysconfig.get_config_var("EXT_SUFFIX") or "", _nanobind_version(), source, *flags, *env]
+             sysconfig.get_config_var("EXT_SUFFIX") or "", _nanobind_version(), source, cwd, *flags, *env]
     digest = hashlib.sha256("\0".join(parts).encode("utf-8", "surrogateescape")).hexdigest()[:24]
     stem = os.path.basename(source).split(".", 1)[0]
     return f"{_identifier(stem)}-{digest}"
@@ -140,12 +163,19 @@ def _valid_build(entry: str) -> Optional[str]:
     return module_file
 
 
-def _build(source: str, flags: list, entry: str, target, profile) -> str:
+# croktilec run as `python -m croktile_driver` would, but with the package this process
+# imported first on the path, so that the caller's working folder (where the build runs)
+# cannot put another croktile_driver in its place
+_BOOT = ("import runpy, sys; sys.path.insert(0, {parent!r}); "
+         "runpy.run_module('croktile_driver', run_name='__main__', alter_sys=True)")
+
+
+def _build(source: str, flags: list, entry: str, target, profile, cwd: str) -> str:
     import subprocess
     import tempfile
     import uuid
-    from croktile_driver.driver import _make_words
-    from croktile_driver.profiles import ProfileError, load_profiles, profile_files, select_profile
+    from croktile_driver.driver.jobs import make_words
+    from croktile_driver.driver.profiles import ProfileError, load_profiles, profile_files, select_profile
     try:
         selected = select_profile(load_profiles([]), target, profile)
     except ProfileError as exc:
@@ -159,10 +189,11 @@ def _build(source: str, flags: list, entry: str, target, profile) -> str:
     with tempfile.TemporaryDirectory(prefix="build-", dir=entry) as work:
         module_tmp = os.path.join(work, name + ext)
         depfile = os.path.join(work, "module.d")
-        argv = [sys.executable, "-m", "croktile_driver", "--python-module", "-o", module_tmp,
+        import croktile_driver
+        boot = _BOOT.format(parent=os.path.dirname(os.path.dirname(os.path.abspath(croktile_driver.__file__))))
+        argv = [sys.executable, "-c", boot, "--python-module", "-o", module_tmp,
                 "--emit-python-stub", os.path.join(work, name + ".pyi"), "-MMD", "-MF", depfile, *flags, source]
-        # cwd: the work folder, so that `-m` finds the installed croktile_driver, not one in the caller's cwd
-        proc = subprocess.run(argv, cwd=work, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        proc = subprocess.run(argv, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                               errors="replace")
         if proc.returncode != 0:
             raise BuildError((proc.stderr + proc.stdout).strip() or
@@ -170,11 +201,11 @@ def _build(source: str, flags: list, entry: str, target, profile) -> str:
         if proc.stderr.strip():   # warnings
             print(proc.stderr.rstrip(), file=sys.stderr)
         with open(depfile, encoding="utf-8", errors="surrogateescape") as fh:
-            words = _make_words(fh.read())
+            words = make_words(fh.read())
         deps = [w for w in words if not w.endswith(":")]
         files = {}
         for dep in [source, *deps, *profile_files()]:
-            dep = os.path.abspath(os.path.join(work, dep))
+            dep = os.path.abspath(os.path.join(cwd, dep))
             if dep not in files and os.path.isfile(dep):
                 files[dep] = _digest(dep)
         compilers = []

@@ -11,14 +11,14 @@ from __future__ import annotations
 import os
 import sys
 
-from . import interrupts
+from .driver import interrupts
 
 TYPE_CHECKING = False   # the names annotations use, without importing typing at start-up
 if TYPE_CHECKING:
     from typing import List, Optional
 
     from .diagnostics import Diagnostics
-    from .options import ParsedArgs
+    from .driver.options import ParsedArgs
 
 
 def main(argv: Optional[List[str]] = None) -> int:
@@ -28,7 +28,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     try:
         previous = interrupts.arm()
         if argv is None:   # croktilec itself: a warm server may do the run (server.py)
-            from .server import served
+            from .driver.server import served
             status = served(sys.argv[1:])
             if status is not None:
                 _exit_served(status)
@@ -60,7 +60,7 @@ def _exit_served(status: int) -> None:
 def _guarded_main(argv: List[str]) -> int:
     """Every failure is a diagnostic and an exit status: 1 for the user's, 2 for ours."""
     debug = "--debug" in argv
-    from .atomic import OutputError
+    from .driver.atomic import OutputError
     from .diagnostics import FatalError
     try:
         return _main(argv)
@@ -88,7 +88,7 @@ def _guarded_main(argv: List[str]) -> int:
 def _main(argv: List[str]) -> int:
     from . import __version__
     from .diagnostics import Diagnostics
-    from .options import UsageError, help_text, optional_warnings, parse_args
+    from .driver.options import UsageError, help_text, optional_warnings, parse_args
     try:
         args = parse_args(argv)
     except UsageError as exc:
@@ -101,7 +101,7 @@ def _main(argv: List[str]) -> int:
         print(f"croktilec (Croktile) {__version__}")
         return 0
     if args.cmake_dir or args.print_toolchains:
-        from . import driver
+        from .driver import jobs as driver
         return driver.info_command(args)
     diag = Diagnostics(werror=args.werror, no_warnings=args.no_warnings, optional=optional_warnings(args))
     if not args.inputs:
@@ -118,8 +118,8 @@ def _main(argv: List[str]) -> int:
         if visualize or args.target is not None or args.profile is not None or args.toolchain_file is not None:
             # a bad -t/--profile is an error at every stage, as it is for a full build,
             # and a named target's own rules are checked too
-            from .profiles import ProfileError, load_profiles, select_profile
-            from .toolchains import toolchain_for
+            from .driver.profiles import ProfileError, load_profiles, select_profile
+            from .targets import toolchain_for
             try:
                 profile = select_profile(load_profiles([args.toolchain_file] if args.toolchain_file else []),
                                          args.target, args.profile)
@@ -135,26 +135,24 @@ def _main(argv: List[str]) -> int:
             from .visualize.page import Target
             return draw(args, diag, Target(profile["target"], profile), toolchain)
         return _frontend_only(args, diag, toolchain)
-    from . import driver
+    from .driver import jobs as driver
     return driver.compile_command(args, diag)
 
 
 def _frontend_only(args: ParsedArgs, diag: Diagnostics, toolchain=None) -> int:
-    from .frontend.pipeline import run_frontend
-    from .inputs import frontend_options, read_source
-    from .frontend import ir
+    from .compiler import check_source
+    from .driver.inputs import frontend_options, read_source
+    from . import ir
     outputs = []
     for path in args.inputs:
         text = read_source(path, diag)
         if text is None:
             continue
         stop = "preprocess" if args.stage_preprocess else ("parse" if args.dump_ast and not args.dump_ir else "ir")
-        tu = run_frontend(text, path, diag, stop_after=stop, **frontend_options(args))
+        tu = check_source(text, path, diag, toolchain, frontend_options(args), stop_after=stop)
         if args.stage_preprocess:
             outputs.append(tu.preprocessed)
             continue
-        if toolchain is not None and tu.module is not None and not diag.errors:
-            toolchain.check(tu.module, diag)
         if args.dump_ast:
             outputs.extend(fn.dump() for fn in tu.functions)
         if args.dump_ir and tu.module is not None and not diag.errors:
@@ -164,9 +162,9 @@ def _frontend_only(args: ParsedArgs, diag: Diagnostics, toolchain=None) -> int:
     if outputs:
         text = "\n".join(o.rstrip("\n") for o in outputs) + "\n"
         if args.output and args.output != "-":
-            from .atomic import write_atomic
+            from .driver.atomic import write_atomic
             write_atomic(args.output, text)
         else:
-            from .atomic import write_stdout
+            from .driver.atomic import write_stdout
             write_stdout(text)
     return 0

@@ -160,6 +160,12 @@ class Diagnostics:
     def note(self, loc: Optional[Loc], msg: str) -> None:
         self._emit("note", loc, msg)
 
+    def fatal_error(self, loc: Optional[Loc], msg: str) -> None:
+        """gcc's ``fatal error:`` (a missing header): counted as an error; the stage that
+        reports it stops the compilation of its file."""
+        if self._emit("fatal error", loc, msg):
+            self.errors += 1
+
     def fatal(self, loc: Optional[Loc], msg: str) -> "FatalError":
         self.errors += 1
         self._emit("error", loc, msg)

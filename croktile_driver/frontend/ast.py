@@ -9,7 +9,7 @@ from dataclasses import field, fields
 from typing import Any, Dict, Iterator, List, Optional, Tuple
 
 from ..diagnostics import Loc
-from .nodes import dataclass
+from ..ir.dataclass import dataclass
 
 
 _FIELD_NAMES: Dict[type, Tuple[str, ...]] = {}   # node class -> its fields but loc, in order

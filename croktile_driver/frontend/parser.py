@@ -62,7 +62,7 @@ def _extend(p) -> list:
     return p[1]
 
 
-class _Grammar:
+class Grammar:
     """The grammar rules. Kept apart from the driver class so PLY's reflection sees only them."""
 
     tokens = tokens
@@ -1039,7 +1039,7 @@ class TileflowParser:
     """Parses the text of one ``__co__`` function into a ``CoFunction``."""
 
     def __init__(self, diag: Diagnostics):
-        self.grammar = _Grammar()
+        self.grammar = Grammar()
         self.grammar.diag = diag
         self.lexer = TileflowLexer().build()
         self.lexer.on_error = self._lex_error
@@ -1066,7 +1066,7 @@ class TileflowParser:
 _first_parser = None   # the first LALR parser of the process, whose tables later ones share
 
 
-def _load_tables(grammar: _Grammar):
+def _load_tables(grammar: Grammar):
     """The LALR parser of ``grammar``'s rules, never writing any file. The first one of a
     process is built from the shipped tables (PLY reflects on the rules and checks that the
     tables were made from them); later ones share its tables, with the rules' actions bound
@@ -1083,7 +1083,7 @@ def _load_tables(grammar: _Grammar):
     return parser
 
 
-def _bound(prod, grammar: _Grammar):
+def _bound(prod, grammar: Grammar):
     """A copy of the production ``prod`` whose action is ``grammar``'s."""
     mine = object.__new__(type(prod))
     mine.__dict__.update(prod.__dict__)
@@ -1094,7 +1094,7 @@ def _bound(prod, grammar: _Grammar):
 
 def grammar_signature() -> str:
     """The signature PLY stamps into tables generated from this grammar."""
-    grammar = _Grammar()
+    grammar = Grammar()
     pdict = {name: getattr(grammar, name) for name in dir(grammar)}
     pinfo = ply.yacc.ParserReflect(pdict, log=ply.yacc.NullLogger())
     pinfo.get_all()
@@ -1118,7 +1118,7 @@ def write_tables(outdir: str) -> None:
     """
     import os
     scratch = "_parsetab_generating"
-    ply.yacc.yacc(module=_Grammar(), tabmodule=scratch, outputdir=outdir,
+    ply.yacc.yacc(module=Grammar(), tabmodule=scratch, outputdir=outdir,
                   write_tables=True, debug=False, errorlog=ply.yacc.NullLogger())
     os.replace(os.path.join(outdir, scratch + ".py"), os.path.join(outdir, "_parsetab.py"))
 

@@ -10,7 +10,7 @@ from typing import Iterator, List, Optional, Tuple
 from ..cstrings import line_marker
 from ..diagnostics import Diagnostics, Loc
 from . import ast as A
-from . import ir
+from .. import ir
 from .preprocess import preprocess
 from .splitter import Segment, split
 
@@ -109,7 +109,7 @@ def _parse_and_check(tu: TranslationUnit, co_segments: List[Segment], diag: Diag
     parser = TileflowParser(diag)
     parser.lexer.colmap = colmap
     if check:
-        from .sema import check_function
+        from .sema.checker import check_function
     seen = {}
     for seg in co_segments:
         before = diag.errors

@@ -65,11 +65,29 @@ def _finds_an_include(text: str, filename: Optional[str], include_dirs: Iterable
     return False
 
 
+def _misses_a_quoted_include(text: str, filename: Optional[str], include_dirs: Iterable) -> bool:
+    """True when a quoted ``#include`` names a header no include path has: pcpp, which
+    knows the lines a comment or a skipped ``#if`` hides, then says whether it is an error."""
+    here = os.path.dirname(os.path.abspath(filename)) if filename else None
+    dirs = ([here] if here else []) + list(include_dirs) + _implicit_quote_dirs()
+    return any(m[1] == '"' and not any(os.path.isfile(os.path.join(d, m[2])) for d in dirs)
+               for m in _INCLUDE.finditer(text))
+
+
+def _implicit_quote_dirs() -> List[str]:
+    """Where the target compiler also finds a quoted header that no -I names: the runtime's
+    headers (every build passes their folder) and gcc's CPATH and CPLUS_INCLUDE_PATH."""
+    from ..paths import runtime_dir
+    env = [d for var in ("CPATH", "CPLUS_INCLUDE_PATH") for d in os.environ.get(var, "").split(os.pathsep) if d]
+    return [runtime_dir(), *env]
+
+
 def needs_preprocessing(text: str, defines: Iterable, undefines: Iterable,
                         filename: Optional[str] = None, include_dirs: Iterable = ()) -> bool:
     return bool(list(defines) or list(undefines) or _ACTIVE_DIRECTIVE.search(text)
                 or "__LINE__" in text or "__FILE__" in text
-                or _finds_an_include(text, filename, include_dirs))
+                or _finds_an_include(text, filename, include_dirs)
+                or _misses_a_quoted_include(text, filename, include_dirs))
 
 
 def preprocess(text: str, filename: str, diag: Diagnostics,
@@ -128,6 +146,7 @@ def preprocess(text: str, filename: str, diag: Diagnostics,
                 diag.error(Loc(file, hash_tok.lineno, _include_name_column(file, hash_tok.lineno, filename, text)),
                            f"#include nested depth {self.include_depth} exceeds maximum of {MAX_INCLUDE_DEPTH}")
                 return iter(())
+            self.including = original_line
             return super().include(tokens, original_line)
 
         def on_file_open(self, is_system_include, includepath):
@@ -135,7 +154,24 @@ def preprocess(text: str, filename: str, diag: Diagnostics,
             with open(includepath, encoding="utf-8", errors="surrogateescape") as fh:
                 return io.StringIO(fh.read().lstrip("\ufeff"))
 
+        including = None   # the `#include` line being read (its tokens)
+        include_passes_through = False   # it sits in an `#if` on a macro only the target compiler knows
+        missing_reported = False
+
         def on_include_not_found(self, is_malformed, is_system_include, curdir, includepath):
+            """A system header is the target compiler's to find; a quoted one that no path
+            has is gcc's fatal error, at the #include, before any error its absence causes."""
+            line = self.including
+            if self.include_passes_through or self.missing_reported:
+                raise pcpp.OutputDirective(pcpp.Action.IgnoreAndPassThrough)
+            if not (is_system_include or is_malformed or line is None) and not any(
+                    os.path.isfile(os.path.join(d, includepath)) for d in _implicit_quote_dirs()):
+                hash_tok = line[0]
+                file = hash_tok.source or filename
+                diag.fatal_error(Loc(file, hash_tok.lineno,
+                                     _include_name_column(file, hash_tok.lineno, filename, text)),
+                                 f"{includepath}: No such file or directory")
+                self.missing_reported = True   # gcc stops at the first
             raise pcpp.OutputDirective(pcpp.Action.IgnoreAndPassThrough)
 
         def on_unknown_macro_in_defined_expr(self, tok):
@@ -148,6 +184,8 @@ def preprocess(text: str, filename: str, diag: Diagnostics,
             return None
 
         def on_directive_handle(self, directive, toks, ifpassthru, precedingtoks):
+            if directive.value == "include":
+                self.include_passes_through = ifpassthru
             if directive.value in ("define", "undef"):
                 if not ifpassthru:
                     super().on_directive_handle(directive, toks, ifpassthru, precedingtoks)

@@ -69,7 +69,7 @@ class LineMap:
         return Loc(file, line, offset - self.starts[i] + 1)
 
 
-class _Scanner:
+class Scanner:
     """Walks C++ text, skipping literals, comments and preprocessor lines."""
 
     def __init__(self, text: str):
@@ -307,7 +307,7 @@ def split(text: str, filename: str, diag: Diagnostics, colmap=None) -> List[Segm
 
     def user_loc(loc: Loc) -> Loc:
         return Loc(loc.file, loc.line, colmap(loc.file, loc.line, loc.col)) if colmap else loc
-    scan = _Scanner(text)
+    scan = Scanner(text)
     segments: List[Segment] = []
     host_start = 0
     i = 0

@@ -12,12 +12,13 @@ import re
 import sys
 from typing import Dict, List, Optional
 
-from ..atomic import write_atomic, write_stdout
+from ..driver.atomic import write_atomic, write_stdout
 from ..diagnostics import Diagnostics, Loc, source_lines
-from ..driver import output_stem
-from ..frontend.pipeline import TranslationUnit, run_frontend
-from ..inputs import frontend_options, read_source
-from ..options import ParsedArgs
+from ..driver.jobs import output_stem
+from ..compiler import check_source
+from ..frontend.pipeline import TranslationUnit
+from ..driver.inputs import frontend_options, read_source
+from ..driver.options import ParsedArgs
 from .grids import statement_svg
 from .model import FunctionModel
 from .page import Diag, Entry, Target, failed_page, function_page, index_page
@@ -49,13 +50,11 @@ def visualize(args: ParsedArgs, diag: Diagnostics, target: Target, toolchain) ->
     text = read_source(path, diag)
     if text is None:
         return 1
-    tu = run_frontend(text, path, diag, **frontend_options(args))
+    tu = check_source(text, path, diag, toolchain, frontend_options(args))
     if not any(s.kind == "co" for s in tu.segments):
         if not diag.errors:
             diag.error(None, f"{path}: no __co__ function to draw")
         return 1
-    if toolchain is not None and tu.module is not None and not diag.errors:
-        toolchain.check(tu.module, diag)
     source = source_lines(text)
     models = _models(tu, source, overrides, path)
     if args.visualize:

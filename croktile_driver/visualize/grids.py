@@ -15,8 +15,8 @@ import json
 from dataclasses import dataclass
 from typing import List, Optional, Tuple
 
-from ..frontend import ir
-from ..frontend.symbolic import Sym
+from .. import ir
+from ..ir.symbolic import Sym
 from .model import Copy, Env, FunctionModel, Var, sym_json, value
 from .svg import el, sym_rect, text, title
 

@@ -15,9 +15,9 @@ from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Tuple
 
 from ..diagnostics import Diagnostics
-from ..frontend import ir
-from ..frontend.symbolic import Sym
-from ..toolchains.memplan import align_up, plan_arena, wait_extensions
+from .. import ir
+from ..ir.symbolic import Sym
+from ..analysis.memplan import align_up, plan_arena, wait_extensions
 from .model import Env, value
 from .svg import el, sym_text, text, title
 
@@ -121,7 +121,7 @@ def plan_levels(fn: ir.Function, target: str, profile: dict, env: Env) -> List[L
 
 
 def _factor(par: ir.Parallel, where: str, limits: dict, profile: str) -> List[Level]:
-    from ..toolchains.factor import place_static, plan_slots
+    from ..targets.factor import place_static, plan_slots
     slots = plan_slots(par)
     if not all(isinstance(limits.get(k), int) for k in ("local_bytes", "shared_bytes")):
         return []

@@ -13,9 +13,9 @@ from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Tuple
 
 from ..frontend import ast as A
-from ..frontend import ir
-from ..frontend.symbolic import Sym
-from ..toolchains.kernel_ir import matching
+from .. import ir
+from ..ir.symbolic import Sym
+from ..codegen.kernel_emitter import matching
 
 Env = Dict[str, int]
 DEFAULT_SIZE = 64      # a symbolic dimension before the reader types its value

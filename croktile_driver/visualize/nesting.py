@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from typing import List, Tuple
 
-from ..frontend import ir
-from ..frontend.symbolic import Sym
+from .. import ir
+from ..ir.symbolic import Sym
 from .model import Env, FunctionModel, shown_name
 from .svg import el, sym_text, text, title
 

@@ -9,8 +9,8 @@ from dataclasses import dataclass
 from typing import List, Optional, Tuple
 
 from ..diagnostics import Loc
-from ..frontend import ir
-from ..frontend.symbolic import Sym
+from .. import ir
+from ..ir.symbolic import Sym
 from . import memory
 from .grids import GRID_STYLE, common_scale, count_of, grid_svg, region_caption, tiles
 from .model import Copy, Env, FunctionModel, sym_json, value

@@ -6,7 +6,7 @@ import json
 from html import escape
 from typing import Dict, List, Optional
 
-from ..frontend.symbolic import Sym
+from ..ir.symbolic import Sym
 from .model import Env, sym_json, value
 
 

@@ -13,7 +13,7 @@ import json
 
 import pytest
 
-from croktile_driver.profiles import host_arch
+from croktile_driver.driver.profiles import host_arch
 from driver.util import fails, jobs_of, ok
 
 from .cross import REPO

@@ -13,7 +13,7 @@ import subprocess
 
 import pytest
 
-from croktile_driver.frontend import mma_forms
+from croktile_driver.ir import mma_forms
 from cuda_target.test_cuda import gpu  # noqa: F401  (the fixture that skips, saying why, without a GPU)
 from runtime import mma_harness as h
 

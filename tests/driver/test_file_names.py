@@ -138,16 +138,16 @@ DEP_NAMES = [n for n in NAMES if "\n" not in n] + ["t\tab"]
 @pytest.mark.parametrize("stem", DEP_NAMES, ids=[i for n, i in zip(NAMES, IDS) if "\n" not in n] + ["tab"])
 def test_depfiles_spell_the_names_for_make(tmp_path, stem):
     """make reads the depfile: up to date after the build, out of date once the .co.cpp changes."""
-    from croktile_driver.driver import _make_escape, _make_words
+    from croktile_driver.driver.jobs import make_escape, make_words
     name = source(tmp_path, stem)
     obj, dep = stem + ".o", stem + ".d"
     ok("-c", "-MMD", name, "-o", obj, cwd=tmp_path)
-    words = _make_words((tmp_path / dep).read_text())
+    words = make_words((tmp_path / dep).read_text())
     assert words[:2] == [obj + ":", name], words
     if "\t" in stem:   # gcc's spelling of a tab, which make does not read: the round trip only
         return
-    target = _make_escape(obj)
-    (tmp_path / "Makefile").write_text(f"all: {target}\n{target}:\n\t@echo rebuild\ninclude {_make_escape(dep)}\n")
+    target = make_escape(obj)
+    (tmp_path / "Makefile").write_text(f"all: {target}\n{target}:\n\t@echo rebuild\ninclude {make_escape(dep)}\n")
     make = subprocess.run(["make"], cwd=tmp_path, capture_output=True, text=True)
     assert make.returncode == 0 and "rebuild" not in make.stdout, make
     past = time.time() - 1000
@@ -166,10 +166,10 @@ def test_a_newline_has_no_spelling_in_a_depfile(tmp_path):
 
 @pytest.mark.parametrize("name", NAMES + ["t\tab", "c:olon", "pc%", "two\\\\ sp", "é"])
 def test_make_words_read_back_what_make_escape_writes(name):
-    from croktile_driver.driver import _make_escape, _make_words
+    from croktile_driver.driver.jobs import make_escape, make_words
     if "\n" in name:
         return
-    assert _make_words(f"{_make_escape('out.o')}: {_make_escape(name)} \\\n  {_make_escape(name + 'x')}\n") == \
+    assert make_words(f"{make_escape('out.o')}: {make_escape(name)} \\\n  {make_escape(name + 'x')}\n") == \
         ["out.o:", name, name + "x"]
 
 
@@ -180,8 +180,8 @@ def test_make_words_read_what_gcc_writes(tmp_path):
         (tmp_path / h).write_text("\n")
     (tmp_path / "m.cpp").write_text("".join(f'#include "{h}"\n' for h in headers))
     subprocess.run(["c++", "-MMD", "-MF", "m.d", "-c", "m.cpp", "-o", "o ut.o"], cwd=tmp_path, check=True)
-    from croktile_driver.driver import _make_words
-    assert _make_words((tmp_path / "m.d").read_text()) == ["o ut.o:", "m.cpp", *headers]
+    from croktile_driver.driver.jobs import make_words
+    assert make_words((tmp_path / "m.d").read_text()) == ["o ut.o:", "m.cpp", *headers]
 
 
 @pytest.mark.parametrize("stem", NAMES, ids=IDS)

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from croktile_driver import interrupts
+from croktile_driver.driver import interrupts
 
 from .util import ADD_PROGRAM, croktilec_cmd, driver_env
 
@@ -149,7 +149,7 @@ if __name__ == '__main__':
 """
 
 
-@pytest.mark.parametrize("after", ["croktile_driver.interrupts", "croktile_driver.cli", "croktile_driver.options"])
+@pytest.mark.parametrize("after", ["croktile_driver.driver.interrupts", "croktile_driver.cli", "croktile_driver.driver.options"])
 @pytest.mark.parametrize("entry", ["module", "console-script"])
 @pytest.mark.parametrize("sig", SIGNALS, ids=IDS)
 def test_signal_while_croktilec_imports_its_modules(project, sig, entry, after):

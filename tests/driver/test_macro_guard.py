@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from croktile_driver.toolchains.macro_guard import guarded_head, runtime_identifiers
+from croktile_driver.codegen.macro_guard import guarded_head, runtime_identifiers
 from driver.util import run_croktilec
 
 HERE = Path(__file__).resolve().parent

@@ -1,4 +1,4 @@
-"""The warm compile server (croktile_driver/server.py, issue #22): a served run gives the bytes
+"""The warm compile server (croktile_driver/driver/server.py, issue #22): a served run gives the bytes
 a fresh process gives, only the user can reach the socket, a changed installation is never
 served by an old server, and every failure falls back to a fresh run.
 
@@ -55,7 +55,7 @@ def server(short_runtime_dir):
     runtime = short_runtime_dir
     env = env_for(runtime)
     path = socket_of(env)
-    proc = subprocess.Popen([sys.executable, "-P", "-m", "croktile_driver.serve_main", path], env=env,
+    proc = subprocess.Popen([sys.executable, "-P", "-m", "croktile_driver.driver.serve_main", path], env=env,
                             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     deadline = time.monotonic() + 120
     while not os.path.exists(path):

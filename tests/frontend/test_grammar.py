@@ -24,7 +24,7 @@ def test_grammar_has_no_conflicts(tmp_path):
     handler = _Collect()
     log.addHandler(handler)
     try:
-        ply.yacc.yacc(module=parser._Grammar(), write_tables=False, debug=True,
+        ply.yacc.yacc(module=parser.Grammar(), write_tables=False, debug=True,
                       debugfile=str(tmp_path / "parser.out"), errorlog=log)
     finally:
         log.removeHandler(handler)

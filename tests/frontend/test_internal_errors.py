@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from croktile_driver.frontend import sema
+from croktile_driver.frontend.sema import checker as sema
 
 ELE_ADD = Path(__file__).parent / "cases" / "spec1_ele_add.co.cpp"
 

@@ -11,7 +11,7 @@ import pytest
 from croktile_driver.diagnostics import Diagnostics
 from croktile_driver.frontend import pipeline
 from croktile_driver.frontend.lexer import TileflowLexer
-from croktile_driver.frontend.parser import _Grammar
+from croktile_driver.frontend.parser import Grammar
 
 
 class _Production:
@@ -39,8 +39,8 @@ class _Production:
 def _left_recursive_list_rules():
     """(method, rhs length) of every `x_list : x_list ...` alternative of the grammar."""
     rules = []
-    for name in dir(_Grammar):
-        doc = getattr(getattr(_Grammar, name), "__doc__", None) or ""
+    for name in dir(Grammar):
+        doc = getattr(getattr(Grammar, name), "__doc__", None) or ""
         if not name.startswith("p_") or ":" not in doc:
             continue
         lhs, alternatives = doc.split(":", 1)
@@ -63,7 +63,7 @@ def test_the_grammar_has_list_rules():
 @pytest.mark.parametrize("rule, length", LIST_RULES, ids=[name for name, _ in LIST_RULES])
 def test_list_rules_append_in_place(rule, length):
     """Copying the list at every item (`p[1] + [p[3]]`) made n items cost O(n^2)."""
-    grammar = _Grammar()
+    grammar = Grammar()
     grammar.lex = TileflowLexer().build()
     grammar.lex.input("x", "t.co.cpp")
     items = ["earlier item"]
@@ -121,7 +121,7 @@ def test_wrong_closers_on_one_line_stay_linear(monkeypatch, unit):
     from croktile_driver.frontend import splitter
 
     steps = {"n": 0}
-    skip = splitter._Scanner.skip_literal_or_comment
+    skip = splitter.Scanner.skip_literal_or_comment
 
     def counted_skip(self, i):
         steps["n"] += 1
@@ -139,7 +139,7 @@ def test_wrong_closers_on_one_line_stay_linear(monkeypatch, unit):
             self.open_brackets = CountingList(self.open_brackets)
         return track(self, tok)
 
-    monkeypatch.setattr(splitter._Scanner, "skip_literal_or_comment", counted_skip)
+    monkeypatch.setattr(splitter.Scanner, "skip_literal_or_comment", counted_skip)
     monkeypatch.setattr(TileflowLexer, "_track_brackets", counted_track)
 
     def run(n):

@@ -1,4 +1,4 @@
-"""Loops spread over more blocks (croktile_driver/toolchains/grid_split.py).
+"""Loops spread over more blocks (croktile_driver/analysis/grid_split.py).
 
 `grid_split.co.cpp` has two loop nests whose iterations the fast instance may run a block
 each, and three it must run whole (thread data carried over, the same chunk

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from croktile_driver.profiles import ProfileError, load_profiles
+from croktile_driver.driver.profiles import ProfileError, load_profiles
 
 CASES = sorted((Path(__file__).parent / "cases").glob("*.yaml"))
 

@@ -13,8 +13,8 @@ import time
 import pytest
 import yaml
 
-from croktile_driver import profiles
-from croktile_driver.profiles import ProfileError, load_profiles
+from croktile_driver.driver import profiles
+from croktile_driver.driver.profiles import ProfileError, load_profiles
 
 from test_profile_errors import CASES, expected_error
 

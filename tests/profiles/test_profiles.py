@@ -8,7 +8,7 @@ import shutil
 
 import pytest
 
-from croktile_driver.profiles import ProfileError, load_profiles, select_profile
+from croktile_driver.driver.profiles import ProfileError, load_profiles, select_profile
 
 
 def write(path, text):

@@ -223,6 +223,38 @@ def test_build_error_carries_the_diagnostic(tmp_path):
     assert "Traceback" not in msg
 
 
+def test_build_error_shows_the_callers_line_not_the_builds_internals(tmp_path):
+    """The traceback of a failed build ends in croktile.load's call, with no frame of the
+    code that ran the compiler (run as a user script runs it)."""
+    bad = tmp_path / "bad.co.cpp"
+    bad.write_text("__co__ s32 [4] f(s32 [4] a) {\n  return undefined_name;\n}\n")
+    script = tmp_path / "user.py"
+    script.write_text(f"import croktile\ncroktile.load({str(bad)!r})\n")
+    proc = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=300,
+                          cwd=str(tmp_path))
+    assert proc.returncode == 1
+    assert f'File "{script}", line 2' in proc.stderr
+    assert ", in _build" not in proc.stderr and proc.stderr.count("_load.py") <= 1
+    assert f"{bad}:2:" in proc.stderr and "undefined_name" in proc.stderr
+
+
+def test_relative_paths_in_options_resolve_against_the_callers_folder(tmp_path, monkeypatch):
+    """-Iinc and --toolchain-file FILE, relative, mean what they mean on the command line."""
+    (tmp_path / "inc").mkdir()
+    (tmp_path / "inc" / "sizes.h").write_text("#define LANES 4\n")
+    src = tmp_path / "k.co.cpp"
+    src.write_text('#include "sizes.h"\n__co__ s32 [LANES] twice(s32 [LANES] a) {\n'
+                   "  s32 [a.span] out;\n  foreach i in [LANES] out.at(i) = a.at(i) * 2;\n  return out;\n}\n")
+    monkeypatch.chdir(tmp_path)
+    mod = croktile.load(src, options=["-Iinc"])
+    assert mod.twice(np.arange(4, dtype=np.int32)).tolist() == [0, 2, 4, 6]
+    (tmp_path / "bad.yaml").write_text("profiles: [not, a, mapping\n")
+    with pytest.raises(croktile.BuildError) as err:
+        croktile.load(src, options=["--toolchain-file", "bad.yaml"])
+    assert "bad.yaml" in str(err.value)
+    assert "No such file" not in str(err.value) and "not found" not in str(err.value)
+
+
 # ---------------------------------------------------------------------------
 # Documentation: docstrings and the type stub show the declared shapes
 # ---------------------------------------------------------------------------

@@ -1,5 +1,5 @@
 """Builds and reads the tensor-core harnesses: tests/runtime/mma/harness.cpp runs every
-croktile::mma form (from croktile_driver/frontend/mma_forms.py), wgmma_harness.cpp
+croktile::mma form (from croktile_driver/ir/mma_forms.py), wgmma_harness.cpp
 croktile::wgmma with swizzled copies and TMA; both print CASE and FAIL lines.
 test_mma_cpu.py runs them with g++, cuda_target/test_mma_gpu.py with nvcc on a GPU."""
 from __future__ import annotations
@@ -8,7 +8,7 @@ import re
 from pathlib import Path
 from typing import Dict, List, Tuple
 
-from croktile_driver.frontend.mma_forms import FORMS, Form
+from croktile_driver.ir.mma_forms import FORMS, Form
 
 ROOT = Path(__file__).resolve().parents[2]
 RUNTIME = ROOT / "runtime"

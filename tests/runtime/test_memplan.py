@@ -2,13 +2,14 @@
 also where a buffer's alignment (128 bytes for a TMA box, 8 rows of a swizzle) pads its
 offset. A plan whose size left out that padding put the last buffer of tma_v2.co past the
 end of the kernel's __shared__ array (compute-sanitizer: invalid __shared__ write)."""
-from croktile_driver.frontend import ir
-from croktile_driver.frontend.symbolic import Sym
-from croktile_driver.toolchains.memplan import align_up, plan_arena
+from croktile_driver import ir
+from croktile_driver.diagnostics import Loc
+from croktile_driver.ir.symbolic import Sym
+from croktile_driver.analysis.memplan import align_up, plan_arena
 
 
 def _buffer(name: str, floats: int, first: int, last: int, align: int) -> ir.Buffer:
-    b = ir.Buffer(name, "f32", "shared", [Sym.const(floats)], 1, ir.Loc("t.co.cpp", 1, 1), "decl",
+    b = ir.Buffer(name, "f32", "shared", [Sym.const(floats)], 1, Loc("t.co.cpp", 1, 1), "decl",
                   first_use=first, last_use=last)
     b.align = align
     return b

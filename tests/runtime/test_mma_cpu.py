@@ -2,7 +2,7 @@
 form of the instruction table computes, over a tile of several instructions, what a
 double-precision product of the same operands gives (within the accumulator type's
 rounding), with b in both memory orders, sparse forms decoding the reference's metadata;
-and the runtime's table is the compiler's (croktile_driver/frontend/mma_forms.py).
+and the runtime's table is the compiler's (croktile_driver/ir/mma_forms.py).
 croktile::wgmma over 64 x N x K tiles (N from 8 to 256, every operand type, the three
 swizzles, K in chunks) likewise."""
 import shutil
@@ -10,7 +10,7 @@ import subprocess
 
 import pytest
 
-from croktile_driver.frontend import mma_forms
+from croktile_driver.ir import mma_forms
 from runtime import mma_harness as h
 
 
@@ -32,9 +32,9 @@ def test_find_form_and_choose_shape():
         "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32"
     assert mma_forms.choose_shape(32, 16, 64, "s8", "u8", "s32").shape == "m16n8k32"
     assert mma_forms.choose_shape(8, 32, 16, "s8", "s8", "s32").shape == "m8n8k16"
-    assert mma_forms.choose_shape(32, 32, 32, "f64", "f64", "f64", arch="sm_80").shape == "m8n8k4"
-    assert mma_forms.choose_shape(32, 32, 32, "f64", "f64", "f64", arch="sm_90a").shape == "m16n8k16"
-    assert mma_forms.choose_shape(64, 64, 64, "f8_e4m3", "f8_e4m3", "f32", arch=80) is None
+    assert mma_forms.choose_shape(32, 32, 32, "f64", "f64", "f64", sm=80).shape == "m8n8k4"
+    assert mma_forms.choose_shape(32, 32, 32, "f64", "f64", "f64", sm=90).shape == "m16n8k16"
+    assert mma_forms.choose_shape(64, 64, 64, "f8_e4m3", "f8_e4m3", "f32", sm=80) is None
     assert mma_forms.choose_shape(16, 8, 64, "f16", "f16", "f32", sparse=True).shape == "m16n8k32"
     assert mma_forms.choose_shape(12, 8, 16, "f16", "f16", "f32") is None
 

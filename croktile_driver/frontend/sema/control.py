@@ -1,0 +1,223 @@
+"""Checks and lowers the reference compiler's scalar control flow (issue #13): `if`/`else`,
+`while`, `break`/`continue`, `print`/`println` (at run time), `print!`/`println!` (at compile
+time), `assert` and `cdiv`. A mixin of ``sema.FunctionChecker``: it uses its scopes,
+diagnostics and expression checker, and keeps these statements out of that large module.
+"""
+from __future__ import annotations
+
+import sys
+from typing import List, Optional
+
+from .. import ast as A
+from ...ir import nodes as ir
+from ...ir.symbolic import Sym
+from .values import VBool, VError, VExpr, VFloat, VInt, VSpan, VTuple, Value
+from .values import kind_name as _kind_name, scalar as _scalar
+
+BUILTIN_STATEMENTS = {"print", "println", "assert"}
+
+
+class ControlFlow:
+    """`stmt_*`/`builtin_*` methods that ``FunctionChecker`` dispatches to by name."""
+
+    # what lies between a statement and the function: "loop" (a foreach) or "parallel";
+    # `break`/`continue` need a loop before the nearest parallel
+    jump_scopes: List[str]
+
+    def condition(self, node: A.Node, what: str) -> Optional[Sym]:
+        """An integer or boolean condition as a boolean Sym; None after an error."""
+        value = self.as_integer(_scalar(self.expr(node)), node.loc, "bool")   # (`if (x > 0.5)`)
+        if isinstance(value, VBool):
+            return value.sym
+        if isinstance(value, VInt):
+            return value.sym.op("!=", 0)
+        if not isinstance(value, VError):
+            self.error(node.loc, f"the {what} condition must be an integer or a boolean, not {_kind_name(value)}")
+        return None
+
+    def stmt_IfStmt(self, s: A.IfStmt) -> List[ir.Stmt]:
+        """`if (c) A else B` is `bool t = c; if (t) A; if (!t) B;`: the condition is read
+        once, before either branch can change what it reads."""
+        cond = self.condition(s.cond, "'if'")
+        arms = [s.then] + ([s.other] if s.other is not None else [])
+        if cond is None:
+            for arm in arms:   # still checked, for their own errors
+                self.scoped_block(arm)
+            return []
+        out: List[ir.Stmt] = []
+        if not cond.is_const and len(arms) == 2:
+            name = self.unique("if_cond")
+            out.append(ir.ScalarDef(s.loc, name, "bool", cond))
+            cond = Sym.var(name)
+        lowered = []
+        with self.construct("choice", s.loc):
+            for arm, taken in zip(arms, [cond, cond.op("!")]):
+                with self.construct("arm", arm.loc), self.guarded(taken):
+                    lowered.append((taken, self.scoped_block(arm)))
+        for taken, body in lowered:
+            if taken.is_const:
+                out.extend(body if taken.value else [])
+            elif body:
+                out.append(ir.If(s.loc, taken, body))
+        return out
+
+    def stmt_WhileStmt(self, s: A.WhileStmt) -> List[ir.Stmt]:
+        """The reference compiler's `while` waits on an event predicate; over integers and
+        booleans it is an error there, and `foreach` with `break` is the counted loop."""
+        if self.is_event_predicate(s.cond):   # `while (e && f[0]);` (sema_events.py)
+            self.event_predicate(s.cond)
+            value = VError()
+        else:
+            value = _scalar(self.expr(s.cond))
+        if not isinstance(value, VError):
+            self.error(s.cond.loc, f"'while' needs an event condition, not {_kind_name(value)}; "
+                                   "loop with 'foreach' (and 'break') over integers")
+        self.jump_scopes.append("loop")
+        try:
+            self.scoped_block(s.body)
+        finally:
+            self.jump_scopes.pop()
+        return []
+
+    def _jump(self, s: A.Node, word: str, node) -> List[ir.Stmt]:
+        inner = self.jump_scopes[-1] if self.jump_scopes else None
+        if inner != "loop":
+            across = " across 'parallel'" if inner == "parallel" else ""
+            self.error(s.loc, f"'{word}' outside a loop{across}: it may stand only in a 'foreach' "
+                              "(or 'while') body")
+            return []
+        return [node(s.loc)]
+
+    def stmt_BreakStmt(self, s: A.BreakStmt) -> List[ir.Stmt]:
+        return self._jump(s, "break", ir.Break)
+
+    def stmt_ContinueStmt(self, s: A.ContinueStmt) -> List[ir.Stmt]:
+        return self._jump(s, "continue", ir.Continue)
+
+    # -- print, println, assert -------------------------------------------------
+    def builtin_statement(self, e: A.Call) -> List[ir.Stmt]:
+        name = e.func.name
+        if name == "assert":
+            return self.builtin_assert(e)
+        return self.print_stmt(A.PrintStmt(e.loc, name == "println", False, e.args), name)
+
+    def builtin_assert(self, e: A.Call) -> List[ir.Stmt]:
+        if not 1 <= len(e.args) <= 2 or (len(e.args) == 2 and not isinstance(e.args[1], A.StringLit)):
+            self.error(e.loc, "'assert' takes a condition and, optionally, a message string: "
+                              "'assert(M > 8, \"M must be larger than 8\");'")
+            return []
+        cond = self.condition(e.args[0], "'assert'")
+        if cond is None:
+            return []
+        message = _c_string_text(e.args[1].text) if len(e.args) == 2 else "assertion failed"
+        if cond.is_const:
+            if not cond.value:
+                self.error(e.args[0].loc, f"assertion failed: {message}")
+            return []
+        return self.runtime_check(e.loc, cond, f"assertion failed: {message}", [])
+
+    def stmt_PrintStmt(self, s: A.PrintStmt) -> List[ir.Stmt]:
+        word = getattr(s, "word", "println" if s.newline else "print")
+        if word not in ("print", "println"):
+            self.error(s.loc, f"'{word}!' is not a compile-time function; 'print!' and 'println!' are")
+            return []
+        return self.print_stmt(s, word + "!")
+
+    def print_stmt(self, s: A.PrintStmt, word: str) -> List[ir.Stmt]:
+        items: List[ir.PrintItem] = []
+        ok = True
+        for arg in s.args:
+            if isinstance(arg, A.StringLit):
+                items.append(ir.PrintItem("text", arg.text))
+                continue
+            value = self.expr(arg)
+            if not s.static:
+                value = _scalar(value)
+                if isinstance(value, VExpr) and value.expr.ctype not in ("float", "double"):   # `f > g`: true
+                    value = self.as_integer(value, arg.loc, "bool" if value.expr.ctype == "bool" else "int")
+            if isinstance(value, VError):
+                ok = False
+            elif isinstance(value, (VInt, VBool)):
+                items.append(ir.PrintItem("int" if isinstance(value, VInt) else "bool", value=value.sym))
+            elif s.static and isinstance(value, (VSpan, VTuple, VFloat, VExpr)):
+                items.append(ir.PrintItem("text", _static_text(value)))
+            elif isinstance(value, (VFloat, VExpr)):   # printed as C's "%f" (integer elements as integers)
+                if self.level == 0 and value.kind == "element value":
+                    x = self.to_eexpr(value)   # run where the data is: a launch (launch_host_elements)
+                else:
+                    x = self.float_operand(value, arg.loc, f"'{word}'")
+                if x is None:
+                    ok = False
+                else:
+                    items.append(ir.PrintItem("float", expr=x))
+            else:
+                ok = False
+                self.error(arg.loc, f"'{word}' prints strings, integers, booleans and floating-point values, "
+                                    f"not {_kind_name(value)}")
+        if not ok:
+            return []
+        if s.static:   # at compile time: what the checker knows of each value
+            text = "".join(_c_string_text(i.text) if i.kind == "text" and i.text.startswith('"')
+                           else i.text if i.kind == "text" else i.value.to_c() for i in items)
+            sys.stdout.write(text + ("\n" if s.newline else ""))
+            return []
+        return [ir.Print(s.loc, items, s.newline)]
+
+    # -- cdiv ----------------------------------------------------------------------
+    def builtin_cdiv(self, e: A.Call) -> Value:
+        """`cdiv(a, b)`: a / b rounded up, for positive b (the tile count of a dimension).
+        Over an mdspan or i-tuple it works per element (`cdiv(x.span, {64, 32})`)."""
+        if len(e.args) != 2:
+            return self.error(e.loc, f"'cdiv' takes two integers, not {len(e.args)} argument"
+                                     f"{'s' if len(e.args) != 1 else ''}")
+        a, b = (_scalar(self.expr(x)) for x in e.args)
+        if isinstance(a, VError) or isinstance(b, VError):
+            return VError()
+        items = []
+        for v, node in ((a, e.args[0]), (b, e.args[1])):
+            if isinstance(v, (VInt, VBool)):
+                items.append(None)
+            elif isinstance(v, (VSpan, VTuple)):
+                items.append(list(v.dims if isinstance(v, VSpan) else v.items))
+            else:
+                return self.error(node.loc, f"'cdiv' takes integers, mdspans or i-tuples, not {_kind_name(v)}")
+        if items == [None, None]:
+            return self.cdiv_int(e, a.sym, b.sym)
+        n = len(items[0] if items[0] is not None else items[1])
+        if items[0] is not None and items[1] is not None and len(items[1]) != n:
+            return self.error(e.loc, f"'cdiv' of {n} and {len(items[1])} elements: their lengths must be equal")
+        lefts = items[0] if items[0] is not None else [a.sym] * n
+        rights = items[1] if items[1] is not None else [b.sym] * n
+        out = []
+        for x, y in zip(lefts, rights):
+            v = self.cdiv_int(e, x, y)
+            if isinstance(v, VError):
+                return v
+            out.append(v.sym)
+        return VSpan(out) if isinstance(a, VSpan) or (items[0] is None and isinstance(b, VSpan)) else VTuple(out)
+
+    def cdiv_int(self, e: A.Call, a: Sym, b: Sym) -> Value:
+        if b.is_const and b.value <= 0:
+            return self.error(e.args[1].loc, f"'cdiv' needs a positive divisor, not {b.value}")
+        if not b.is_const:
+            self._pending_checks(self.runtime_check(e.args[1].loc, b.op(">", 0),
+                                                    "'cdiv' needs a positive divisor, not {0}", [b]))
+        total = a + b - Sym.const(1)
+        value = self.int32(e.loc, f"cdiv({a.to_c()}, {b.to_c()})", VInt(total))
+        return VInt(total.op("/", b)) if isinstance(value, VInt) else value
+
+def _c_string_text(literal: str) -> str:
+    """The characters a C string literal stands for."""
+    from ...cstrings import unescape
+    return unescape(literal[1:-1]) if literal.startswith('"') else literal
+
+
+def _static_text(value: Value) -> str:
+    if isinstance(value, VSpan):
+        return "[" + ", ".join(d.to_c() for d in value.dims) + "]"
+    if isinstance(value, VTuple):
+        return "{" + ", ".join(d.to_c() for d in value.items) + "}"
+    if isinstance(value, VExpr) or not value.text[:1].isdigit():
+        return "unknown"   # (a run-time value, as the reference prints it)
+    return value.text
+

@@ -1,0 +1,247 @@
+"""The reference compiler's events (events.md): `shared event e, f[4];`, `trigger e, f[1];`
+and `wait` of events, checked and lowered to ``ir.EventDecl`` / ``ir.Trigger`` /
+``ir.EventWait``.
+
+A mixin of ``sema.FunctionChecker``. Events order the `inthreads` blocks of the instances
+of a level (a producer and its consumers); a wait that nothing in the function can ever
+end (no trigger of that event, or of that element of it) is an error here, other
+deadlocks are reported at run time by the targets (a wait times out with its line).
+"""
+from __future__ import annotations
+
+from typing import List, Optional, Tuple
+
+from .. import ast as A
+from ...ir import nodes as ir
+from ...ir.symbolic import Sym
+from .syntax import COMPARE, LOGICAL, article, start_loc
+from .values import Symbol, VBool, VError, VInt, VTuple, Value, kind_name, scalar
+
+WHILE_NOT_SUPPORTED = ("'while' over events is not supported yet by the code generators (use 'wait'); "
+                       "'-fsyntax-only' checks it")
+
+
+class VEvent(Value):
+    """An event, an array of events or a sub-array (`e[1]` of `event e[2][3]`)."""
+    kind = "event"
+
+    def __init__(self, event: ir.Event, index: List[Sym]):
+        self.event, self.index = event, index
+        self.name, self.storage = event.source_name, event.storage
+        self.dims = event.dims[len(index):]
+
+
+class EventForms:
+    def stmt_EventDecl(self, s: A.EventDecl) -> List[ir.Stmt]:
+        storage = s.storage or ("local" if self.level > 0 else "global")
+        if self.level == 0 and storage in ("local", "shared"):
+            self.error(s.loc, f"'{storage}' events can only be declared inside a 'parallel' block")
+            return []
+        if self.level > 0 and storage == "global":
+            self.error(s.loc, "'global' events must be declared outside 'parallel'")
+            return []
+        out: List[ir.Stmt] = []
+        for name, dims in zip(s.names, s.dims):
+            sizes = self.event_dims(dims)
+            value: Value = VError()
+            if sizes is not None:
+                event = ir.Event(self.unique(name.name), name.name, storage, sizes, self.level, name.loc)
+                out.append(ir.EventDecl(s.loc, event))
+                value = VEvent(event, [])
+            self.declare(name, Symbol(name.name, "event" if sizes is not None else "error", value, name.loc))
+        return out
+
+    def event_dims(self, dims: List[A.Node]) -> Optional[List[int]]:
+        sizes = []
+        for d in dims:
+            v = self.expr(d)
+            v = scalar(v)   # a one-element ituple is its integer
+            if isinstance(v, VError):
+                return None
+            if not isinstance(v, VInt) or not v.sym.is_const:
+                self.error(d.loc, "an event array's dimensions must be integer constants")
+                return None
+            if v.sym.value <= 0:
+                self.error(d.loc, f"an event array's dimensions must be positive, not {v.sym.value}")
+                return None
+            sizes.append(v.sym.value)
+        return sizes
+
+    def stmt_TriggerStmt(self, s: A.TriggerStmt) -> List[ir.Stmt]:
+        refs = [r for r in (self.event_ref(e, "trigger") for e in s.events) if r is not None]
+        self.event_uses.extend(("trigger", r, s.loc) for r in refs)
+        return self.take_prefix() + [ir.Trigger(s.loc, [ir.EventRef(r.event, r.index) for r in refs])] if refs else []
+
+    def wait_events(self, s: A.WaitStmt, nodes: List[A.Node]) -> List[ir.Stmt]:
+        """The events of a `wait` (its futures are sema's)."""
+        refs = [(r, n) for r, n in ((self.event_ref(n, "wait"), n) for n in nodes) if r is not None]
+        self.event_uses.extend(("wait", r, start_loc(n)) for r, n in refs)
+        return self.take_prefix() + [ir.EventWait(s.loc, [ir.EventRef(r.event, r.index) for r, _ in refs])] \
+            if refs else []
+
+    def take_prefix(self) -> List[ir.Stmt]:
+        out, self.prefix = self.prefix, []
+        return out
+
+    def check_event_waits(self) -> None:
+        """A wait on an event (element) that no statement of the function triggers blocks
+        forever on every target: an error at the wait."""
+        triggered = [r for verb, r, _ in self.event_uses if verb == "trigger"]
+        for verb, r, loc in self.event_uses:
+            if verb != "wait":
+                continue
+            lo, n = r.event_range()
+            if not any(t.event is r.event and t.may_overlap(lo, n) for t in triggered):
+                what = "event" if n == 1 else "events"
+                self.error(loc, f"wait on {what} '{r.text()}' that nothing triggers: it would block forever")
+
+    def is_event(self, node: A.Node) -> bool:
+        base = node
+        while isinstance(base, A.SpanDerive):
+            base = base.base
+        if not isinstance(base, A.Name):
+            return False
+        sym = self.scope.lookup(base.name)
+        return sym is not None and sym.kind == "event"
+
+    def is_event_predicate(self, node: A.Node) -> bool:
+        """`e`, `e[1]`, or `&&`/`||` of those (a `while` condition), all of them events."""
+        if isinstance(node, A.BinOp) and node.op in ("&&", "||"):
+            return self.is_event_predicate(node.left) and self.is_event_predicate(node.right)
+        return self.is_event(node)
+
+    def event_predicate(self, node: A.Node) -> None:
+        if isinstance(node, A.BinOp):
+            self.event_predicate(node.left)
+            self.event_predicate(node.right)
+        else:
+            self.event_ref(node, "while")
+            self.unsupported.append((node.loc, WHILE_NOT_SUPPORTED))
+
+    def event_ref(self, node: A.Node, verb: str) -> Optional[VEvent]:
+        """`e`, `e[i]`, `e[i][j]`: an event, or the events of a (sub-)array."""
+        indices: List[Tuple[A.Node, A.Node]] = []
+        base = node
+        while isinstance(base, A.SpanDerive):
+            indices = [(i, base) for i in base.items] + indices
+            base = base.base
+        if not isinstance(base, A.Name):
+            self.error(node.loc, f"'{verb}' takes events, e.g. '{verb} e;' or '{verb} e[0];'")
+            return None
+        sym = self.scope.lookup(base.name)
+        if sym is None:
+            self.error(base.loc, f"'{base.name}' was not declared in this scope")
+            return None
+        if sym.kind == "error":
+            return None
+        if sym.kind != "event":
+            self.error(base.loc, f"'{verb}' takes events, but '{base.name}' is {sym.value.kind}")
+            return None
+        ev = sym.value
+        index: List[Sym] = []
+        if len(indices) > len(ev.dims):
+            self.error(base.loc, f"event array '{base.name}' has {len(ev.dims)} dimension"
+                                 f"{'s' if len(ev.dims) != 1 else ''}, but {len(indices)} indices are used")
+            return None
+        for k, (idx, _) in enumerate(indices):
+            v = self.expr(idx)
+            v = scalar(v)   # a one-element ituple is its integer
+            if isinstance(v, VError):
+                return None
+            if not isinstance(v, VInt):
+                self.error(idx.loc, f"an event index is an integer, not {v.kind}")
+                return None
+            if v.sym.is_const and not 0 <= v.sym.value < ev.dims[k]:
+                self.error(idx.loc, f"index {v.sym.value} is out of bounds of dimension {k} of event array "
+                                    f"'{base.name}' (valid range [0, {ev.dims[k]}))")
+                return None
+            if not v.sym.is_const:
+                inside = v.sym.op(">=", 0).op("&&", v.sym.op("<", ev.dims[k]))
+                self.prefix += self.runtime_check(idx.loc, inside, f"index {{0}} is out of bounds of dimension {k} "
+                                                  f"of event array '{base.name}' (valid range [0, {ev.dims[k]}))",
+                                                  [v.sym])
+            index.append(v.sym)
+        return EventUse(ev.event, ev.index + index)
+
+
+    def stmt_InThreadsStmt(self, s: A.InThreadsStmt) -> List[ir.Stmt]:
+        """`inthreads (pred)`: a mask over the instances of the enclosing levels."""
+        if self.level == 0:
+            self.error(s.loc, "'inthreads' can only be inside 'parallel': outside of it, tileflow code "
+                              "runs on the host")
+        elif s.is_async and self.inthreads_depth:
+            self.error(s.loc, "an inner 'inthreads' cannot be asynchronous; only the outermost may be "
+                              "'inthreads.async'")
+        cond = scalar(self.expr(s.cond))
+        cond_sym = None
+        if isinstance(cond, VBool):
+            cond_sym = cond.sym
+            if self.level > 0:
+                self.check_divergent(s.cond)
+        elif not isinstance(cond, VError):
+            self.error(start_loc(s.cond), f"'inthreads' needs a predicate on parallel variables, such as "
+                                           f"'p < 2', not {article(kind_name(cond))}")
+        self.inthreads_depth += 1
+        try:
+            with self.construct("mask", s.loc, masked=True), self.guarded(cond_sym):
+                body = self.scoped_block(s.body)
+        finally:
+            self.inthreads_depth -= 1
+        return [ir.InThreads(s.loc, cond_sym if cond_sym is not None else Sym.const(1), body, s.is_async)]
+
+    def check_divergent(self, cond: A.Node) -> None:
+        """The reference's rule: every comparison in the predicate compares something that
+        depends on a parallel variable with something that does not, so the predicate
+        tells instances apart and never holds or fails for all of them alike."""
+        if isinstance(cond, A.BinOp) and cond.op in LOGICAL:
+            self.check_divergent(cond.left)
+            self.check_divergent(cond.right)
+            return
+        if isinstance(cond, A.UnOp) and cond.op == "!":
+            self.check_divergent(cond.operand)
+            return
+        if isinstance(cond, A.BinOp) and cond.op in COMPARE:
+            left, right = self._divergent(cond.left), self._divergent(cond.right)
+            if left != right:
+                return
+            why = ("both sides of this comparison depend on parallel variables" if left else
+                   "neither side of this comparison depends on a parallel variable")
+        elif self._divergent(cond):
+            return
+        else:
+            why = "this condition does not depend on a parallel variable"
+        self.error(start_loc(cond), f"'inthreads' predicate must be strictly divergent: {why}")
+
+    def _divergent(self, node: A.Node) -> bool:
+        """Whether an expression's value differs between the instances of a level."""
+        stack = [node]
+        while stack:
+            n = stack.pop()
+            if isinstance(n, A.UpperBound):
+                continue
+            if isinstance(n, A.Name):
+                sym = self.scope.lookup(n.name)
+                value = sym.value if sym is not None else None
+                syms = [value.sym] if isinstance(value, (VInt, VBool)) else \
+                    list(value.items) if isinstance(value, VTuple) else []
+                if any(v.variables() & self.parallel_atoms for v in syms):
+                    return True
+            stack.extend(n.children())
+        return False
+
+class EventUse(VEvent):
+    """The events one `trigger`/`wait` names, with the flat flags they cover."""
+
+    def text(self) -> str:
+        return ir.EventRef(self.event, self.index).text()
+
+    def event_range(self) -> Tuple[Optional[int], int]:
+        """(first flat element or None where an index is not constant, count)."""
+        ref = ir.EventRef(self.event, self.index)
+        first = ref.first()
+        return (first.value if first.is_const else None), ref.count
+
+    def may_overlap(self, lo: Optional[int], n: int) -> bool:
+        mine, count = self.event_range()
+        return lo is None or mine is None or (mine < lo + n and lo < mine + count)
+

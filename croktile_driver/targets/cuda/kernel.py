@@ -1,0 +1,977 @@
+"""One CUDA kernel per launch: the block's threads, its shared-memory arena, cooperative
+and asynchronous copies, and the barriers between what threads write and read."""
+from __future__ import annotations
+
+import re
+import sys
+from typing import TYPE_CHECKING, Dict, List, Optional, Set, Tuple
+
+from ... import ir
+from ...ir.symbolic import Sym
+from ...codegen.box_copy import copy_dims
+from ...codegen.dma_loops import element_loops, write_loops, write_shared_loops
+from ...codegen.cxx import (
+    scalar_ctype,
+    call_arguments,
+    call_statement,
+    elem_ctype,
+    line_directive,
+    print_stmt,
+)
+from ...codegen.fill_literal import fill_literal
+from .events import CudaEvents
+from ...analysis.inthreads import inthreads_barriers
+from ...codegen.kernel_emitter import (
+    KernelEmitterBase,
+    dev_expr,
+    kernel_free_names,
+    linear,
+    paren,
+    product,
+    shape_vars,
+    strides,
+    waited_async_futures,
+)
+from ...codegen.element_writer import ElementWriter
+from ...analysis.memplan import align_up, plan_arena, static_bytes, wait_extensions
+from .mma import MMA_KINDS
+from .wgmma_waits import plan_wgmma_keeps
+from .tma import TmaPlan
+from ...codegen.fragments import FragmentWriter
+from ...analysis.grid_split import split_nest
+from .limits import (
+    BARRIER,
+    DEFAULT_BLOCK,
+    LANE_WIDTH,
+    MAX_BLOCK,
+    MAX_COPY_DIMS,
+    MAX_LANES,
+    STATIC_SHARED_MAX,
+    UNROLL_LIMIT,
+)
+
+if TYPE_CHECKING:   # for annotations only: importing it here would be a cycle
+    from .host import HostEmitter
+
+
+COOPERATIVE, THREAD0 = 2, 1            # who performs an outer-level step
+EVERYTHING = frozenset({("everything", 0, 0)})
+
+
+State = Tuple[frozenset, frozenset, frozenset, frozenset]
+
+
+EMPTY: State = (frozenset(), frozenset(), frozenset(), frozenset())
+
+
+# memory keys that are byte ranges of the arena: a buffer's slot, or ("tc", ...) the bytes
+# multiplies still in flight may read (cuda_wgmma_waits.py)
+RANGES = ("arena", "tc")
+
+
+def _conflict(a: frozenset, b: frozenset) -> bool:
+    """Whether two sets of memory keys may reach the same bytes."""
+    if not a or not b:
+        return False
+    if ("everything", 0, 0) in a or ("everything", 0, 0) in b:
+        return True
+    for ka in a:
+        for kb in b:
+            if ka[0] in RANGES and kb[0] in RANGES and ka[1] < kb[2] and kb[1] < ka[2]:
+                return True
+            if ka[0] == kb[0] == "buffer" and ka[1] == kb[1]:
+                return True
+    return False
+
+
+def _join(a: State, b: State) -> State:
+    return tuple(x | y for x, y in zip(a, b))
+
+
+class KernelEmitter(KernelEmitterBase, FragmentWriter, CudaEvents):
+    index_type = "long long"
+    check_fail = "croktile::cuda::check_fail"
+    join = staticmethod(_join)
+
+    def __init__(self, host: HostEmitter, par: ir.Parallel, name: str):
+        super().__init__(host, par)
+        self.diag = host.gen.diag
+        self.toolchain = host.gen.toolchain
+        self.name = name
+        self.params: List[str] = []
+        self.host_args: List[str] = []
+        self.inner = [s for s, _ in self.all if isinstance(s, ir.Parallel) and s.level == 2]
+        self.aligned_copies = 0   # vector copies that the kernel's fast instance makes unconditional
+        self.uses_checks = any(isinstance(s, (ir.Check, ir.EventWait)) for s, _ in self.all)
+        self.arena = list(par.buffers)                     # what one block owns
+        self.arena_names = {b.name for b in self.arena}
+        # data of inner levels: a per-thread array, or (sized at run time) a slice of a
+        # global scratch buffer, one slot per thread of the launch
+        self.scratch = [b for s, _ in self.all if isinstance(s, ir.Parallel) and s.level >= 2
+                        for b in s.buffers if static_bytes(b) is None]
+        self.globals = [b for b in self.fn.buffers if b.storage == "global" and self.uses(b)]
+        # a loop of the threads whose iterations the fast instance spreads over more blocks
+        self.split = None if self.scratch or self.fn.frags else split_nest(par, self.host_names)
+        self.async_futures, self.future_of_buffer = waited_async_futures(self.all, self.cp_async_eligible)
+        # Without async copies of its own, a block's synchronous copies from global into
+        # shared memory are issued as cp.async too, and waited for at the next barrier
+        # (every barrier waits, and so does the end of the block): consecutive copies then
+        # have all their loads in flight at once instead of one copy's at a time.
+        self.sync_as_async = not any(isinstance(s, ir.Dma) and s.is_async for s, _ in self.all)
+        self.issued_sync_async = self.sync_as_async and any(
+            isinstance(s, ir.Dma) and self.cp_async_eligible(s, level) for s, level in self.all)
+        self.copies_through_registers = self.last_of_copy_runs() if self.sync_as_async else set()
+        self.wait_groups = self.plan_waits()
+        self.swap_group: Dict[str, List[ir.Buffer]] = {}
+        for st, _ in self.all:
+            if isinstance(st, ir.Swap):
+                group = self.swap_group.get(st.a.name, [st.a]) + self.swap_group.get(st.b.name, [st.b])
+                group = list({b.name: b for b in group}.values())
+                for b in group:
+                    self.swap_group[b.name] = group
+        self.tma = TmaPlan(self, self.toolchain.arch())   # sets the alignment its destinations need
+        for st, _ in self.all:   # a swizzled layout repeats every 8 of its rows (croktile_swizzle.h)
+            if isinstance(st, ir.Dma) and st.swizzle:
+                st.dst.buffer.align = max(st.dst.buffer.align, 8 * st.swizzle)
+        self.plan = plan_arena(self.arena, wait_extensions(s for s, _ in self.all))
+        self.arena_align = max([16] + [b.align for b in self.arena])
+        # A plan of known size up to 48 KiB is a static __shared__ array: nvcc then knows
+        # the base address, and its code for tile loops was measured faster (bench/bench_cuda.py,
+        # tiled_mm) than with the same bytes as dynamic shared memory. Larger or run-time
+        # sized plans are dynamic shared memory, which the launch requests exactly.
+        self.static_arena = bool(self.arena) and not self.plan.dynamic and 0 < self.plan.static_bytes <= STATIC_SHARED_MAX
+        self.slot_of = {slot.buffer.name: slot for slot in self.plan.slots}
+        self.check_limits()
+        self.frag_setup({})   # each warp holds its fragments in its own registers
+        self.uses_wgmma = any(f.engine is ir.MmaEngine.WGMMA for f in self.fn.frags)
+        # copy-engine loads that the multiplies of earlier steps may overlap (cuda_wgmma_waits.py)
+        loads = {id(s): s for s, _ in self.all if id(s) in self.tma.copies and self.tma.copies[id(s)].load}
+        self.wgmma_keep = plan_wgmma_keeps(self.par.body, loads, self.slot_range) \
+            if self.uses_wgmma and self.wgmma_async() else {}
+        self.wgmma_run: Optional[int] = None   # in a run of such loads: the groups its barrier keeps
+        # the bytes that multiplies in flight may read: their operands' arena slots
+        self.tc_keys = frozenset(("tc",) + k[1:] if k[0] == "arena" else ("everything", 0, 0)
+                                 for s, _ in self.all if isinstance(s, ir.MmaLoad) and s.ref.frag.engine is ir.MmaEngine.WGMMA
+                                 for k in self.keys(s.src.buffer))
+        self.collective = False            # inside a level whose warps run tensor-core operations
+        self.barriers = inthreads_barriers(self.fn)
+        # the level whose instances the threads now run one each, and how many threads run
+        # it (whole warps), or None: where an `inthreads` barrier (inthreads.py) can be
+        self.thread_run: Tuple[Optional[ir.Parallel], Optional[int]] = (None, None)
+
+    def expr(self, s: Sym) -> str:
+        return dev_expr(s)
+
+    # tensor-core statements: every lane of the warp takes part (mma_emit.py)
+    def s_MmaFill(self, s, depth, level, state):
+        FragmentWriter.s_MmaFill(self, s, depth)
+        return state
+
+    def s_MmaLoad(self, s, depth, level, state):
+        if level == 1:   # the whole block (a warp group) reads: after what others wrote there
+            state = self.step(state, COOPERATIVE, self.keys(s.src.buffer), frozenset(), depth)
+        FragmentWriter.s_MmaLoad(self, s, depth)
+        return state
+
+    def s_MmaStore(self, s, depth, level, state):
+        if level == 1:   # the whole block writes: later readers of the data wait for it
+            state = self.step(state, COOPERATIVE, frozenset(), self.keys(s.dst.buffer), depth)
+        FragmentWriter.s_MmaStore(self, s, depth)
+        return state
+
+    def s_MmaMul(self, s, depth, level, state):
+        FragmentWriter.s_MmaMul(self, s, depth)
+        return state
+
+    def s_FragUpdate(self, s, depth, level, state):
+        FragmentWriter.s_FragUpdate(self, s, depth)
+        return state
+
+    def s_FragOp(self, s, depth, level, state):
+        FragmentWriter.s_FragOp(self, s, depth)
+        return state
+
+    # -- analysis --------------------------------------------------------------------
+    def plan_waits(self) -> Dict[int, int]:
+        """For each outer-level `wait` of cp.async copies: how many cp.async groups, issued
+        after the waited ones, may stay in flight (`cp.async.wait_group N`), so that a
+        prefetch issued before the wait keeps overlapping the work after it.
+
+        Walks the outer level in program order with the issued-but-unwaited futures, oldest
+        first (every such copy commits one group per thread); `swap` exchanges two names;
+        a loop body is walked twice (the first iteration and the steady state), each wait
+        keeping the smaller count; where the order is not known (a loop whose state does
+        not settle, an `if`), the next wait waits for everything."""
+        result: Dict[int, int] = {}
+
+        def walk(stmts, pending):
+            for st in stmts:
+                if isinstance(st, ir.Dma) and st.is_async and st.future in self.async_futures:
+                    if pending is not None:
+                        pending = tuple(f for f in pending if f != st.future) + (st.future,)
+                elif isinstance(st, ir.Wait):
+                    mine = [f for f in st.futures if f in self.async_futures]
+                    if not mine:
+                        continue
+                    if pending is None:
+                        keep, pending = 0, ()
+                    else:
+                        last = max((i for i, f in enumerate(pending) if f in mine), default=-1)
+                        keep, pending = len(pending) - last - 1, pending[last + 1:]
+                    result[id(st)] = min(result.get(id(st), keep), keep)
+                elif isinstance(st, ir.Swap) and pending is not None:
+                    fa, fb = self.future_of_buffer.get(st.a.name), self.future_of_buffer.get(st.b.name)
+                    if fa and fb:
+                        pending = tuple(fb if f == fa else fa if f == fb else f for f in pending)
+                elif isinstance(st, ir.Loop):
+                    first = walk(st.body, pending)
+                    steady = walk(st.body, first)
+                    if steady != first:
+                        for inner in ir.walk(st.body):
+                            if isinstance(inner, ir.Wait):
+                                result[id(inner)] = 0
+                        pending = None
+                    elif not (st.count.is_const and st.count.value >= 1 and not st.may_skip) and first != pending:
+                        pending = None
+                    else:
+                        pending = first
+                elif isinstance(st, ir.If):
+                    if walk(st.body, pending) != pending:
+                        pending = None
+            return pending
+
+        walk(self.par.body, ())
+        return result
+
+    def last_of_copy_runs(self) -> Set[int]:
+        """The last copy (by id) of each run of two or more consecutive synchronous block
+        copies from global into shared memory: it loads through registers while the copies
+        before it, issued as cp.async, are in flight. Both paths' loads then overlap; on an
+        H100 and an H200 a block staging two 16 KiB tiles ran 5-8% faster than with every
+        copy as cp.async or every copy through registers."""
+        last: Set[int] = set()
+
+        def visit(stmts: List[ir.Stmt], level: int) -> None:
+            run: List[ir.Dma] = []
+            for st in stmts + [None]:
+                if (isinstance(st, ir.Dma) and not st.is_async and not st.swizzle
+                        and self.cp_async_eligible(st, level)):
+                    run.append(st)
+                    continue
+                if isinstance(st, ir.Alloc):   # a declaration between the copies
+                    continue
+                if len(run) >= 2:
+                    last.add(id(run[-1]))
+                run = []
+                if st is not None and getattr(st, "body", None):
+                    visit(st.body, st.level if isinstance(st, ir.Parallel) else level)
+
+        visit(self.par.body, 1)
+        return last
+
+    def cp_async_eligible(self, dma: ir.Dma, level: int) -> bool:
+        return (level == 1 and dma.op is ir.DmaOp.COPY and dma.dst.buffer.name in self.arena_names
+                and dma.src.buffer.storage == "global" and dma.src.buffer.name not in self.arena_names)
+
+    def check_limits(self) -> None:
+        limit = self.toolchain.shared_limit()
+        for b in self.arena + self.scratch:
+            if not (shape_vars(b) <= self.host_names):
+                self.diag.error(b.loc, f"the size of '{b.source_name or b.name}' must be known when the kernel is "
+                                       "launched on target 'cuda'")
+        if limit is not None and self.plan.static_bytes > limit:
+            prof = self.toolchain.profile.get("name", "?")
+            self.diag.error(self.par.loc, f"shared memory plan of this 'parallel' needs {self.plan.static_bytes} "
+                                          f"bytes per block, more than the {limit} bytes profile '{prof}' allows")
+            for slot in self.plan.peak():
+                b = slot.buffer
+                self.diag.note(b.loc, f"'{b.source_name or b.name}' ({b.storage} {b.elem} "
+                                      f"[{', '.join(d.to_c() for d in b.shape)}], {slot.size} bytes) is live at the "
+                                      "same time")
+
+    # -- the memory report -------------------------------------------------------------
+    def report_plan(self) -> None:
+        if not getattr(self.toolchain.options, "memory_report", False):
+            return
+        limit = self.toolchain.shared_limit()
+        loc = self.par.loc
+        out = [f"{loc.file}:{loc.line}:{loc.col}: memory plan of kernel '{self.name}' "
+               f"(profile '{self.toolchain.profile.get('name', '?')}'): shared arena {self.plan.static_bytes} bytes"
+               + (" + run-time sized buffers" if self.plan.dynamic else "")
+               + (f", limit {limit}" if limit is not None else "")]
+        out.append(f"  {'offset':>8}  {'bytes':>8}  {'live':<12} buffer")
+        for slot in sorted(self.plan.slots, key=lambda s: (s.offset is None, s.offset or 0, s.first)):
+            b = slot.buffer
+            off = str(slot.offset) if slot.offset is not None else "run time"
+            size = str(slot.size) if slot.size is not None else self.host_bytes(b)
+            out.append(f"  {off:>8}  {size:>8}  {'[' + str(slot.first) + ', ' + str(slot.last) + ']':<12} "
+                       f"{b.source_name or b.name} ({b.storage} {b.elem} [{', '.join(d.to_c() for d in b.shape)}])")
+        if self.split is not None:
+            names = ", ".join(re.sub(r"__[0-9]+$", "", loop.var) for loop in self.split.loops)
+            out.append(f"  the fast instance runs the loop over {names} (line {self.split.loops[0].loc.line}) "
+                       f"one iteration per block while the grid has fewer than 64 blocks per SM (grid_split.py)")
+        print("\n".join(out), file=sys.stderr)
+
+    # -- host-side values ------------------------------------------------------------
+    def block_size_host(self) -> str:
+        if not self.inner:
+            return str(DEFAULT_BLOCK)
+        counts = [p.count if self.lanes(p) is None else Sym.const(self.threads_of(p)) for p in self.inner]
+        if all(c.is_const for c in counts):
+            return str(self.static_block())
+        listed = ", ".join(f"(long long)({self.host.hx(c)})" for c in counts)
+        return f"std::min<long long>({MAX_BLOCK}, (std::max<long long>({{1LL, {listed}}}) + 31) / 32 * 32)"
+
+    def static_block(self) -> int:
+        if not self.inner:
+            return DEFAULT_BLOCK
+        lanes = [self.threads_of(p) for p in self.inner if self.lanes(p) is not None]
+        plain = [p for p in self.inner if self.lanes(p) is None]
+        if not all(p.count.is_const for p in plain):
+            return max([MAX_BLOCK] + lanes)
+        return max([min(MAX_BLOCK, align_up(max([1] + [p.count.value for p in plain]), 32))] + lanes)
+
+    def lanes(self, s: ir.Parallel) -> Optional[Tuple[int, Optional[ir.Parallel]]]:
+        """A `group-4` or `group` level directly inside the launch, mapped as annotated: each
+        instance is a warp group (128 threads) or a warp (32), or as many threads as its
+        `thread` level has, which then runs one instance per thread. Returns (threads per
+        instance, that thread level or None); None where the level keeps the plain mapping
+        (not annotated, sizes known only at run time, code beside the thread level, more
+        than MAX_LANES threads)."""
+        if s.level != 2 or s.kind not in LANE_WIDTH or not s.count.is_const:
+            return None
+        body = s.body
+        if not any(isinstance(x, ir.Parallel) for x in ir.walk(body)):
+            per, thread = LANE_WIDTH[s.kind], None
+        elif (isinstance(body[-1], ir.Parallel) and body[-1].kind in (None, "thread") and body[-1].count.is_const
+              and all(isinstance(x, ir.ScalarDef) for x in body[:-1]) and not s.buffers):
+            per, thread = body[-1].count.value, body[-1]
+        else:
+            return None
+        if per <= 0 or s.count.value * per > MAX_LANES:
+            return None
+        return per, thread
+
+    def threads_of(self, s: ir.Parallel) -> int:
+        per, _ = self.lanes(s)
+        return align_up(s.count.value * per, 32)
+
+    def host_bytes(self, b: ir.Buffer) -> str:
+        return f"((long long)({self.host.hx(product(b.shape))}) * (long long)sizeof({elem_ctype(b.elem)}) + 15) / 16 * 16"
+
+    # -- emission --------------------------------------------------------------------
+    @staticmethod
+    def ptr(buf: ir.Buffer) -> str:
+        return f"{buf.name}__ptr"
+
+    def emit(self) -> str:
+        par = self.par
+        for b in self.globals:
+            self.params.append(f"{elem_ctype(b.elem)}* {self.ptr(b)}")
+            self.host_args.append(f"{self.host.mem(b)}.as<{elem_ctype(b.elem)}>()")
+        for slot in self.plan.dynamic:
+            self.params.append(f"long long {slot.buffer.name}__off")
+            self.host_args.append(f"{slot.buffer.name}__off")
+        if self.scratch:
+            self.params.append("unsigned char* croktile_scratch")
+            self.host_args.append("croktile_scratch.as<unsigned char>()")
+            self.params.append("long long croktile_slot")
+            self.host_args.append("croktile_slot")
+            for b in self.scratch:
+                self.params.append(f"long long {b.name}__off")
+                self.host_args.append(f"{b.name}__off")
+        free = kernel_free_names(self.all)
+        for v in free:
+            if v not in self.host_names:
+                self.diag.error(par.loc, f"internal error: '{v}' used in a kernel is not a host value")
+            self.params.append(f"long long {v}")
+            self.host_args.append(f"(long long)({v})")
+        for name in self.float_args():
+            ctype = self.host.float_params[name]
+            self.params.append(f"{ctype} {name}")
+            self.host_args.append(f"({ctype})({name})")
+        for m in self.tma.maps:
+            self.params.append(f"const __grid_constant__ CUtensorMap {m.name}")
+            self.host_args.append(m.name)
+        self.aligned_copies += len(self.tma.copies)   # the copies live in the fast instance
+        if self.split is not None:
+            self.params.append("long long croktile_split")
+            self.host_args.append("croktile_split")
+
+        self.lines.append(line_directive(par.loc))
+        params = ",\n    ".join(self.params)
+        header = len(self.lines)
+        self.lines.append(f"__global__ void __launch_bounds__({self.static_block()}) {self.name}({params}) {{")
+        if self.arena:
+            if self.static_arena:
+                self.w(1, f"__shared__ __align__({self.arena_align}) unsigned char croktile_smem[{self.plan.static_bytes}];")
+            else:
+                self.w(1, f"extern __shared__ __align__({self.arena_align}) unsigned char croktile_smem[];")
+        if self.uses_checks:
+            self.w(1, f"croktile::cuda::check_record* const croktile_err = &{self.host.record()};")
+        if self.split is not None:
+            self.w(1, f"[[maybe_unused]] const long long {par.var} = blockIdx.x / croktile_split;")
+            self.w(1, "const long long croktile_part = blockIdx.x % croktile_split;")
+        else:
+            self.w(1, f"[[maybe_unused]] const long long {par.var} = blockIdx.x;")
+        self.w(1, "[[maybe_unused]] const long long croktile_tid = threadIdx.x;")
+        self.w(1, "[[maybe_unused]] const long long croktile_nt = blockDim.x;")
+        if self.scratch:
+            self.w(1, "unsigned char* const croktile_slot_base = croktile_scratch + "
+                      "((long long)blockIdx.x * blockDim.x + threadIdx.x) * croktile_slot;")
+        for slot in self.plan.slots:
+            b = slot.buffer
+            at = str(slot.offset) if slot.offset is not None else f"{b.name}__off"
+            self.w(1, f"{elem_ctype(b.elem)}* {self.ptr(b)} = reinterpret_cast<{elem_ctype(b.elem)}*>(croktile_smem + "
+                      f"{at});")
+        self.tma.declare(self.w, 1)
+        self.declare_frags(par.body, 1)
+        self.stmts(par.body, 1, 1, EMPTY)
+        if self.tma.pending_stores:
+            self.tma.complete_stores(self.w, 1)
+        if self.issued_sync_async:
+            self.w(1, "croktile::cuda::cp_async_wait_group<0>();  // no copy into shared memory outlives the block")
+        if self.uses_wgmma:
+            self.w(1, "croktile::wgmma::wait<0>();   // no multiply reads shared memory after the block")
+        self.lines.append("}")
+        if self.instanced:
+            # two instances: the launch takes <true> when every global pointer is 16-byte
+            # aligned and no global buffer the kernel writes overlaps another; its vector
+            # copies then need no address test, and its pointers are __restrict__, so that
+            # loads are issued ahead of earlier stores
+            self.lines.insert(header, "template <bool CroktileFast>")
+            for b in self.globals:
+                ct = elem_ctype(b.elem)
+                i = next(i for i in range(header, len(self.lines)) if f"{ct}* {self.ptr(b)}" in self.lines[i])
+                self.lines[i] = self.lines[i].replace(f"{ct}* {self.ptr(b)}",
+                                                      f"croktile::cuda::kernel_ptr<CroktileFast, {ct}> {self.ptr(b)}", 1)
+        return "\n".join(self.lines)
+
+    @property
+    def instanced(self) -> bool:
+        """Whether the kernel has a fast instance beside its generic one."""
+        return bool(self.aligned_copies) or self.split is not None
+
+    def slot_range(self, name: str):
+        slot = self.slot_of.get(name)
+        return (slot.offset, slot.offset + align_up(slot.size)) if slot is not None and slot.offset is not None \
+            else None
+
+    def wgmma_run_keep(self, stmts: List[ir.Stmt], i: int, level: int) -> Optional[int]:
+        """In a run of copy-engine loads (checks between them): the multiply groups the
+        barrier before the run may leave in flight, the fewest any load of it allows."""
+        if level != 1 or id(stmts[i]) not in self.wgmma_keep:
+            return None
+        if self.wgmma_run is not None:
+            return self.wgmma_run
+        run = []
+        for x in stmts[i:]:
+            if id(x) in self.wgmma_keep:
+                run.append(self.wgmma_keep[id(x)])
+            elif not isinstance(x, ir.Check):
+                break
+        return min(run)
+
+    def stmts(self, stmts: List[ir.Stmt], depth: int, level: int, state: State) -> State:
+        for i, s in enumerate(stmts):
+            if not isinstance(s, ir.Check):
+                self.wgmma_run = self.wgmma_run_keep(stmts, i, level)
+            if not self.tma.defers(s):
+                self.tma.flush(self.w, depth)
+            if level == 1 and self.tma.pending_stores and self.tma.stores_reading(
+                    {b.name for x in ir.walk([s]) for b in ir.stmt_writes(x)}):
+                self.tma.complete_stores(self.w, depth)   # the copy engine has read what this overwrites
+                self.barrier(depth)
+                state = EMPTY
+            pending = set(self.tma.pending_stores)
+            if level == 1 and isinstance(s, ir.Loop):   # issued by an earlier iteration
+                self.tma.pending_stores |= self.tma.stores_in(s.body)
+            self.w(depth, line_directive(s.loc))
+            if self.collective and self.lane_zero_only(s):
+                # a warp runs the level for its tensor-core operations; the statement is the
+                # instance's, done once, by lane 0, and seen by the other lanes after it
+                self.w(depth, "if (croktile_tid % 32 == 0) {")
+                state = getattr(self, "s_" + type(s).__name__)(s, depth + 1, level, state)
+                self.w(depth, "}")
+                self.w(depth, "__syncwarp();")
+                continue
+            state = getattr(self, "s_" + type(s).__name__)(s, depth, level, state)
+            if isinstance(s, (ir.If, ir.Loop)):   # its body may not have run
+                self.tma.pending_stores |= pending
+        self.tma.flush(self.w, depth)
+        return state
+
+    @staticmethod
+    def lane_zero_only(s: ir.Stmt) -> bool:
+        """Statements of a warp level that write memory beyond the thread's own (a copy into
+        shared or global data, an element store, a call, a print)."""
+        if isinstance(s, ir.Dma):
+            return s.dst.buffer.storage != "local"
+        return isinstance(s, (ir.Store, ir.Call, ir.Print))
+
+    def keys(self, buf: ir.Buffer) -> frozenset:
+        """The memory a buffer's pointer may reach: its arena bytes (buffers that share
+        bytes conflict), or the buffer itself; `swap` makes its group one."""
+        out = set()
+        for b in self.swap_group.get(buf.name, [buf]):
+            slot = self.slot_of.get(b.name)
+            if slot is not None and slot.offset is not None:
+                out.add(("arena", slot.offset, slot.offset + align_up(slot.size)))
+            elif b.storage == "global" or slot is not None:
+                out.add(("buffer", b.name, 0))
+        return frozenset(out)
+
+    def barrier(self, depth: int) -> None:
+        """__syncthreads(), after the cp.async copies issued for synchronous copies and the
+        warp groups' tensor-core operations (which may still read shared operands that
+        others overwrite after the barrier: mma_emit.py issues them without waiting)."""
+        if self.issued_sync_async:
+            self.w(depth, "croktile::cuda::cp_async_wait_group<0>();")
+        if self.uses_wgmma:
+            keep = self.wgmma_run or 0
+            self.w(depth, f"croktile::wgmma::wait<{keep}>();" + (
+                f"   // the {keep} newest multiply groups read none of the buffers loaded next" if keep else ""))
+        self.w(depth, BARRIER)
+
+    def step(self, state: State, kind: int, reads: frozenset, writes: frozenset, depth: int,
+             record_writes: bool = True) -> State:
+        """Emits the barrier an outer-level step needs; returns the state after it.
+        `record_writes=False`: the step's writes need no barrier before they are read
+        (a copy-engine load, whose readers wait on its mbarrier)."""
+        cr, cw, mr, mw = state
+        seen = cr
+        if self.wgmma_run is not None:   # the run's barrier waited for what its loads need
+            seen = frozenset(k for k in cr if k[0] != "tc")
+        if kind == COOPERATIVE:
+            need = _conflict(writes, seen | cw | mr | mw) or _conflict(reads, cw | mw)
+        else:   # thread 0 alone: its own earlier accesses are ordered already
+            need = _conflict(writes, seen | cw) or _conflict(reads, cw)
+        if need:
+            self.barrier(depth)
+            cr = cw = mr = mw = frozenset()
+            if self.wgmma_run:   # multiplies still in flight read these bytes
+                cr = self.tc_keys
+        if not record_writes:
+            writes = frozenset()
+        if kind == COOPERATIVE:
+            return (cr | reads, cw | writes, mr, mw)
+        return (cr, cw, mr | reads, mw | writes)
+
+    def s_Loop(self, s: ir.Loop, depth: int, level: int, state: State) -> State:
+        """A block-level loop whose body touches what is pending starts with the barrier
+        it needs before the loop, not in every iteration (the state a loop body starts in
+        joins the one it ends in: a copy before the loop would keep the barrier inside)."""
+        if level == 1 and any(state):
+            reads, writes = self.inner_accesses(s.body)
+            cr, cw, _, _ = state
+            # what needs a barrier whoever does it (thread 0's own earlier accesses need none)
+            if _conflict(writes, cr | cw) or _conflict(reads, cw):
+                self.barrier(depth)
+                state = EMPTY
+        return super().s_Loop(s, depth, level, state)
+
+    def wgmma_async(self) -> bool:
+        return bool(self.tma.copies)
+
+    def before_leaving(self) -> str:
+        """A kernel may not end with its warp group's multiplies in flight: ptxas would add
+        the wait itself, and say so on every build (C7517)."""
+        return "croktile::wgmma::wait<0>(); " if self.uses_wgmma else ""
+
+    def inner_accesses(self, body: List[ir.Stmt]) -> Tuple[frozenset, frozenset]:
+        """The shared and global memory an inner level's instances may read and write
+        (``keys``; thread arrays and fragments are the threads' own), or everything where a
+        statement's accesses are not followed (events, nested levels' barriers)."""
+        reads, writes = set(), set()
+        for st in ir.walk(body):
+            for r in ir.stmt_reads(st):
+                reads |= self.keys(r.buffer)
+            if isinstance(st, ir.Dma):
+                reads |= self.keys(st.src.buffer)
+                writes |= self.keys(st.dst.buffer)
+            elif isinstance(st, (ir.Store, ir.Fill)):
+                writes |= self.keys(st.buffer)
+            elif isinstance(st, ir.MmaLoad):
+                reads |= self.keys(st.src.buffer)
+            elif isinstance(st, ir.MmaStore):
+                writes |= self.keys(st.dst.buffer)
+            elif isinstance(st, ir.Call):
+                for a in st.args:
+                    if a.region is not None:
+                        reads |= self.keys(a.region.buffer)
+                        writes |= self.keys(a.region.buffer)
+            elif isinstance(st, (ir.Swap, ir.Wait, ir.EventDecl, ir.Trigger, ir.EventWait)):
+                return EVERYTHING, EVERYTHING
+        return frozenset(reads), frozenset(writes)
+
+    def s_Parallel(self, s: ir.Parallel, depth: int, level: int, state: State) -> State:
+        if s.level == 2:
+            # entering: a barrier where the instances' accesses meet the outer level's
+            # since the last one; leaving: theirs are pending for the next outer step
+            reads, writes = self.inner_accesses(s.body)
+            cr, cw, mr, mw = state
+            if _conflict(writes, cr | cw | mr | mw) or _conflict(reads, cw | mw):
+                self.barrier(depth)
+                cr = cw = mr = mw = frozenset()
+            after = (cr | reads, cw | writes, mr, mw)
+            lanes = self.lanes(s)
+            if lanes is not None:
+                self.lane_level(s, depth, *lanes)
+                return after
+            saved_run, self.thread_run = self.thread_run, (s, None)
+            if s.count.is_const and s.count.value <= self.static_block():
+                # every instance has its own thread: a guard, not a loop
+                self.w(depth, f"if (croktile_tid < {s.count.value}) {{   // one instance per thread")
+                self.w(depth + 1, f"[[maybe_unused]] const long long {s.var} = croktile_tid;")
+                self.thread_run = (s, s.count.value)
+            else:   # thread t runs instances t, t + blockDim.x, ...
+                self.w(depth, f"for (long long {s.var} = croktile_tid; {s.var} < {dev_expr(s.count)}; "
+                              f"{s.var} += croktile_nt) {{")
+            self.instance_body(s, depth + 1, EMPTY, self.thread_buffers)
+            self.thread_run = saved_run
+            self.w(depth, "}")
+            return after
+        self.w(depth, f"for (long long {s.var} = 0; {s.var} < {dev_expr(s.count)}; ++{s.var}) {{")
+        self.thread_buffers(s, depth + 1)
+        self.stmts(s.body, depth + 1, s.level, EMPTY)
+        self.w(depth, "}")
+        return state
+
+    def lane_level(self, s: ir.Parallel, depth: int, per: int, thread: Optional[ir.Parallel]) -> None:
+        """An annotated `group-4`/`group` level (``lanes``): instance `tid / per`; its
+        `thread` level, if any, is instance `tid % per`, else the instance runs on the
+        first thread of its warp (group) and the others idle."""
+        total = s.count.value * per
+        warp_ops = thread is None and any(isinstance(x, MMA_KINDS) for x in ir.walk(s.body))
+        first = "" if thread is not None or warp_ops else f" && croktile_tid % {per} == 0"
+        # every thread of the block runs an instance: no test (a divergent branch around
+        # wgmma makes ptxas serialize the warp group's multiplies)
+        every = not first and total == self.static_block()
+        guard = "" if every else f"if (croktile_tid < {total}{first}) "
+        self.w(depth, f"{guard}{{   // '{s.kind}': {s.count.value} x {per} threads")
+        self.w(depth + 1, f"[[maybe_unused]] const long long {s.var} = croktile_tid / {per};")
+        runs = s
+        if thread is not None:
+            for d in s.body[:-1]:
+                self.s_ScalarDef(d, depth + 1, 2, EMPTY)
+            self.w(depth + 1, f"[[maybe_unused]] const long long {thread.var} = croktile_tid % {per};")
+            runs = thread
+        saved = self.end_label
+        self.end_label = None
+        if any(isinstance(c, ir.Check) for c in ir.walk(runs.body)):
+            self.end_label = f"croktile_end{self.label_count}"
+            self.label_count += 1
+        self.thread_buffers(runs, depth + 1)
+        saved_collective, self.collective = self.collective, warp_ops
+        saved_run, self.thread_run = self.thread_run, (runs, total if not first or s.count.value == 1 else None)
+        self.stmts(runs.body, depth + 1, runs.level, EMPTY)
+        self.collective, self.thread_run = saved_collective, saved_run
+        if self.end_label:
+            self.w(depth + 1, f"{self.end_label}:;")
+        self.end_label = saved
+        self.w(depth, "}")
+
+    def s_InThreads(self, s: ir.InThreads, depth: int, level: int, state: State) -> State:
+        barrier = self.barriers.get(id(s))
+        if barrier is None:
+            return self.s_If(s, depth, level, state)
+        bar = self.instance_barrier(s, barrier.levels[-1])
+        if bar and barrier.before:
+            self.w(depth, bar)
+        state = self.s_If(s, depth, level, state)
+        if bar:
+            self.w(depth, bar)
+        return state
+
+    def instance_barrier(self, s: ir.InThreads, level: ir.Parallel) -> str:
+        """The barrier of the threads that run the instances of `level` one each
+        (``thread_run``): none for one thread, `__syncwarp` for the first lanes of a warp,
+        `__syncthreads()` for the whole block, a named barrier for whole warps; an error for
+        other mappings (instances looped over by a thread, or not whole warps)."""
+        runs, threads = self.thread_run
+        if runs is level and threads == 1:
+            return ""
+        if runs is level and threads is not None and threads < 32:
+            return f"__syncwarp({hex((1 << threads) - 1)}u);"
+        if runs is level and threads is not None and threads % 32 == 0:
+            return BARRIER if threads == self.static_block() else f"croktile::cuda::bar_sync(1, {threads});"
+        self.diag.error(s.loc, "this 'inthreads' block ends in a barrier of the instances of its level, and "
+                               "on target 'cuda' each instance must then be a thread (or a warp or warp group) "
+                               "of its own, at most 32 of them or whole warps; make the level 'group'/'group-4' "
+                               "or its size at most 32 or a multiple of 32, or use 'inthreads.async' with events")
+        return ""
+
+    def thread_buffers(self, par: ir.Parallel, depth: int) -> None:
+        for b in par.buffers:
+            ct = elem_ctype(b.elem)
+            count = static_bytes(b)
+            if count is None:
+                self.w(depth, f"{ct}* {self.ptr(b)} = reinterpret_cast<{ct}*>(croktile_slot_base + {b.name}__off);")
+                continue
+            self.w(depth, f"__align__(16) {ct} {b.name}[{max(count // b.elem_bytes, 1)}];")
+            self.w(depth, f"[[maybe_unused]] {ct}* {self.ptr(b)} = {b.name};")   # nvcc warns of an unused one
+
+    def s_Alloc(self, s: ir.Alloc, depth: int, level: int, state: State) -> State:
+        return state   # arena slots and thread arrays are set up where the kernel and the level start
+
+    def s_Fill(self, s: ir.Fill, depth: int, level: int, state: State) -> State:
+        b = s.buffer
+        start, step = "0", "1"
+        if level == 1:   # the whole block fills the arena buffer
+            state = self.step(state, COOPERATIVE, frozenset(), self.keys(b), depth)
+            start, step = "croktile_tid", "croktile_nt"
+        self.w(depth, f"for (long long croktile_i = {start}; croktile_i < {dev_expr(product(b.shape))}; "
+                      f"croktile_i += {step}) {self.ptr(b)}[croktile_i] = {fill_literal(b.elem, s.value)};")
+        return state
+
+    def s_Swap(self, s: ir.Swap, depth: int, level: int, state: State) -> State:
+        ct = elem_ctype(s.a.elem)
+        self.w(depth, f"{{ {ct}* croktile_t = {self.ptr(s.a)}; {self.ptr(s.a)} = {self.ptr(s.b)}; "
+                      f"{self.ptr(s.b)} = croktile_t; }}" + self.tma.swap(s.a, s.b))
+        return state
+
+    def s_Wait(self, s: ir.Wait, depth: int, level: int, state: State) -> State:
+        pending = [f for f in s.futures if f in self.async_futures]
+        stores = [f for f in s.futures if f in self.tma.store_futures]
+        others = [f for f in s.futures if f not in self.async_futures and f not in stores]
+        if others:
+            self.w(depth, f"/* wait {', '.join(others)}: these copies completed when issued */")
+        if stores:
+            self.tma.complete_stores(self.w, depth)
+            if not pending:
+                self.barrier(depth)
+                return EMPTY
+        if pending:
+            keep = self.wait_groups.get(id(s), 0)
+            d = depth
+            if self.tma.futures:   # the fast instance's bulk tensor copies commit no cp.async group
+                self.w(depth, "if constexpr (CroktileFast) {")
+                for f in pending:
+                    self.w(depth + 1, self.tma.wait_future(f) if f in self.tma.futures else
+                           f"croktile::cuda::cp_async_wait_group<0>();  // wait {f}")
+                self.w(depth, "} else {")
+                d = depth + 1
+            self.w(d, f"croktile::cuda::cp_async_wait_group<{keep}>();  // wait {', '.join(pending)}"
+                      + (f"; {keep} later cp.async group(s) may stay in flight" if keep else ""))
+            if all(f in self.tma.futures for f in pending):
+                # the copy-engine loads left no pending write (s_Dma): every thread has
+                # waited on their mbarriers; the block's own copies need the barrier
+                self.w(d, BARRIER)
+                self.w(depth, "}")
+                return state
+            if self.tma.futures:
+                self.w(depth, "}")
+            if self.uses_wgmma:
+                self.w(depth, "croktile::wgmma::wait<0>();")
+            self.w(depth, BARRIER)
+            return EMPTY
+        return state
+
+    def region_ptr(self, r: ir.Region) -> str:
+        off = linear(r.offsets, r.shape)
+        return self.ptr(r.buffer) + ("" if off.is_const and off.value == 0 else f" + {paren(dev_expr(off))}")
+
+    def s_Call(self, s: ir.Call, depth: int, level: int, state: State) -> State:
+        args = call_arguments(s, self.region_ptr, dev_expr, self.elements().value)
+        targs = ""
+        if s.template_args is not None:
+            vals = []
+            for t in s.template_args:
+                if not t.is_const:
+                    self.diag.error(s.loc, f"template argument '{t.to_c()}' of '{s.func}' is not a compile-time "
+                                           "constant")
+                    return state
+                vals.append(str(t.value))
+            targs = f"<{', '.join(vals)}>"
+        text = call_statement(s, f"{s.func}{targs}", args)
+        if level == 1:
+            touched = frozenset().union(*(self.keys(a.region.buffer) for a in s.args if a.region is not None))
+            state = self.step(state, COOPERATIVE if s.result else THREAD0, touched | self.read_keys(s), touched, depth)
+            # a value every thread of the block needs: each calls (README "Scalars")
+            self.w(depth, text if s.result else f"if (croktile_tid == 0) {text}")
+        else:
+            self.w(depth, text)
+        return state
+
+    def read_keys(self, s: ir.Stmt) -> frozenset:
+        return frozenset().union(*(self.keys(r.buffer) for r in ir.stmt_reads(s)))
+
+    def s_ScalarDef(self, s: ir.ScalarDef, depth: int, level: int, state: State) -> State:
+        if level == 1 and ir.stmt_reads(s):   # every thread computes the scalar: all read
+            state = self.step(state, COOPERATIVE, self.read_keys(s), frozenset(), depth)
+        # a part of a level that block_shared.py split may use none of the level's indices
+        ctype = scalar_ctype(s.ctype, self.index_type)
+        self.w(depth, f"[[maybe_unused]] {ctype} {s.name} = {self.scalar_value(s.ctype, s.elem, s.expr, s.value)};")
+        return state
+
+    def s_Assign(self, s: ir.Assign, depth: int, level: int, state: State) -> State:
+        if level == 1 and ir.stmt_reads(s):
+            state = self.step(state, COOPERATIVE, self.read_keys(s), frozenset(), depth)
+        return super().s_Assign(s, depth, level, state)
+
+    def s_Store(self, s: ir.Store, depth: int, level: int, state: State) -> State:
+        text = ElementWriter("cxx", self.ptr, dev_expr, elem_ctype).store(s)
+        if level == 1:   # outer-level code runs as if on thread 0 (spec 4)
+            reads = frozenset().union(*(self.keys(r.buffer) for r in s.reads()))
+            state = self.step(state, THREAD0, reads, self.keys(s.buffer), depth)
+            self.w(depth, f"if (croktile_tid == 0) {text}")
+        else:            # one thread of an inner level: a plain access
+            self.w(depth, text)
+        return state
+
+    copy_dims = staticmethod(copy_dims)
+
+    def copy_box(self, s: ir.Dma) -> Optional[Tuple[int, str]]:
+        """The strided dimensions and the `box` fields of a block-cooperative copy."""
+        dims, run, sst, dst = self.copy_dims(s)
+        if len(dims) > MAX_COPY_DIMS:
+            self.diag.error(s.loc, f"a copy over more than {MAX_COPY_DIMS + 1} non-contiguous dimensions is not "
+                                   "supported on target 'cuda'")
+            return None
+
+        def arr(items):
+            return "{" + ", ".join(dev_expr(x) for x in items) + "}"
+        ext = s.src.extents
+        return len(dims), (f"{dev_expr(run)}, {arr([ext[d] for d in dims])}, {arr([sst[d] for d in dims])}, "
+                           f"{arr([dst[d] for d in dims])}")
+
+    def s_Print(self, s: ir.Print, depth: int, level: int, state: State) -> State:
+        text = print_stmt(s, dev_expr, printf="printf", flush="", value=self.elements().value)
+        if level == 1:
+            state = self.step(state, THREAD0, self.read_keys(s), frozenset(), depth)
+            self.w(depth, f"if (croktile_tid == 0) {{ {text} }}")
+        else:
+            self.w(depth, text)
+        return state
+
+    def s_Dma(self, s: ir.Dma, depth: int, level: int, state: State) -> State:
+        if s.op is not ir.DmaOp.COPY:
+            loops, body = element_loops(s, self.ptr, dev_expr, elem_ctype(s.dst.buffer.elem))
+            if level == 1:
+                state = self.step(state, COOPERATIVE, self.keys(s.src.buffer), self.keys(s.dst.buffer), depth)
+                write_shared_loops(self.w, depth, loops, body, dev_expr, "croktile_tid", "croktile_nt")
+            else:
+                write_loops(self.w, depth, loops, body, dev_expr)
+            return state
+        if level != 1:
+            self.thread_copy(s, depth)
+            return state
+        tma = self.tma.copies.get(id(s))
+        state = self.step(state, COOPERATIVE, self.keys(s.src.buffer), self.keys(s.dst.buffer), depth,
+                          record_writes=not (tma is not None and tma.load))
+        if tma is not None:   # the fast instance's copy engine (cuda_tma.py)
+            self.w(depth, "if constexpr (CroktileFast) {")
+            self.tma.issue(s, self.region_ptr, self.w, depth + 1)
+            self.w(depth, "} else {")
+            self.block_copy(s, depth + 1)
+            if tma.load and not (s.is_async and s.future in self.async_futures):
+                # the block's own copy, seen by all before they read (the fast instance's
+                # readers wait on the load's mbarrier instead)
+                if self.sync_as_async and self.cp_async_eligible(s, 1):
+                    self.w(depth + 1, "croktile::cuda::cp_async_wait_group<0>();")
+                self.w(depth + 1, BARRIER)
+            self.w(depth, "}")
+        else:
+            self.block_copy(s, depth)
+        return state
+
+    def block_copy(self, s: ir.Dma, depth: int) -> None:
+        """The threads of the block copy a box together, each a slice."""
+        if s.swizzle and s.dst.buffer.storage == "shared":
+            # written in the swizzled layout a warp group's wgmma descriptors read
+            ct = elem_ctype(s.dst.buffer.elem)
+            rows, cols = s.dst.extents[-2:]   # the source's equal them (a checked copy)
+            stride = strides(s.src.shape)[-2]
+            self.w(depth, f"croktile::swizzle::copy_2d<{ct}, {s.swizzle}>({self.region_ptr(s.dst)}, "
+                          f"{self.region_ptr(s.src)}, {dev_expr(rows)}, {dev_expr(cols)}, {dev_expr(stride)});")
+            return
+        box = self.copy_box(s)
+        if box is None:
+            return
+        nd, literal = box
+        dst, src = self.region_ptr(s.dst), self.region_ptr(s.src)
+        sync_as_async = (self.sync_as_async and self.cp_async_eligible(s, 1)
+                         and id(s) not in self.copies_through_registers)
+        is_async = "true" if (s.future in self.async_futures and s.is_async) or sync_as_async else "false"
+        self.w(depth, f"croktile::cuda::block_copy<{nd}, {is_async}>({dst}, {src}, "
+                      f"croktile::cuda::box{{{literal}}});")
+
+    def unroll_hint(self, s: ir.Loop, level: int) -> str:
+        """A thread's innermost loop of run-time count over straight-line work (copies,
+        calls, element code) is unrolled 8 times: with the fast instance's __restrict__
+        pointers the loads of 8 iterations are in flight together, as in the same loop
+        of constant count, which nvcc unrolls whole (it unrolls 4 times by itself)."""
+        if s.count.is_const and self.uses_wgmma and any(
+                isinstance(x, ir.MmaMul) and x.c.frag.engine is ir.MmaEngine.WGMMA for x in ir.walk(s.body)):
+            # the warp group's multiplies of all steps issued back to back: ptxas serializes
+            # wgmma whose accumulator registers a loop's moves touch between them
+            return "#pragma unroll"
+        if level < 2 or s.count.is_const or self.collective:
+            return ""
+        if any(isinstance(x, (ir.Loop, ir.Parallel, ir.If, ir.Break, ir.Continue, ir.InThreads)) for x in ir.walk(s.body)):
+            return ""
+        return "#pragma unroll 8"
+
+    def vector_aligned(self, r: ir.Region, size: int) -> bool:
+        """The region starts 16-byte aligned whenever its buffer's base is: its element
+        offset is a multiple of 16 bytes for every value of its symbols, and the base is a
+        thread array (__align__(16)), an arena slot at an aligned constant offset, or global
+        memory (which the fast instance of the kernel is launched for only)."""
+        b = r.buffer
+        if 16 % size:
+            return False
+        per = 16 // size
+        if any(c % per for c in linear(r.offsets, r.shape).terms.values()):
+            return False
+        if b.storage == "global":
+            return True
+        slot = self.slot_of.get(b.name)
+        if slot is not None:
+            return slot.offset is not None and slot.offset % 16 == 0 and self.arena_align >= 16
+        return b.storage == "local" and b not in self.scratch and static_bytes(b) is not None
+
+    def thread_copy(self, s: ir.Dma, depth: int) -> None:
+        """One thread copies a box: loops written out, so that constant trip counts unroll
+        and per-thread arrays indexed by them stay in registers; 16-byte vectors where
+        the run and the strides allow and both addresses turn out aligned."""
+        dims, run, sst, dstr = self.copy_dims(s)
+        ext = s.src.extents
+        ct = elem_ctype(s.src.buffer.elem)
+        size = s.src.buffer.elem_bytes
+        vec = run.is_const and run.value * size % 16 == 0 and all(
+            sst[d].is_const and dstr[d].is_const and sst[d].value * size % 16 == 0
+            and dstr[d].value * size % 16 == 0 for d in dims)
+
+        def nest(d0: int, body: str, inner: Sym, var: str) -> None:
+            loops = [(f"croktile_i{d}", ext[d]) for d in dims] + [(var, inner)]
+            trips = 1
+            for _, e in loops:
+                trips = trips * e.value if e.is_const else UNROLL_LIMIT + 1
+            for n, (v, e) in enumerate(loops):
+                if trips <= UNROLL_LIMIT:   # beyond it nvcc spends minutes and the array spills anyway
+                    self.w(d0 + n, "#pragma unroll")
+                self.w(d0 + n, f"for (long long {v} = 0; {v} < {dev_expr(e)}; ++{v})")
+            self.w(d0 + len(loops), body)
+
+        src_off = " + ".join([f"croktile_i{d} * {paren(dev_expr(sst[d]))}" for d in dims]) or "0"
+        dst_off = " + ".join([f"croktile_i{d} * {paren(dev_expr(dstr[d]))}" for d in dims]) or "0"
+        self.w(depth, "{")
+        self.w(depth + 1, f"{ct}* const croktile_d = {self.region_ptr(s.dst)};")
+        self.w(depth + 1, f"const {ct}* const croktile_s = {self.region_ptr(s.src)};")
+        scalar = f"croktile_d[{dst_off} + croktile_e] = croktile_s[{src_off} + croktile_e];"
+        if vec:
+            test = "((unsigned long long)croktile_d | (unsigned long long)croktile_s) % 16 == 0"
+            if self.vector_aligned(s.src, size) and self.vector_aligned(s.dst, size):
+                # the kernel's fast instance (every global pointer 16-byte aligned) knows it
+                test = f"CroktileFast || ({test})"
+                self.aligned_copies += 1
+            self.w(depth + 1, f"if ({test}) {{")
+            nest(depth + 2, f"reinterpret_cast<uint4*>(croktile_d + {dst_off})[croktile_v] = "
+                            f"reinterpret_cast<const uint4*>(croktile_s + {src_off})[croktile_v];",
+                 Sym.const(run.value * size // 16), "croktile_v")
+            self.w(depth + 1, "} else {")
+            nest(depth + 2, scalar, run, "croktile_e")
+            self.w(depth + 1, "}")
+        else:
+            nest(depth + 1, scalar, run, "croktile_e")
+        self.w(depth, "}")

@@ -1,0 +1,134 @@
+"""What the cuda target needs of tensor-core operations, checked before any code is
+written: an instruction for every multiply, an architecture that has it, and a warp
+(`: group` level) to run it."""
+from __future__ import annotations
+
+import re
+from typing import List, Optional
+
+from ... import ir
+from ...ir.mma_forms import choose_shape
+from ...codegen.fragments import swizzled_buffers
+
+MMA_KINDS = (ir.MmaFill, ir.MmaLoad, ir.MmaStore, ir.MmaMul, ir.FragUpdate, ir.FragOp)
+
+
+def arch_number(arch: Optional[str]) -> Optional[int]:
+    m = re.fullmatch(r"(?:sm|compute)_(\d+)a?", arch or "")
+    return int(m.group(1)) if m else None
+
+
+def check_mma(module: ir.Module, diag, arch: Optional[str]) -> None:
+    number = arch_number(arch)
+    for fn in module.functions:
+        _check_stmts(fn.body, [], diag, arch, number)
+        _check_swizzles(fn, diag)
+        _check_tma_boxes(fn, diag)
+
+
+TMA_MAX_RANK = 5
+TMA_MAX_BOX = 256   # elements per box dimension
+
+
+def _check_tma_boxes(fn: ir.Function, diag) -> None:
+    """A `tma.copy` is one bulk tensor copy of a box of global memory: the copy engine takes
+    a rank of at most 5, at most 256 elements per box dimension, an innermost box dimension
+    of whole 16 bytes and global rows of whole 16 bytes (what is known at compile time is
+    checked here)."""
+    for s in ir.walk(fn.body):
+        if not (isinstance(s, ir.Dma) and s.engine is ir.CopyEngine.TMA):
+            continue
+        side = s.src if s.src.buffer.storage == "global" else s.dst
+        if side.buffer.storage != "global":
+            continue
+        size = side.buffer.elem_bytes
+        name = side.buffer.source_name or side.buffer.name
+        if len(side.shape) > TMA_MAX_RANK:
+            diag.error(s.loc, f"a 'tma.copy' moves a box of rank at most {TMA_MAX_RANK}; '{name}' has rank "
+                              f"{len(side.shape)}")
+            continue
+        for d, e in enumerate(side.extents):
+            if e.is_const and e.value > TMA_MAX_BOX:
+                diag.error(s.loc, f"dimension {d} of this 'tma.copy' box is {e.value} elements; the copy engine "
+                                  f"moves at most {TMA_MAX_BOX} per dimension (split the copy)")
+                return
+        inner = side.extents[-1]
+        if inner.is_const and inner.value * size % 16:
+            diag.error(s.loc, f"the innermost dimension of this 'tma.copy' box is {inner.value * size} bytes; the "
+                              "copy engine moves whole multiples of 16 bytes")
+            continue
+        row = side.shape[-1]
+        if len(side.shape) >= 2 and row.is_const and row.value * size % 16:
+            diag.error(s.loc, f"rows of '{name}' are {row.value * size} bytes; a 'tma.copy' needs global rows of "
+                              "whole multiples of 16 bytes")
+
+
+def _check_swizzles(fn: ir.Function, diag) -> None:
+    """A `.swiz<N>` copy into shared memory writes rows of N bytes in the swizzled layout,
+    and a warp group's operand is read through it: both must agree."""
+    written = swizzled_buffers(fn)
+    for s in ir.walk(fn.body):
+        if isinstance(s, ir.Dma) and s.swizzle and s.dst.buffer.storage == "shared":
+            cols = s.dst.extents[-1]   # the source's equal it (a checked copy), perhaps only at run time
+            if len(s.dst.extents) < 2 or not cols.is_const or cols.value * s.dst.buffer.elem_bytes != s.swizzle \
+                    or not s.dst.is_whole:
+                diag.error(s.loc, f"on the cuda target a '.swiz<{s.swizzle}>' copy fills a whole shared buffer "
+                                  f"whose rows are {s.swizzle} bytes")
+        if isinstance(s, ir.MmaLoad) and s.ref.frag.engine is ir.MmaEngine.WGMMA and \
+                written.get(s.src.buffer.name) != s.swizzle:
+            diag.error(s.loc, f"'{s.src.buffer.source_name or s.src.buffer.name}' must be written by a "
+                              f"'.swiz<{s.swizzle}>' copy for a warp group to read it with 'mma.load.swiz<{s.swizzle}>'")
+
+
+def _check_stmts(stmts: List[ir.Stmt], stack: List[ir.Parallel], diag, arch, number) -> None:
+    for s in stmts:
+        if isinstance(s, ir.Parallel):
+            _check_stmts(s.body, stack + [s], diag, arch, number)
+            continue
+        if getattr(s, "body", None):
+            _check_stmts(s.body, stack, diag, arch, number)
+        if not isinstance(s, MMA_KINDS):
+            continue
+        frag = s.c.frag if isinstance(s, ir.MmaMul) else s.ref.frag
+        if frag.engine is ir.MmaEngine.WGMMA:
+            _check_wgmma(s, stack, diag, arch)
+            continue
+        if isinstance(s, ir.FragOp):
+            diag.error(s.loc, "on the cuda target the row operations (mma.row.*, mma.exp, mma.mask.causal, mma.cvt) "
+                              "work on a warp group's accumulator (a 'parallel ... : group-4' level, sm_90a); a "
+                              "warp's (mma.sync) are not supported yet")
+            continue
+        in_warp = len(stack) >= 2 and stack[1].kind == "group" and stack[1].count.is_const
+        if not in_warp and not isinstance(s, ir.MmaFill):   # a fill is each thread's registers
+            diag.error(s.loc, "on the cuda target a tensor-core operation runs in a warp: inside a "
+                              "'parallel ... : group' level of constant size directly inside the block level")
+            continue
+        if isinstance(s, ir.MmaMul):
+            if s.missing:
+                diag.error(s.loc, s.missing)
+                continue
+            a, b, c = s.a.frag, s.b.frag, s.c.frag
+            form = choose_shape(c.rows, c.cols, a.cols * (2 if s.e is not None else 1), a.elem, b.elem, c.elem,
+                                s.e is not None)
+            if form is not None and number is not None and form.min_sm > number:
+                diag.error(s.loc, f"mma.sync m{form.m}n{form.n}k{form.k} of {a.elem} x {b.elem} -> {c.elem} needs "
+                                  f"sm_{form.min_sm} or newer; -arch={arch} has no such instruction")
+
+
+MAX_WARP_GROUPS = 8   # 1024 threads
+
+
+def _check_wgmma(s: ir.Stmt, stack: List[ir.Parallel], diag, arch: Optional[str]) -> None:
+    """wgmma is sm_90a's; each warp group holds its own part of an accumulator, so a block
+    that uses it is made of warp groups: its inner levels are `group-4` levels, all of one
+    constant count (a thread is in the same warp group in each)."""
+    if not (arch or "").endswith("a") or (arch_number(arch) or 0) < 90:
+        diag.error(s.loc, f"warp-group tensor-core operations (wgmma) need -arch=sm_90a; -arch={arch} has none")
+        return
+    launch = stack[0] if stack else None
+    inner = [p for p in ir.walk(launch.body) if isinstance(p, ir.Parallel)] if launch is not None else []
+    counts = {p.count.value for p in inner if p.count.is_const}
+    if not inner or any(p.kind != "group-4" or not p.count.is_const for p in inner) or len(counts) != 1 \
+            or not 1 <= min(counts) <= MAX_WARP_GROUPS:
+        diag.error(s.loc, "on the cuda target a block that uses wgmma is made of warp groups: its inner levels "
+                          f"must be 'parallel p by G : group-4', all with the same constant G (1 to {MAX_WARP_GROUPS})")
