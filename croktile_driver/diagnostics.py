@@ -69,6 +69,59 @@ def quoted_line(line: str, col: int) -> List[str]:
     return ["".join(shown_line), "".join(pad) + "^"]
 
 
+def _edit_distance(a: str, b: str) -> int:
+    """Insertions, deletions, substitutions and swaps of two neighbours (`wiat`, `wait`)
+    that turn ``a`` into ``b`` (the optimal string alignment distance)."""
+    prev2: List[int] = []
+    prev = list(range(len(b) + 1))
+    for i in range(1, len(a) + 1):
+        cur = [i] + [0] * len(b)
+        for j in range(1, len(b) + 1):
+            cost = 0 if a[i - 1] == b[j - 1] else 1
+            cur[j] = min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + cost)
+            if i > 1 and j > 1 and a[i - 1] == b[j - 2] and a[i - 2] == b[j - 1]:
+                cur[j] = min(cur[j], prev2[j - 2] + 1)
+        prev2, prev = prev, cur
+    return prev[-1]
+
+
+def _cutoff(goal: int, candidate: int) -> int:
+    """The most edits a suggestion may be away (modelled on gcc's spellcheck): about a
+    third of the longer word, at least one where the lengths are close, none for one letter."""
+    longest, shortest = max(goal, candidate), min(goal, candidate)
+    if longest <= 1:
+        return 0
+    if longest - shortest <= 1:
+        return max(longest // 3, 1)
+    return (longest + 2) // 3
+
+
+def did_you_mean(word: str, candidates: Iterable[str]) -> Optional[str]:
+    """The candidate ``word`` was most likely meant to be, or None where none is near (or
+    ``word`` is one of them). Case does not count (`CUDA` is near `cuda`); among the
+    nearest, the one sharing the most of ``word`` (difflib's ratio: `chunkt` is `chunkat`
+    rather than `chunk`), then the first listed."""
+    import difflib
+    best, best_key = None, None
+    for cand in dict.fromkeys(candidates):
+        if cand == word:
+            return None
+        dist = _edit_distance(word.lower(), cand.lower())
+        if dist > _cutoff(len(word), len(cand)):
+            continue
+        key = (dist, _edit_distance(word, cand), -difflib.SequenceMatcher(None, word, cand).ratio())
+        if best_key is None or key < best_key:
+            best, best_key = cand, key
+    return best
+
+
+def suggestion(word: str, candidates: Iterable[str]) -> str:
+    """``"; did you mean 'parallel'?"`` for a message about ``word``, or "" where no
+    candidate is near (gcc's and clang's wording)."""
+    near = did_you_mean(word, candidates)
+    return f"; did you mean '{near}'?" if near is not None else ""
+
+
 class FatalError(Exception):
     """Stops the current compilation; the diagnostic has already been printed."""
 

@@ -14,6 +14,7 @@ import os
 import re
 from typing import Dict, List, Optional, Tuple
 
+from ..diagnostics import suggestion
 from ..paths import toolchains_file, user_toolchains_file
 
 TARGETS = ("cpu", "cuda", "opencl", "factor")
@@ -355,18 +356,23 @@ def _resolved(name: str, prof: Dict) -> Dict:
 
 
 def select_profile(profiles: Dict, target: Optional[str], name: Optional[str]) -> Dict:
-    """The profile --profile names, else the one -t picks, else the default; compilers resolved."""
+    """The profile --profile names, else the one -t picks, else the default; compilers resolved.
+    A target's name in another case is that target (`-t CUDA`); an unknown name is an
+    error that suggests the near one (`did you mean 'cuda'?`)."""
     table = profiles["profiles"]
+    if target is not None and target not in TARGETS and target.lower() in TARGETS:
+        target = target.lower()
     if name:
         if name not in table:
-            raise ProfileError(f"unknown toolchain profile '{name}' (known: {', '.join(sorted(table))})")
+            raise ProfileError(f"unknown toolchain profile '{name}' (known: {', '.join(sorted(table))})"
+                               + suggestion(name, sorted(table)))
         if target and table[name].get("target") != target:
             raise ProfileError(f"profile '{name}' is for target '{table[name].get('target')}', not '{target}'")
         return _resolved(name, table[name])
     if target is None:
         return _resolved(profiles["default"], table[profiles["default"]])
     if target not in TARGETS:
-        raise ProfileError(f"unknown target '{target}' (known: {', '.join(TARGETS)})")
+        raise ProfileError(f"unknown target '{target}' (known: {', '.join(TARGETS)})" + suggestion(target, TARGETS))
     candidates = [pname for pname, prof in table.items() if prof.get("target") == target]
     if not candidates:
         raise ProfileError(f"no toolchain profile for target '{target}'")

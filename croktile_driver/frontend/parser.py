@@ -15,8 +15,8 @@ import ply.lex
 import ply.yacc
 
 from . import ast as A
-from ..diagnostics import Diagnostics, Loc
-from .lexer import LexError, TileflowLexer, tokens  # noqa: F401  (PLY reads `tokens`)
+from ..diagnostics import Diagnostics, Loc, did_you_mean
+from .lexer import KEYWORDS, LexError, TileflowLexer, tokens  # noqa: F401  (PLY reads `tokens`)
 
 TABLE_MODULE = "croktile_driver.frontend._parsetab"
 FLOAT_ELEMS = {"double": "f64", "float": "f32", "half": "f16", "bfp16": "bf16", "half8": "f8_e4m3"}
@@ -34,6 +34,15 @@ _SPELLING = {
 }
 
 _CLOSER = {"LPAREN": "RPAREN", "LBRACKET": "RBRACKET", "LBRACE": "RBRACE"}
+# Keywords whose misspelling at the start of a statement is reported as one (`paralel p by
+# 6`: "unknown keyword 'paralel'; did you mean 'parallel'?"), those the grammar takes there;
+# element types (s8, u8, f16, ...) are too short and too alike to guess between
+_HEAD_WORDS = [w for w, t in KEYWORDS.items() if t not in ("ELEMTYPE", "TRUE", "FALSE", "UNDERSCORE", "CO")]
+_TYPE_WORDS = {"INT", "BOOL", "VOID", "AUTO", "FLOATTYPE", "MDSPAN", "ITUPLE"}
+# what follows a keyword that starts a statement (`paralel p`, `locl s32`, `iff (`,
+# `dam.copy`); a word followed by anything else (`=`, `[`, an operator) is taken for a
+# variable's name, and its statement's syntax error is reported as it is
+_AFTER_HEAD = {"ID", "ELEMTYPE", "FLOATTYPE", "STORAGE", "INT", "BOOL", "INT_CONST", "LPAREN", "PERIOD", "LBRACE"}
 _WORDS = {"ID", "INT_CONST", "FLOAT_CONST", "STRING_CONST"}
 # tokens that may follow an operand: a '{...}' group followed by one is an i-tuple literal
 _AFTER_OPERAND = {"SEMI", "RPAREN", "RBRACKET", "COMMA", "PLUS", "MINUS", "TIMES", "DIVIDE", "MOD",
@@ -922,6 +931,13 @@ class Grammar:
         if where == self.cascade_line:  # panic-mode recovery of an error on this line: follow-on noise
             return self._recover(tok)
         self.last_error_pos = tok.lexpos
+        misspelt = self._misspelt_keyword(tok)
+        if misspelt is not None:   # reported at the word, not where the grammar noticed it
+            word_loc, word, meant = misspelt
+            what = "type name" if KEYWORDS[meant] in _TYPE_WORDS else "keyword"
+            self.diag.error(word_loc, f"unknown {what} '{word}'; did you mean '{meant}'?")
+            self.cascade_line = where
+            return self._recover(tok)
         loc = self.lex.loc(tok.lineno, tok.lexpos)
         shown = self.lex.spelling(tok)
         acceptable = self._acceptable()
@@ -949,6 +965,39 @@ class Grammar:
         if opener is not None:
             self.diag.note(self.lex.loc(opener.lineno, opener.lexpos), f"to match this '{opener.value}'")
         return self._recover(tok)
+
+    def _misspelt_keyword(self, tok):
+        """(location, word, keyword) where the statement in error starts with a word near a
+        keyword that may start it (`paralel p by 6 {`, `retrun out;`, `iff (x) {`,
+        `dam.copy a => b;`), else None. Only a word followed as a keyword is (by a name, a
+        type, `(`, `.`) counts: `width = a b;` is about a variable."""
+        stack = list(getattr(self.parser, "statestack", None) or [])
+        symbols = list(getattr(self.parser, "symstack", None) or [])
+        goto = self.parser.goto
+        # the current statement's first symbol: the innermost one shifted where a statement starts
+        j = next((j for j in range(len(symbols) - 1, 0, -1) if "stmt" in goto.get(stack[j - 1], {})), None)
+        if j is None:
+            return None
+        head, node = symbols[j], getattr(symbols[j], "value", None)
+        if isinstance(node, (A.Call, A.Member)):   # reduced already: `iff (x)`, `dam.copy`
+            inner = node.func if isinstance(node, A.Call) else node.base
+            if isinstance(inner, A.Member) and isinstance(node, A.Call):
+                inner = inner.base   # `dam.copy(...)`
+            if not isinstance(inner, A.Name):
+                return None
+            word, loc = inner.name, inner.loc
+        else:   # the word itself (ID), or as an expression (a Name), with what follows it
+            after = symbols[j + 1] if j + 1 < len(symbols) else tok
+            if getattr(after, "type", None) not in _AFTER_HEAD:
+                return None
+            if getattr(head, "type", None) == "ID" and isinstance(node, str):
+                word, loc = node, self.lex.loc(head.lineno, head.lexpos)
+            elif isinstance(node, A.Name):
+                word, loc = node.name, node.loc
+            else:
+                return None
+        meant = did_you_mean(word, [w for w in _HEAD_WORDS if self._shifts(stack[:j], KEYWORDS[w])])
+        return (loc, word, meant) if meant is not None else None
 
     def _recover(self, tok):
         """After a reported error: an unexpected i-tuple literal is deleted and parsing goes

@@ -125,8 +125,7 @@ def _memory_html(model: FunctionModel, env: Env, target: Target) -> str:
     levels = memory.plan_levels(model.fn, target.name, target.profile, env)
     if not levels:
         return el("p", "no buffers", class_="none")
-    span = max([s.sid for s in model.fn.walk()], default=0)
-    lines = {s.sid: s.loc.line for s in model.fn.walk()}
+    axis = memory.Axis.of(model.fn)
     out = []
     for lv in levels:
         used = ""
@@ -136,16 +135,27 @@ def _memory_html(model: FunctionModel, env: Env, target: Target) -> str:
                     + el("span", el("span", "", style=f"width:{min(pct, 100):.1f}%"),
                          class_="gauge" + (" over" if pct > 100 else "")))
         head = el("h3", text(lv.title)) + el(
-            "p", f"plan {lv.planned} B" + _runtime_text(lv) + f" · peak live {lv.live_peak} B" + used
+            "p", f"plan {lv.planned} B" + _runtime_text(lv) + f" · peak live {lv.live_peak} B" + _caller_text(lv)
+            + used
             + (el("br") + el("small", text(lv.note)) if lv.note else ""), class_="sub")
-        out.append(el("div", head + memory.timeline_svg(lv, env, span, lines) + memory.table_html(lv, env),
+        out.append(el("div", head + memory.timeline_svg(lv, env, axis) + memory.table_html(lv, env, axis),
                       class_=f"card level {lv.storage}", data_storage=lv.storage))
     return "".join(out)
 
 
 def _runtime_text(lv: memory.Level) -> str:
-    drawn = [r.drawn[1] for r in lv.rows if r.drawn]
+    drawn = [r.drawn[1] for r in lv.rows if r.drawn and not r.caller]
     return f" + run-time sized buffers ({sum(drawn)} B for the first drawing's sizes)" if drawn else ""
+
+
+def _caller_text(lv: memory.Level) -> str:
+    """The parameters, which the caller allocates: beside the plan, never in it."""
+    params = [r for r in lv.rows if r.caller]
+    if not params:
+        return ""
+    sizes = [r.size if r.size is not None else (r.drawn[1] if r.drawn else None) for r in params]
+    total = f" ({sum(sizes)} B)" if None not in sizes else ""
+    return f" · {len(params)} parameter{'s' if len(params) != 1 else ''}{total}: the caller's buffers, not planned"
 
 
 def function_page(model: FunctionModel, target: Target, diags: List[Diag]) -> str:
@@ -270,6 +280,8 @@ section h2 { font-size: 17px; margin: 0 0 10px; color: #0f172a; }
 .timeline .c3 { fill: #f472b6; } .timeline .c4 { fill: #a78bfa; } .timeline .c5 { fill: #fb7185; }
 .timeline .c6 { fill: #2dd4bf; } .timeline .c7 { fill: #facc15; }
 .timeline .runtime { fill-opacity: .55; stroke: #334155; stroke-dasharray: 3 2; }
+.timeline .param { fill: #cbd5e1; fill-opacity: .6; stroke: #475569; stroke-dasharray: 6 3; }
+.timeline .tick-mark { stroke: #94a3b8; }
 .timeline .buf-label { font-size: 11px; fill: #0f172a; }
 .timeline .peak { stroke: #0f172a; stroke-dasharray: 4 3; }
 .timeline .limit { stroke: #dc2626; stroke-width: 2; }
