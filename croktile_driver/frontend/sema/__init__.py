@@ -1,9 +1,15 @@
-"""The semantic checks of ``__co__`` functions and their lowering to the IR.
+"""The semantic checker: checks each ``__co__`` function and lowers it to the IR.
 
-``checker`` (a function's scopes, parameters and statements) with the forms it checks
-in modules of their own: ``dma``, ``events``, ``loops``, ``mma`` and ``fragments``,
-``scalars``, ``elements``, ``spanned`` (spanned data and its methods), ``control``
-(control flow); ``values`` (what an expression evaluates to), ``pending`` (copies in
-flight), ``syntax`` (shared wording).
-May import: ir, analysis, frontend.ast, diagnostics, cstrings.
+``checker`` (``check_function``, the entry point, and ``FunctionChecker``: parameters,
+return type, what is checked once the body is), ``context`` (``CheckContext``: the state
+the checkers share, declared field by field), ``expressions`` and ``statements`` (the two
+walks), and one checker object per family of constructs, made and owned by a walk:
+``control`` (if, while, print, assert), ``loops`` (parallel, with, foreach), ``events``
+(events, inthreads), ``dma`` (copies, futures, select, pad/transpose), ``spanned``
+(spanned operations, arrays of buffers), ``elements`` (element access and arithmetic),
+``scalars`` (scalars of every arithmetic type), ``mma`` (tensor-core fragments and row
+operations); ``values`` (what an expression evaluates to), ``pending`` (the
+read-before-wait analysis, run once a function is checked).
+May import: frontend.ast, ir, analysis (the passes run on a function's IR once it is
+built), diagnostics, cstrings; never the parser, pipeline, codegen, a target or the driver.
 """

@@ -1,7 +1,7 @@
 """Checks and lowers the reference compiler's scalar control flow (issue #13): `if`/`else`,
 `while`, `break`/`continue`, `print`/`println` (at run time), `print!`/`println!` (at compile
-time), `assert` and `cdiv`. A mixin of ``sema.FunctionChecker``: it uses its scopes,
-diagnostics and expression checker, and keeps these statements out of that large module.
+time) and `assert`. The statement checker makes one ``ControlFlow`` and sends it these
+statements; its conditions are the expression checker's, converted by scalars.py.
 """
 from __future__ import annotations
 
@@ -11,6 +11,10 @@ from typing import List, Optional
 from .. import ast as A
 from ...ir import nodes as ir
 from ...ir.symbolic import Sym
+from .context import BlockCheck, CheckContext, ExprCheck
+from .elements import ElementChecks
+from .events import EventForms
+from .scalars import ScalarForms
 from .values import VBool, VError, VExpr, VFloat, VInt, VSpan, VTuple, Value
 from .values import kind_name as _kind_name, scalar as _scalar
 
@@ -18,15 +22,21 @@ BUILTIN_STATEMENTS = {"print", "println", "assert"}
 
 
 class ControlFlow:
-    """`stmt_*`/`builtin_*` methods that ``FunctionChecker`` dispatches to by name."""
+    """`if`, `while`, `break`, `continue`, `print` and `assert`."""
 
-    # what lies between a statement and the function: "loop" (a foreach) or "parallel";
-    # `break`/`continue` need a loop before the nearest parallel
-    jump_scopes: List[str]
+    def __init__(self, ctx: CheckContext, expr: ExprCheck, scoped_block: BlockCheck, elements: ElementChecks,
+                 scalars: ScalarForms, events: EventForms):
+        self.ctx = ctx
+        self.error = ctx.error
+        self.expr = expr                    # the expression checker's
+        self.scoped_block = scoped_block    # the statement checker's: a body in a scope of its own
+        self.elements = elements            # element values printed
+        self.scalars = scalars              # floating-point conditions and printed values
+        self.events = events                # `while` over events
 
     def condition(self, node: A.Node, what: str) -> Optional[Sym]:
         """An integer or boolean condition as a boolean Sym; None after an error."""
-        value = self.as_integer(_scalar(self.expr(node)), node.loc, "bool")   # (`if (x > 0.5)`)
+        value = self.scalars.as_integer(_scalar(self.expr(node)), node.loc, "bool")   # (`if (x > 0.5)`)
         if isinstance(value, VBool):
             return value.sym
         if isinstance(value, VInt):
@@ -46,13 +56,13 @@ class ControlFlow:
             return []
         out: List[ir.Stmt] = []
         if not cond.is_const and len(arms) == 2:
-            name = self.unique("if_cond")
+            name = self.ctx.unique("if_cond")
             out.append(ir.ScalarDef(s.loc, name, "bool", cond))
             cond = Sym.var(name)
         lowered = []
-        with self.construct("choice", s.loc):
+        with self.ctx.construct("choice", s.loc):
             for arm, taken in zip(arms, [cond, cond.op("!")]):
-                with self.construct("arm", arm.loc), self.guarded(taken):
+                with self.ctx.construct("arm", arm.loc), self.ctx.guarded(taken):
                     lowered.append((taken, self.scoped_block(arm)))
         for taken, body in lowered:
             if taken.is_const:
@@ -64,23 +74,23 @@ class ControlFlow:
     def stmt_WhileStmt(self, s: A.WhileStmt) -> List[ir.Stmt]:
         """The reference compiler's `while` waits on an event predicate; over integers and
         booleans it is an error there, and `foreach` with `break` is the counted loop."""
-        if self.is_event_predicate(s.cond):   # `while (e && f[0]);` (sema_events.py)
-            self.event_predicate(s.cond)
+        if self.events.is_event_predicate(s.cond):   # `while (e && f[0]);` (events.py)
+            self.events.event_predicate(s.cond)
             value = VError()
         else:
             value = _scalar(self.expr(s.cond))
         if not isinstance(value, VError):
             self.error(s.cond.loc, f"'while' needs an event condition, not {_kind_name(value)}; "
                                    "loop with 'foreach' (and 'break') over integers")
-        self.jump_scopes.append("loop")
+        self.ctx.jump_scopes.append("loop")
         try:
             self.scoped_block(s.body)
         finally:
-            self.jump_scopes.pop()
+            self.ctx.jump_scopes.pop()
         return []
 
     def _jump(self, s: A.Node, word: str, node) -> List[ir.Stmt]:
-        inner = self.jump_scopes[-1] if self.jump_scopes else None
+        inner = self.ctx.jump_scopes[-1] if self.ctx.jump_scopes else None
         if inner != "loop":
             across = " across 'parallel'" if inner == "parallel" else ""
             self.error(s.loc, f"'{word}' outside a loop{across}: it may stand only in a 'foreach' "
@@ -114,7 +124,7 @@ class ControlFlow:
             if not cond.value:
                 self.error(e.args[0].loc, f"assertion failed: {message}")
             return []
-        return self.runtime_check(e.loc, cond, f"assertion failed: {message}", [])
+        return self.ctx.runtime_check(e.loc, cond, f"assertion failed: {message}", [])
 
     def stmt_PrintStmt(self, s: A.PrintStmt) -> List[ir.Stmt]:
         word = getattr(s, "word", "println" if s.newline else "print")
@@ -134,7 +144,7 @@ class ControlFlow:
             if not s.static:
                 value = _scalar(value)
                 if isinstance(value, VExpr) and value.expr.ctype not in ("float", "double"):   # `f > g`: true
-                    value = self.as_integer(value, arg.loc, "bool" if value.expr.ctype == "bool" else "int")
+                    value = self.scalars.as_integer(value, arg.loc, "bool" if value.expr.ctype == "bool" else "int")
             if isinstance(value, VError):
                 ok = False
             elif isinstance(value, (VInt, VBool)):
@@ -142,10 +152,10 @@ class ControlFlow:
             elif s.static and isinstance(value, (VSpan, VTuple, VFloat, VExpr)):
                 items.append(ir.PrintItem("text", _static_text(value)))
             elif isinstance(value, (VFloat, VExpr)):   # printed as C's "%f" (integer elements as integers)
-                if self.level == 0 and value.kind == "element value":
-                    x = self.to_eexpr(value)   # run where the data is: a launch (launch_host_elements)
+                if self.ctx.level == 0 and value.kind == "element value":
+                    x = self.elements.to_eexpr(value)   # run where the data is: a launch (launch_host_elements)
                 else:
-                    x = self.float_operand(value, arg.loc, f"'{word}'")
+                    x = self.scalars.float_operand(value, arg.loc, f"'{word}'")
                 if x is None:
                     ok = False
                 else:
@@ -163,48 +173,6 @@ class ControlFlow:
             return []
         return [ir.Print(s.loc, items, s.newline)]
 
-    # -- cdiv ----------------------------------------------------------------------
-    def builtin_cdiv(self, e: A.Call) -> Value:
-        """`cdiv(a, b)`: a / b rounded up, for positive b (the tile count of a dimension).
-        Over an mdspan or i-tuple it works per element (`cdiv(x.span, {64, 32})`)."""
-        if len(e.args) != 2:
-            return self.error(e.loc, f"'cdiv' takes two integers, not {len(e.args)} argument"
-                                     f"{'s' if len(e.args) != 1 else ''}")
-        a, b = (_scalar(self.expr(x)) for x in e.args)
-        if isinstance(a, VError) or isinstance(b, VError):
-            return VError()
-        items = []
-        for v, node in ((a, e.args[0]), (b, e.args[1])):
-            if isinstance(v, (VInt, VBool)):
-                items.append(None)
-            elif isinstance(v, (VSpan, VTuple)):
-                items.append(list(v.dims if isinstance(v, VSpan) else v.items))
-            else:
-                return self.error(node.loc, f"'cdiv' takes integers, mdspans or i-tuples, not {_kind_name(v)}")
-        if items == [None, None]:
-            return self.cdiv_int(e, a.sym, b.sym)
-        n = len(items[0] if items[0] is not None else items[1])
-        if items[0] is not None and items[1] is not None and len(items[1]) != n:
-            return self.error(e.loc, f"'cdiv' of {n} and {len(items[1])} elements: their lengths must be equal")
-        lefts = items[0] if items[0] is not None else [a.sym] * n
-        rights = items[1] if items[1] is not None else [b.sym] * n
-        out = []
-        for x, y in zip(lefts, rights):
-            v = self.cdiv_int(e, x, y)
-            if isinstance(v, VError):
-                return v
-            out.append(v.sym)
-        return VSpan(out) if isinstance(a, VSpan) or (items[0] is None and isinstance(b, VSpan)) else VTuple(out)
-
-    def cdiv_int(self, e: A.Call, a: Sym, b: Sym) -> Value:
-        if b.is_const and b.value <= 0:
-            return self.error(e.args[1].loc, f"'cdiv' needs a positive divisor, not {b.value}")
-        if not b.is_const:
-            self._pending_checks(self.runtime_check(e.args[1].loc, b.op(">", 0),
-                                                    "'cdiv' needs a positive divisor, not {0}", [b]))
-        total = a + b - Sym.const(1)
-        value = self.int32(e.loc, f"cdiv({a.to_c()}, {b.to_c()})", VInt(total))
-        return VInt(total.op("/", b)) if isinstance(value, VInt) else value
 
 def _c_string_text(literal: str) -> str:
     """The characters a C string literal stands for."""

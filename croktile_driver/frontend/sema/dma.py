@@ -2,8 +2,10 @@
 `dma.any`, `select(k, a, b, ...)` of data and futures, DMA into a `select`, `after`
 dependences, `dma.pad<...>` and `dma.transp<...>`.
 
-A mixin of ``sema.FunctionChecker`` (it uses its scope, diagnostics and IR helpers), kept
-apart so the spec's rules in sema.py stay readable. Two lowering ideas carry everything:
+The copies themselves (`dma.copy`, into new or named data) and the futures they give
+(`swap`, `wait`, `f.data`) are here too: the expression checker makes one ``DmaForms``
+(`select` and `f.data` are expressions), the statement checker sends it the copies. Two
+lowering ideas carry the forms beyond the spec:
 
 * a `select` of data is an *alias* buffer (``ir.Buffer.alias``: the selector, held in a
   scalar defined where the select is, and the candidate regions); ``expand_aliases``
@@ -14,14 +16,17 @@ apart so the spec's rules in sema.py stay readable. Two lowering ideas carry eve
 """
 from __future__ import annotations
 
-from typing import List, Optional
+from typing import Dict, List, Optional, Set
 
 from .. import ast as A
 from ...ir import nodes as ir
 from . import pending as P
 from ...ir.symbolic import Sym, prove_equal
-from .values import Future, Symbol, VData, VError, VFloat, VFuture, VInt, VTuple, Value
-from .values import scalar
+from ...diagnostics import Loc
+from .context import CheckContext, ExprCheck, shape_text as _shape_text
+from .spanned import SpannedData
+from .values import Future, Symbol, VData, VError, VExpr, VFloat, VFuture, VInt, VPacked, VTuple, Value
+from .values import article as _article, kind_name as _kind_name, scalar, start_loc as _start_loc
 
 _ORDINAL = {1: "1st", 2: "2nd", 3: "3rd"}
 
@@ -98,7 +103,260 @@ def expand_aliases(stmts: List[ir.Stmt]) -> List[ir.Stmt]:
 
 
 class DmaForms:
-    """The data-movement forms beyond the spec; see the module docstring."""
+    """Copies, futures and the data-movement forms beyond the spec; see the module docstring."""
+
+    def __init__(self, ctx: CheckContext, expr: ExprCheck, spanned: SpannedData):
+        self.ctx = ctx
+        self.error = ctx.error
+        self.expr = expr             # the expression checker's
+        self.spanned = spanned       # strided and reshaped regions (spanned.py)
+        self.dma_counter = 0         # copies into new buffers so far (their names)
+        self.placeholders: List[Future] = []   # futures defined by `dma.any`
+        self.any_classes: Dict[int, List[Future]] = {}   # futures of one type (``infer_any``)
+        self.any_reported: Set[int] = set()   # `dma.any` futures already in an error
+        self.ir_waits: List[ir.Wait] = []     # every `wait` of futures (``finish_placeholders`` trims them)
+
+    # -- copies ------------------------------------------------------------------------
+    def copy(self, node: A.DmaCopy, future_name: Optional[A.Name],
+             placeholder: Optional[Future] = None) -> List[ir.Stmt]:
+        """`dma.copy src => dst;` (also `.async`, `dma.pad`, `dma.transp`), its future named
+        ``future_name`` (or the `dma.any` ``placeholder`` it binds)."""
+        if node.op not in ("copy", "pad", "transp"):
+            self.error(node.op_loc, f"unknown DMA operation 'dma.{node.op}'; expected 'dma.copy', 'dma.pad', "
+                                    "'dma.transp' or 'dma.any'")
+            return self._declare_failed_future(future_name)
+        if node.is_async == "sp" or node.sparse is not None:
+            self.error(getattr(node, "config_loc", None) or node.async_word or node.op_loc,
+                       "structured-sparsity copies ('dma.copy.sp<2:4>') are not supported yet")
+            return self._declare_failed_future(future_name)
+        if node.is_async not in (False, "async"):
+            self.error(node.async_word, f"unknown DMA modifier '.{node.is_async}'; expected '.async'")
+            return self._declare_failed_future(future_name)
+        if (node.config is None) != (node.op == "copy"):
+            what = (f"'dma.{node.op}' needs its configuration, e.g. "
+                    + ("'dma.transp<1, 0>'" if node.op == "transp" else "'dma.pad<{1, 1}, {1, 1}, {0, 0}, 0>'")
+                    if node.config is None else "'dma.copy' takes no '<...>' configuration")
+            self.error(getattr(node, "config_loc", None) or node.op_loc, what)
+            return self._declare_failed_future(future_name)
+        is_async = node.is_async == "async"
+        swizzle = self.dma_swizzle(node)
+        if swizzle is None:
+            return self._declare_failed_future(future_name)
+        after = self.after_waits(node)
+        src = self.expr(node.src)
+        if isinstance(src, VFuture):
+            src = self.future_data(src.future, node.src.loc)
+        if isinstance(src, VError):
+            return self._declare_failed_future(future_name)
+        packed = None   # `x.chunkat(..).span_as(s)` of non-contiguous x: copied into shape s
+        if isinstance(src, VPacked):
+            if node.op != "copy":
+                self.error(node.src.loc, f"'dma.{node.op}' of non-contiguous data reshaped by 'span_as' is not "
+                                         "supported yet; 'dma.copy' packs it")
+                return self._declare_failed_future(future_name)
+            packed, src = src.dims, src.data
+        if not isinstance(src, VData):
+            if isinstance(src, VExpr):   # `a.at(i)` on data is one element, not a tile
+                self.error(node.src.loc, "the source of 'dma.copy' must be spanned data, not an element: in a "
+                                         "copy, '.at(...)' must follow '.chunk(...)' or '.subspan(...)'")
+            else:
+                self.error(node.src.loc, f"the source of 'dma.copy' must be spanned data, not {_kind_name(src)}")
+            return self._declare_failed_future(future_name)
+        self.ctx.check_readable(src, _start_loc(node.src))
+        out: List[ir.Stmt] = list(after)
+        extents = list(src.region.extents) if packed is None else list(packed)
+        perm = pad = None
+        if node.op != "copy":
+            shaped = self.transform_shape(node, src)
+            if shaped is None:
+                return self._declare_failed_future(future_name)
+            extents, perm, pad = shaped
+        if isinstance(node.dst, A.StorageRef):
+            storage = node.dst.storage
+            if self.ctx.level == 0 and storage in ("local", "shared"):
+                self.error(node.dst.loc, f"a copy into '{storage}' memory must be inside 'parallel'")
+                return self._declare_failed_future(future_name)
+            if self.ctx.level > 0 and storage == "global":
+                self.error(node.dst.loc, "a copy into new 'global' data must be outside 'parallel'")
+                return self._declare_failed_future(future_name)
+            self.dma_counter += 1
+            own = None if placeholder is None else \
+                self.assign_to_any(placeholder, storage, src.elem, extents, is_async, node.dst.loc)
+            if own is False:
+                return []
+            if own is not None:   # a `dma.any` that has its buffer already
+                buf = own
+            else:
+                base = f"{future_name.name}_buf" if future_name else f"dma{self.dma_counter}_buf"
+                buf = self.ctx.new_buffer(base, src.elem, storage, extents, node.dst.loc, "dma",
+                                          future_name.name if future_name else "")
+            dst = VData(ir.Region(buf, [Sym.const(0)] * len(extents), extents), src.elem)
+            self.ctx.check_readable(dst, node.dst.loc, "written")  # the previous iteration's copy
+            if own is None:
+                out.append(ir.Alloc(node.dst.loc, buf))
+        else:
+            dst = self.expr(node.dst)
+            if isinstance(dst, VFuture):
+                dst = self.future_data(dst.future, node.dst.loc)
+            if isinstance(dst, VError):
+                return self._declare_failed_future(future_name)
+            if not isinstance(dst, VData):
+                self.error(node.dst.loc, f"the destination of 'dma.copy' must be spanned data or a storage "
+                                         f"class ('local', 'shared', 'global'), not {_kind_name(dst)}")
+                return self._declare_failed_future(future_name)
+            dst_at = _start_loc(node.dst)
+            if dst.elem != src.elem:
+                self.error(dst_at, f"'dma.{node.op}' does not convert: source is '{src.elem}' data, "
+                                   f"destination is '{dst.elem}' data")
+                return self._declare_failed_future(future_name)
+            self.ctx.check_readable(dst, dst_at, "written")
+            before = self.ctx.diag.errors
+            out += self.ctx.shape_match(dst_at, extents, list(dst.region.extents),
+                                        "the copied chunk", "the destination")
+            if self.ctx.diag.errors != before:
+                return self._declare_failed_future(future_name)
+        fut_ir_name = None
+        if placeholder is not None:   # the first copy assigned to a `dma.any`
+            fut = placeholder
+            if len(self.any_class(fut)) > 1 and dst.region.buffer is not fut.shell:
+                self.error(_start_loc(node.dst), f"'{fut.user_name}' was swapped or selected before this copy, "
+                                                 "which must therefore go to its own buffer ('=> local' or "
+                                                 "'=> shared')")
+                return []
+            fut.region, fut.elem, fut.is_async, fut.used = dst.region, src.elem, is_async, True
+            fut.assigned = True
+            fut.loc = future_name.loc
+            fut_ir_name = fut.name
+            if is_async:
+                self.ctx.flow.append(P.Issue(fut))
+        elif future_name is not None:
+            fut_ir_name = self.ctx.unique(future_name.name)
+            fut = Future(fut_ir_name, future_name.name, dst.region, src.elem, is_async, future_name.loc)
+            self.ctx.declare(future_name, Symbol(future_name.name, "future", VFuture(fut), future_name.loc,
+                                                 fut_ir_name))
+            if is_async:
+                self.ctx.flow.append(P.Issue(fut))
+        elif is_async:
+            self.ctx.diag.warning(node.loc, "the future of this 'dma.copy.async' is discarded, so it can never be "
+                                        "waited; assign it, e.g. 'f = dma.copy.async ...;'")
+        dst_region = dst.region
+        if packed is not None:   # the destination seen with the source chunk's shape
+            chunk = list(src.region.extents)
+            whole = dst.region.is_whole and dst.region.view is None and dst.region.strides is None
+            dst_region = (ir.Region(dst.region.buffer, [Sym.const(0)] * len(chunk), chunk, list(chunk)) if whole
+                          else self.spanned.contiguous_view(dst.region, chunk))
+            if dst_region is None:
+                self.error(_start_loc(node.dst), "a copy that packs non-contiguous data needs a contiguous "
+                                                 f"destination, not {_shape_text(dst.region.extents)} of "
+                                                 f"{_shape_text(dst.region.shape)}")
+                return out
+        if src.region.strides is not None or dst_region.strides is not None:
+            return out + self.spanned.strided_copy(node, src.region, dst_region, is_async)
+        out.append(ir.Dma(node.loc, src.region, dst_region, is_async, fut_ir_name, node.op, perm, pad,
+                          swizzle=swizzle, engine=getattr(node, "engine", "dma")))
+        return out
+
+    def _declare_failed_future(self, name: Optional[A.Name]) -> List[ir.Stmt]:
+        if name is not None and self.ctx.scope.lookup(name.name) is None:
+            self.ctx.declare(name, Symbol(name.name, "error", VError(), name.loc))
+        return []
+
+    def future_data(self, fut: Future, loc: Loc) -> Value:
+        """`f.data`: a read that the dataflow of pending.py checks against f's pending copy
+        (for a `select` of futures: against every copy its alias may reach)."""
+        if not self.require_bound(fut, loc, "data"):
+            return VError()
+        self.ctx.flow.append(P.Access(fut.region.buffer, loc, via=fut if fut.candidates is None else None))
+        return VData(fut.region, fut.elem, fut)
+
+    # -- swap and wait ---------------------------------------------------------------
+    def swap(self, e: A.Call) -> List[ir.Stmt]:
+        """`swap(f, g)`: the two futures exchange their buffers (double buffering);
+        `rotate(f, g, h)` is `swap(f, g); swap(g, h);` (f takes g's, g takes h's, h takes f's)."""
+        fname = e.func.name
+        n = len(e.args)
+        if not all(isinstance(a, A.Name) for a in e.args) or (n != 2 if fname == "swap" else n < 2):
+            self.error(e.loc, "'swap' takes two futures: 'swap(f, g);'" if fname == "swap"
+                       else "'rotate' takes two or more futures: 'rotate(f, g, h);'")
+            return []
+        futures = []
+        for a in e.args:
+            sym = self.ctx.scope.lookup(a.name)
+            if sym is None:
+                self.error(a.loc, f"'{a.name}' was not declared in this scope")
+                return []
+            if sym.kind == "error":
+                return []
+            if sym.kind != "future":
+                self.error(a.loc, f"'{fname}' takes futures, but '{a.name}' is {_article(sym.kind)}")
+                return []
+            fut = sym.value.future
+            fut.used = True
+            futures.append(fut)
+        out: List[ir.Stmt] = []
+        for i in range(n - 1):
+            pair = self.swap_pair(e, e.args[i], e.args[i + 1], futures[i], futures[i + 1])
+            if pair is None:
+                return []
+            out += pair
+        return out
+
+    def swap_pair(self, e: A.Call, a: A.Name, b: A.Name, f: Future, g: Future) -> Optional[List[ir.Stmt]]:
+        if f is g:
+            return []
+        if not self.swap_scopes_agree(e.loc, a, b, f, g):
+            return None
+        for name, fut in ((a, f), (b, g)):
+            if fut.region is None or fut.candidates is not None:
+                continue
+            buf = fut.region.buffer
+            if buf.origin != "dma" or not fut.region.is_whole:
+                self.error(name.loc, f"'swap' needs futures of copies into 'local' or 'shared' ('{name.name} = "
+                                     f"dma.copy ... => local;'); swapping a future whose copy fills named data "
+                                     f"('{buf.source_name or buf.name}') is not supported yet")
+                return None
+            if not all(v in self.ctx.host_vars for d in buf.shape for v in d.variables()):
+                self.error(name.loc, f"the shape of '{name.name}' must be known when its 'parallel' block starts "
+                                     "to swap it")
+                return None
+        for name, fut in ((a, f), (b, g)):
+            if fut.candidates is not None:
+                self.error(name.loc, f"'swap' of a 'select' of futures ('{name.name}') is not supported yet")
+                return None
+        if f.region is None or g.region is None:
+            if not self.infer_any([f, g], e.loc, e.func.name):
+                return None
+            if f.region is None or g.region is None:   # both typeless yet: their buffers get a type later
+                self.ctx.flow.append(P.Swap(f, g))
+                return [ir.Swap(e.loc, f.shell, g.shell)]
+        fb, gb = f.region.buffer, g.region.buffer
+        if fb is gb:
+            return []
+        if fb.storage != gb.storage or f.elem != g.elem or fb.level != gb.level or f.is_async != g.is_async:
+            self.error(e.loc, f"'swap' needs two futures of the same storage, element type, parallel level and "
+                              f"kind (async or not) ('{'async ' if f.is_async else ''}{fb.storage} {f.elem}' and "
+                              f"'{'async ' if g.is_async else ''}{gb.storage} {g.elem}')")
+            return None
+        before = self.ctx.diag.errors
+        checks = self.ctx.shape_match(e.loc, list(fb.shape), list(gb.shape), f"'{f.user_name}'", f"'{g.user_name}'")
+        if self.ctx.diag.errors != before:
+            return None
+        if checks:
+            self.error(e.loc, "'swap' needs futures whose shapes are provably equal")
+            return None
+        if f.placeholder or g.placeholder:
+            self.infer_any([f, g], e.loc, e.func.name)
+        self.ctx.flow.append(P.Swap(f, g))
+        return [ir.Swap(e.loc, fb, gb)]
+
+    def wait(self, waited: List[Future], loc) -> List[ir.Stmt]:
+        """`wait f, g;`: the futures it waits (those of a `select` included), checked by
+        the statement checker."""
+        if not waited:
+            return []
+        self.ctx.flow.append(P.Wait(waited, loc))
+        self.ir_waits.append(ir.Wait(loc, [f.name for f in waited]))
+        return [self.ir_waits[-1]]
 
     # -- dma.any ---------------------------------------------------------------------------
     def dma_swizzle(self, node: A.DmaCopy) -> Optional[int]:
@@ -119,19 +377,19 @@ class DmaForms:
         a nested block, as in a loop's body) is the one it names from then on. Its type may
         also come from a future it is swapped or selected with (`infer_any`); then it gets a
         buffer of its own here, where it is defined (the reference hoists it so too)."""
-        existing = self.scope.names.get(name.name)
+        existing = self.ctx.scope.names.get(name.name)
         if existing is not None:
             self.error(name.loc, f"future '{name.name}' is already defined")
-            self.diag.note(existing.loc, "previous definition is here")
+            self.ctx.diag.note(existing.loc, "previous definition is here")
             return []
-        fut = Future(self.unique(name.name), name.name, None, None, True, name.loc, placeholder=True,
-                     assigned=False, any_level=self.level,
-                     any_parallel=self.parallel_stack[-1] if self.parallel_stack else None)
+        fut = Future(self.ctx.unique(name.name), name.name, None, None, True, name.loc, placeholder=True,
+                     assigned=False, any_level=self.ctx.level,
+                     any_parallel=self.ctx.parallel_stack[-1] if self.ctx.parallel_stack else None)
         # its buffer, typed once inferred; dropped by finish_placeholders if never needed
-        fut.shell = ir.Buffer(self.unique(f"{name.name}_buf"), None, None, [], self.level, name.loc, "dma",
+        fut.shell = ir.Buffer(self.ctx.unique(f"{name.name}_buf"), None, None, [], self.ctx.level, name.loc, "dma",
                               name.name)
         self.placeholders.append(fut)
-        self.declare(name, Symbol(name.name, "future", VFuture(fut), name.loc, fut.name))
+        self.ctx.declare(name, Symbol(name.name, "future", VFuture(fut), name.loc, fut.name))
         return [ir.Alloc(name.loc, fut.shell)]
 
     def unbound_placeholder(self, sym: Optional[Symbol]) -> Optional[Future]:
@@ -195,10 +453,10 @@ class DmaForms:
             self.error(loc, f"'{m.user_name} = dma.any' would take the type of '{t.user_name}' "
                             f"({_describe(VFuture(t))}), but a 'dma.any' gets a buffer only of 'local' or "
                             "'shared' memory of the 'parallel' level where it is defined")
-            self.diag.note(m.loc, f"'{m.user_name}' is defined here")
+            self.ctx.diag.note(m.loc, f"'{m.user_name}' is defined here")
             self.any_reported.add(id(m))
             return False
-        if not all(v in self.host_vars for d in ext for v in d.variables()):
+        if not all(v in self.ctx.host_vars for d in ext for v in d.variables()):
             self.error(loc, f"the shape of '{t.user_name}' must be known when its 'parallel' block starts to "
                             f"give it to '{m.user_name} = dma.any'")
             return False
@@ -211,7 +469,7 @@ class DmaForms:
         'parallel' level where it is defined."""
         shell = fut.shell
         shell.elem, shell.storage, shell.shape = elem, storage, list(extents)
-        self.buffers.append(shell)
+        self.ctx.buffers.append(shell)
         if fut.any_parallel is not None:
             fut.any_parallel.buffers.append(shell)
         fut.region = ir.Region(shell, [Sym.const(0)] * len(extents), list(extents))
@@ -226,7 +484,7 @@ class DmaForms:
         if fut.region is None and len(self.any_class(fut)) == 1:
             return None
         if fut.region is None:   # constrained, untyped: this copy types the class
-            if fut.any_level != self.level:
+            if fut.any_level != self.ctx.level:
                 self.error(loc, f"the copy assigned to '{fut.user_name}' is at another 'parallel' level than "
                                 f"its 'dma.any', which was swapped or selected before")
                 return False
@@ -246,7 +504,7 @@ class DmaForms:
         return buf
 
     def defining_scope(self, name: str):
-        scope = self.scope
+        scope = self.ctx.scope
         while scope is not None and name not in scope.names:
             scope = scope.parent
         return scope
@@ -265,8 +523,9 @@ class DmaForms:
     def finish_placeholders(self, waits: List[ir.Wait], body: List[ir.Stmt]) -> None:
         """A `dma.any` never used is an error (as in the reference), as is one whose type
         nothing gives. Waits of one that no copy was ever assigned to wait for nothing and
-        are dropped (a copy swapped into it is complete when issued: kernel_ir.swap_tainted),
-        as are the `wait` statements left empty and the buffers no `dma.any` needed."""
+        are dropped (a copy swapped into it is complete when issued: the code generators'
+        kernel_emitter.swap_tainted), as are the `wait` statements left empty and the
+        buffers no `dma.any` needed."""
         for fut in self.placeholders:
             if fut.region is None and not fut.used:
                 self.error(fut.loc, f"'{fut.user_name} = dma.any' is defined but never used")
@@ -302,7 +561,7 @@ class DmaForms:
             waited += [f for f in self.waited_futures(v.future) if f.is_async]
         if not waited:
             return []
-        self.flow.append(P.Wait(waited, node.loc))
+        self.ctx.flow.append(P.Wait(waited, node.loc))
         return [ir.Wait(node.loc, [f.name for f in waited])]
 
     def waited_futures(self, fut: Future) -> List[Future]:
@@ -353,17 +612,17 @@ class DmaForms:
                 return self.error(e.args[0].loc, f"the selector of 'select' is {sel.value}, outside [0, {n})")
         else:
             inside = sel.op(">=", 0).op("&&", sel.op("<", n))
-            self._pending_checks(self.runtime_check(e.args[0].loc, inside,
-                                                    f"the selector of 'select' is {{0}}, outside [0, {n})", [sel]))
-            name = self.unique("croktile_select")
-            self.prefix.append(ir.ScalarDef(e.loc, name, "int", sel))
+            self.ctx.pending_checks(self.ctx.runtime_check(
+                e.args[0].loc, inside, f"the selector of 'select' is {{0}}, outside [0, {n})", [sel]))
+            name = self.ctx.unique("croktile_select")
+            self.ctx.prefix.append(ir.ScalarDef(e.loc, name, "int", sel))
             sel = Sym.var(name)
         if isinstance(first, VFuture):
             futs = [v.future for v in values]
             for f in futs:
                 f.used = True
             region = self.alias_region(e, sel, [f.region for f in futs], first.future.elem)
-            fut = Future(self.unique("croktile_selected"), "select(...)", region, first.future.elem,
+            fut = Future(self.ctx.unique("croktile_selected"), "select(...)", region, first.future.elem,
                          first.future.is_async, e.loc, candidates=futs)
             return VFuture(fut)
         regions = [v.region for v in values]
@@ -380,7 +639,7 @@ class DmaForms:
         """A future named in `select` is the future itself (not its data): it may still be
         pending, as may the copy behind `f.data`: selecting is no access, using the result is."""
         if isinstance(a, A.Member) and a.name == "data" and isinstance(a.base, A.Name):
-            sym = self.scope.lookup(a.base.name)
+            sym = self.ctx.scope.lookup(a.base.name)
             if sym is not None and sym.kind == "future":
                 fut = sym.value.future
                 if not self.require_bound(fut, a.loc, "data"):
@@ -389,7 +648,7 @@ class DmaForms:
                 return VData(fut.region, fut.elem)
         if not isinstance(a, A.Name):
             return self.expr(a)
-        sym = self.scope.lookup(a.name)
+        sym = self.ctx.scope.lookup(a.name)
         if sym is not None and sym.kind == "future":
             sym.value.future.used = True
             return sym.value   # a `dma.any` may take its type from the others (select)
@@ -410,8 +669,8 @@ class DmaForms:
 
     def alias_region(self, e: A.Call, sel: Sym, regions: List[ir.Region], elem: str) -> ir.Region:
         extents = list(regions[0].extents)
-        buf = ir.Buffer(self.unique("croktile_alias"), elem, regions[0].buffer.storage, extents,
-                        self.level, e.loc, "select", "select(...)", alias=(sel, regions))
+        buf = ir.Buffer(self.ctx.unique("croktile_alias"), elem, regions[0].buffer.storage, extents,
+                        self.ctx.level, e.loc, "select", "select(...)", alias=(sel, regions))
         return ir.Region(buf, [Sym.const(0)] * len(extents), extents)
 
     # -- pad and transpose -----------------------------------------------------------------

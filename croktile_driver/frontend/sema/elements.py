@@ -19,16 +19,16 @@ statements) becomes a launch of one instance.
 """
 from __future__ import annotations
 
-from typing import List, Optional
+from typing import Callable, List, Optional
 
 from .. import ast as A
 from ...ir import nodes as ir
 from ...ir.symbolic import Sym
+from .context import CheckContext, ExprCheck
 from .values import VBool, VData, VError, VExpr, VFloat, VFuture, VInt, VTuple, Value, scalar
 
 _RANK = {"bool": 0, "int": 1, "uint": 2, "long": 3, "ulong": 4, "float": 5, "double": 6}
 _INT_ONLY = {"%", "<<", ">>", "&", "|", "^"}
-_FRAG_UPDATES = ("+=", "-=", "*=", "/=")
 _COMPARE = {"==", "!=", "<", ">", "<=", ">="}
 
 
@@ -66,7 +66,16 @@ def storage(e: ir.EExpr) -> Optional[str]:
 
 
 class ElementChecks:
-    """The element rules of FunctionChecker (a mixin: it uses the checker's helpers)."""
+    """The element rules: reads, arithmetic and stores of single elements."""
+
+    def __init__(self, ctx: CheckContext, expr: ExprCheck, index_arg: ExprCheck,
+                 data_name: Callable[[A.Call], str]):
+        self.ctx = ctx
+        self.error = ctx.error
+        # the expression checker's: an operand, an index of `.at`, how a message names the data
+        self.expr = expr
+        self.index_arg = index_arg
+        self.data_name = data_name
 
     # -- reading and addressing one element ------------------------------------------
     def element(self, e: A.Call, data: VData, write: bool = False) -> Value:
@@ -90,7 +99,7 @@ class ElementChecks:
                                            "integers of tileflow code")
             else:
                 return self.error(arg.loc, f"'.at' takes integers or ituples as indices, not {v.kind}")
-        name = self._data_name(e)
+        name = self.data_name(e)
         if len(indices) != rank:
             return self.error(e.loc, f"'.at' has {len(indices)} ind{'ex' if len(indices) == 1 else 'ices'} for the "
                                      f"{rank} dimension{'s' if rank != 1 else ''} of {name}; give one per dimension")
@@ -99,7 +108,7 @@ class ElementChecks:
             extent = region.extents[d]
             self._index_fits(loc, idx, None if derived else bound, extent, d, name)
             index.append(region.offsets[d] + idx)
-        self.check_readable(data, _loc_of(e), "written" if write else "read")
+        self.ctx.check_readable(data, _loc_of(e), "written" if write else "read")
         return VExpr(ir.ERead(ir.elem_compute(data.elem), region.buffer, index, region.view))
 
     def _index_fits(self, loc, idx: Sym, bound: Optional[Sym], extent: Sym, d: int, name: str) -> None:
@@ -112,7 +121,7 @@ class ElementChecks:
                     self.error(loc, f"index of dimension {d} of {name} ranges up to {(bound - 1).to_c()}, "
                                     f"beyond the dimension ({extent.to_c()})")
                 return
-            self._pending_checks(self.runtime_check(
+            self.ctx.pending_checks(self.ctx.runtime_check(
                 loc, bound.op("<=", extent),
                 f"index of dimension {d} of {name} ranges up to {{0}} - 1, beyond the dimension ({{1}})",
                 [bound, extent]))
@@ -122,10 +131,10 @@ class ElementChecks:
             if not inside.value:
                 self.error(loc, f"index {idx.to_c()} is out of range for dimension {d} of {name} ({extent.to_c()})")
             return
-        for guard in self.guards:   # (not hoisted: the index may be a loop's variable)
+        for guard in self.ctx.guards:   # (not hoisted: the index may be a loop's variable)
             inside = guard.op("!").op("||", inside)
-        self.prefix.append(ir.Check(loc, inside, f"index {{0}} is out of range for dimension {d} of {name} ({{1}})",
-                                    [idx, extent]))
+        self.ctx.prefix.append(ir.Check(loc, inside, f"index {{0}} is out of range for dimension {d} of {name} ({{1}})",
+                                        [idx, extent]))
 
     # -- element values -------------------------------------------------------------
     def to_eexpr(self, v: Value) -> Optional[ir.EExpr]:
@@ -140,7 +149,7 @@ class ElementChecks:
         if isinstance(v, VFloat):
             if v.text[:1].isdigit() or v.text[:1] == ".":
                 return literal(v.text)
-            elem = getattr(self, "float_params", {}).get(v.text, "f32")
+            elem = self.ctx.float_params.get(v.text, "f32")
             return ir.EVar("double" if elem == "f64" else "float", v.text, elem)
         return None
 
@@ -184,14 +193,10 @@ class ElementChecks:
         return VExpr(ir.ECond(_arith(xs[1].ctype, xs[2].ctype), *xs))
 
     # -- stores -------------------------------------------------------------------
-    def stmt_ElemAssign(self, s: A.ElemAssign) -> List[ir.Stmt]:
+    def store(self, s: A.ElemAssign) -> List[ir.Stmt]:
+        """`x.at(i, j) = v;` and `x.at(i, j) += v;` (the statement checker sends `mc[i] += v`
+        of a fragment array to mma.py)."""
         target = s.target
-        if isinstance(target, A.SpanDerive) and self.is_fragment_element(target):
-            if s.op not in _FRAG_UPDATES:
-                self.error(s.loc, f"a fragment of an array is updated by '+=', '-=', '*=' or '/=' (or made by "
-                                  f"'mma.fill' / 'mma.load'), not by '{s.op}'")
-                return []
-            return self.frag_update(target, A.BinOp(s.loc, s.op[:-1], target, s.value))
         if not (isinstance(target, A.Call) and isinstance(target.func, A.Member) and target.func.name == "at"):
             self.error(_loc_of(target), "only an element 'x.at(...)' can be assigned here")
             return []
@@ -239,8 +244,8 @@ class ElementChecks:
                 out.append(s)
             elif all(isinstance(x, (ir.Store, ir.Print, ir.Loop, ir.If, ir.Check, ir.ScalarDef, ir.Break,
                                     ir.Continue)) for x in ir.walk([s])):
-                var = self.unique("croktile_host")
-                self.max_level = max(self.max_level, 1)
+                var = self.ctx.unique("croktile_host")
+                self.ctx.max_level = max(self.ctx.max_level, 1)
                 out.append(ir.Parallel(s.loc, var, Sym.const(1), 1, [s]))
             elif isinstance(s, (ir.Loop, ir.If)):
                 s.body = self.launch_host_elements(s.body)

@@ -2,7 +2,8 @@
 and `wait` of events, checked and lowered to ``ir.EventDecl`` / ``ir.Trigger`` /
 ``ir.EventWait``.
 
-A mixin of ``sema.FunctionChecker``. Events order the `inthreads` blocks of the instances
+The statement checker makes one ``EventForms`` and sends it these statements (and the
+events of a `wait`, and `inthreads`). Events order the `inthreads` blocks of the instances
 of a level (a producer and its consumers); a wait that nothing in the function can ever
 end (no trigger of that event, or of that element of it) is an error here, other
 deadlocks are reported at run time by the targets (a wait times out with its line).
@@ -14,8 +15,9 @@ from typing import List, Optional, Tuple
 from .. import ast as A
 from ...ir import nodes as ir
 from ...ir.symbolic import Sym
-from .syntax import COMPARE, LOGICAL, article, start_loc
-from .values import Symbol, VBool, VError, VInt, VTuple, Value, kind_name, scalar
+from .context import BlockCheck, CheckContext, ExprCheck
+from .values import COMPARE, LOGICAL, Symbol, VBool, VError, VInt, VTuple, Value
+from .values import article, kind_name, scalar, start_loc
 
 WHILE_NOT_SUPPORTED = ("'while' over events is not supported yet by the code generators (use 'wait'); "
                        "'-fsyntax-only' checks it")
@@ -32,12 +34,21 @@ class VEvent(Value):
 
 
 class EventForms:
+    """Event declarations, `trigger`, the events of `wait`, and `inthreads`."""
+
+    def __init__(self, ctx: CheckContext, expr: ExprCheck, scoped_block: BlockCheck):
+        self.ctx = ctx
+        self.error = ctx.error
+        self.expr = expr                    # the expression checker's
+        self.scoped_block = scoped_block    # the statement checker's (an `inthreads` body)
+        self.event_uses: List[tuple] = []   # (verb, events, loc) of each trigger and wait
+
     def stmt_EventDecl(self, s: A.EventDecl) -> List[ir.Stmt]:
-        storage = s.storage or ("local" if self.level > 0 else "global")
-        if self.level == 0 and storage in ("local", "shared"):
+        storage = s.storage or ("local" if self.ctx.level > 0 else "global")
+        if self.ctx.level == 0 and storage in ("local", "shared"):
             self.error(s.loc, f"'{storage}' events can only be declared inside a 'parallel' block")
             return []
-        if self.level > 0 and storage == "global":
+        if self.ctx.level > 0 and storage == "global":
             self.error(s.loc, "'global' events must be declared outside 'parallel'")
             return []
         out: List[ir.Stmt] = []
@@ -45,10 +56,10 @@ class EventForms:
             sizes = self.event_dims(dims)
             value: Value = VError()
             if sizes is not None:
-                event = ir.Event(self.unique(name.name), name.name, storage, sizes, self.level, name.loc)
+                event = ir.Event(self.ctx.unique(name.name), name.name, storage, sizes, self.ctx.level, name.loc)
                 out.append(ir.EventDecl(s.loc, event))
                 value = VEvent(event, [])
-            self.declare(name, Symbol(name.name, "event" if sizes is not None else "error", value, name.loc))
+            self.ctx.declare(name, Symbol(name.name, "event" if sizes is not None else "error", value, name.loc))
         return out
 
     def event_dims(self, dims: List[A.Node]) -> Optional[List[int]]:
@@ -70,18 +81,16 @@ class EventForms:
     def stmt_TriggerStmt(self, s: A.TriggerStmt) -> List[ir.Stmt]:
         refs = [r for r in (self.event_ref(e, "trigger") for e in s.events) if r is not None]
         self.event_uses.extend(("trigger", r, s.loc) for r in refs)
-        return self.take_prefix() + [ir.Trigger(s.loc, [ir.EventRef(r.event, r.index) for r in refs])] if refs else []
+        if not refs:
+            return []
+        return self.ctx.take_prefix() + [ir.Trigger(s.loc, [ir.EventRef(r.event, r.index) for r in refs])]
 
     def wait_events(self, s: A.WaitStmt, nodes: List[A.Node]) -> List[ir.Stmt]:
         """The events of a `wait` (its futures are sema's)."""
         refs = [(r, n) for r, n in ((self.event_ref(n, "wait"), n) for n in nodes) if r is not None]
         self.event_uses.extend(("wait", r, start_loc(n)) for r, n in refs)
-        return self.take_prefix() + [ir.EventWait(s.loc, [ir.EventRef(r.event, r.index) for r, _ in refs])] \
+        return self.ctx.take_prefix() + [ir.EventWait(s.loc, [ir.EventRef(r.event, r.index) for r, _ in refs])] \
             if refs else []
-
-    def take_prefix(self) -> List[ir.Stmt]:
-        out, self.prefix = self.prefix, []
-        return out
 
     def check_event_waits(self) -> None:
         """A wait on an event (element) that no statement of the function triggers blocks
@@ -101,7 +110,7 @@ class EventForms:
             base = base.base
         if not isinstance(base, A.Name):
             return False
-        sym = self.scope.lookup(base.name)
+        sym = self.ctx.scope.lookup(base.name)
         return sym is not None and sym.kind == "event"
 
     def is_event_predicate(self, node: A.Node) -> bool:
@@ -116,7 +125,7 @@ class EventForms:
             self.event_predicate(node.right)
         else:
             self.event_ref(node, "while")
-            self.unsupported.append((node.loc, WHILE_NOT_SUPPORTED))
+            self.ctx.unsupported.append((node.loc, WHILE_NOT_SUPPORTED))
 
     def event_ref(self, node: A.Node, verb: str) -> Optional[VEvent]:
         """`e`, `e[i]`, `e[i][j]`: an event, or the events of a (sub-)array."""
@@ -128,7 +137,7 @@ class EventForms:
         if not isinstance(base, A.Name):
             self.error(node.loc, f"'{verb}' takes events, e.g. '{verb} e;' or '{verb} e[0];'")
             return None
-        sym = self.scope.lookup(base.name)
+        sym = self.ctx.scope.lookup(base.name)
         if sym is None:
             self.error(base.loc, f"'{base.name}' was not declared in this scope")
             return None
@@ -157,36 +166,35 @@ class EventForms:
                 return None
             if not v.sym.is_const:
                 inside = v.sym.op(">=", 0).op("&&", v.sym.op("<", ev.dims[k]))
-                self.prefix += self.runtime_check(idx.loc, inside, f"index {{0}} is out of bounds of dimension {k} "
-                                                  f"of event array '{base.name}' (valid range [0, {ev.dims[k]}))",
-                                                  [v.sym])
+                self.ctx.prefix += self.ctx.runtime_check(
+                    idx.loc, inside, f"index {{0}} is out of bounds of dimension {k} of event array "
+                                     f"'{base.name}' (valid range [0, {ev.dims[k]}))", [v.sym])
             index.append(v.sym)
         return EventUse(ev.event, ev.index + index)
 
-
     def stmt_InThreadsStmt(self, s: A.InThreadsStmt) -> List[ir.Stmt]:
         """`inthreads (pred)`: a mask over the instances of the enclosing levels."""
-        if self.level == 0:
+        if self.ctx.level == 0:
             self.error(s.loc, "'inthreads' can only be inside 'parallel': outside of it, tileflow code "
                               "runs on the host")
-        elif s.is_async and self.inthreads_depth:
+        elif s.is_async and self.ctx.inthreads_depth:
             self.error(s.loc, "an inner 'inthreads' cannot be asynchronous; only the outermost may be "
                               "'inthreads.async'")
         cond = scalar(self.expr(s.cond))
         cond_sym = None
         if isinstance(cond, VBool):
             cond_sym = cond.sym
-            if self.level > 0:
+            if self.ctx.level > 0:
                 self.check_divergent(s.cond)
         elif not isinstance(cond, VError):
             self.error(start_loc(s.cond), f"'inthreads' needs a predicate on parallel variables, such as "
                                            f"'p < 2', not {article(kind_name(cond))}")
-        self.inthreads_depth += 1
+        self.ctx.inthreads_depth += 1
         try:
-            with self.construct("mask", s.loc, masked=True), self.guarded(cond_sym):
+            with self.ctx.construct("mask", s.loc, masked=True), self.ctx.guarded(cond_sym):
                 body = self.scoped_block(s.body)
         finally:
-            self.inthreads_depth -= 1
+            self.ctx.inthreads_depth -= 1
         return [ir.InThreads(s.loc, cond_sym if cond_sym is not None else Sym.const(1), body, s.is_async)]
 
     def check_divergent(self, cond: A.Node) -> None:
@@ -220,14 +228,15 @@ class EventForms:
             if isinstance(n, A.UpperBound):
                 continue
             if isinstance(n, A.Name):
-                sym = self.scope.lookup(n.name)
+                sym = self.ctx.scope.lookup(n.name)
                 value = sym.value if sym is not None else None
                 syms = [value.sym] if isinstance(value, (VInt, VBool)) else \
                     list(value.items) if isinstance(value, VTuple) else []
-                if any(v.variables() & self.parallel_atoms for v in syms):
+                if any(v.variables() & self.ctx.parallel_atoms for v in syms):
                     return True
             stack.extend(n.children())
         return False
+
 
 class EventUse(VEvent):
     """The events one `trigger`/`wait` names, with the flat flags they cover."""

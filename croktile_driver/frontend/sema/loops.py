@@ -2,8 +2,8 @@
 kind and variables), `with ... in [...] where ...` bindings and `foreach` (ranges,
 conditions), checked and lowered to ``ir.Parallel`` / ``ir.Loop``.
 
-A mixin of ``sema.FunctionChecker``: it uses the checker's scopes, `expr`, `declare`,
-`runtime_check` and `error`.
+The statement checker makes one ``LoopForms`` and sends it these statements; it gets
+the checkers' ``expr`` and the statement checker's blocks for the bodies.
 """
 from __future__ import annotations
 
@@ -13,8 +13,8 @@ from .. import ast as A
 from ...ir import nodes as ir
 from ...ir import levels
 from ...ir.symbolic import Sym, prove_equal
-from .syntax import article as _article
-from .values import kind_name as _kind_name, scalar as _scalar
+from .context import BlockCheck, CheckContext, ExprCheck, StmtsCheck
+from .values import article as _article, kind_name as _kind_name, scalar as _scalar
 from .values import Symbol, VBool, VError, VExpr, VFloat, VInt, VSpan, VTuple, Value
 
 _ARITH = {"+", "-", "*", "/", "%"}
@@ -34,13 +34,20 @@ def _bound_list(value: Value) -> Optional[List[Sym]]:
 
 
 class LoopForms:
-    """A mixin of sema.FunctionChecker: `parallel`, `with` and `foreach`."""
+    """`parallel`, `with` and `foreach`."""
+
+    def __init__(self, ctx: CheckContext, expr: ExprCheck, block_stmts: StmtsCheck, scoped_block: BlockCheck):
+        self.ctx = ctx
+        self.error = ctx.error
+        self.expr = expr                    # the expression checker's
+        self.block_stmts = block_stmts      # the statement checker's: a body in the current scope
+        self.scoped_block = scoped_block    # and a body in a scope of its own
 
     def stmt_ParallelStmt(self, s: A.ParallelStmt) -> List[ir.Stmt]:
-        if s.is_async and self.level > 0:
+        if s.is_async and self.ctx.level > 0:
             self.error(s.async_loc or s.loc, "an inner 'parallel' level cannot be asynchronous; only the "
                                              "outermost 'parallel' may be 'parallel.async'")
-        if self.inthreads_depth:
+        if self.ctx.inthreads_depth:
             self.error(s.loc, "'parallel' cannot be inside 'inthreads'")
         kind = self.level_kind(s)
         bounds, checks = self.parallel_bounds(s)
@@ -48,22 +55,22 @@ class LoopForms:
         for b in bounds or []:
             count_sym = count_sym * b
         named = s.var.name if s.var is not None else "pb"
-        var = self.unique(named)
-        node = ir.Parallel(s.loc, var, count_sym, self.level + 1, [], kind=kind)
-        self.level += 1
-        self.max_level = max(self.max_level, self.level)
-        self.parallel_stack.append(node)
-        self.push()
+        var = self.ctx.unique(named)
+        node = ir.Parallel(s.loc, var, count_sym, self.ctx.level + 1, [], kind=kind)
+        self.ctx.level += 1
+        self.ctx.max_level = max(self.ctx.max_level, self.ctx.level)
+        self.ctx.parallel_stack.append(node)
+        self.ctx.push()
         prologue = self.declare_parallel_vars(s, var, bounds)
-        self.jump_scopes.append("parallel")
+        self.ctx.jump_scopes.append("parallel")
         try:
-            with self.construct("parallel", s.loc):
+            with self.ctx.construct("parallel", s.loc):
                 node.body = prologue + self.block_stmts(s.body.stmts)
         finally:
-            self.jump_scopes.pop()
-            self.pop()
-            self.parallel_stack.pop()
-            self.level -= 1
+            self.ctx.jump_scopes.pop()
+            self.ctx.pop()
+            self.ctx.parallel_stack.pop()
+            self.ctx.level -= 1
         return checks + [node]
 
     def level_kind(self, s: A.ParallelStmt) -> Optional[str]:
@@ -73,9 +80,9 @@ class LoopForms:
             self.error(s.anno.loc, f"unknown parallel level '{kind}'; the levels are 'block', 'group-4', "
                                    "'group' and 'thread'")
             kind = None
-        outer = next((p for p in reversed(self.parallel_stack) if p.kind is not None), None)
-        if self.parallel_stack and (s.anno is None) != (self.parallel_stack[-1].kind is None):
-            self.diag.warning(s.loc, "annotate all levels of nested 'parallel' blocks or none (then the "
+        outer = next((p for p in reversed(self.ctx.parallel_stack) if p.kind is not None), None)
+        if self.ctx.parallel_stack and (s.anno is None) != (self.ctx.parallel_stack[-1].kind is None):
+            self.ctx.diag.warning(s.loc, "annotate all levels of nested 'parallel' blocks or none (then the "
                                      "levels are inferred)")
         if kind is None or outer is None:
             return kind
@@ -87,7 +94,7 @@ class LoopForms:
 
     def parallel_bounds(self, s: A.ParallelStmt):
         """The bounds of one level (one per sub-level), with their run-time checks."""
-        value = self.reject_mutable(self.expr(s.count), s.count.loc, "a 'parallel' count")
+        value = self.ctx.reject_mutable(self.expr(s.count), s.count.loc, "a 'parallel' count")
         loc = s.count.loc
         bad = self._bool_operand(s.count)
         if isinstance(value, VError):
@@ -113,8 +120,8 @@ class LoopForms:
         checks: List[ir.Stmt] = []
         for i, b in enumerate(bounds):
             which = "" if len(bounds) == 1 else f" {i}"
-            checks += self.require_positive(loc, b, f"'parallel' bound{which} is {{0}}; it must be positive",
-                                            f"'parallel' count{which} is {{0}}; it must be positive")
+            checks += self.ctx.require_positive(loc, b, f"'parallel' bound{which} is {{0}}; it must be positive",
+                                                f"'parallel' count{which} is {{0}}; it must be positive")
         return bounds, checks
 
     def _bool_operand(self, node: A.Node) -> Optional[A.Node]:
@@ -123,7 +130,7 @@ class LoopForms:
         if isinstance(node, A.BoolLit):
             return node
         if isinstance(node, A.Name):
-            sym = self.scope.lookup(node.name)
+            sym = self.ctx.scope.lookup(node.name)
             return node if sym is not None and sym.kind == "bool" else None
         if isinstance(node, A.BinOp) and (node.op in _ARITH or node.op in _BITWISE):
             return self._bool_operand(node.left) or self._bool_operand(node.right)
@@ -137,15 +144,15 @@ class LoopForms:
         """Declares the level's variables; sub-levels are taken from the linear instance
         number `var`, the first one the most significant (row-major, as `with`)."""
         lin = Sym.var(var)
-        self.parallel_atoms.add(var)
+        self.ctx.parallel_atoms.add(var)
         if bounds is None:
             for n in ([s.var] if s.var is not None else []) + (s.elements or []):
-                self.declare(n, Symbol(n.name, "error", VError(), n.loc))
+                self.ctx.declare(n, Symbol(n.name, "error", VError(), n.loc))
             return []
         if s.elements is None:
             if s.var is not None:
-                self.declare(s.var, Symbol(s.var.name, "bounded", VInt(lin, bounds[0], "parallel"),
-                                           s.var.loc, var, [var], "parallel"))
+                self.ctx.declare(s.var, Symbol(s.var.name, "bounded", VInt(lin, bounds[0], "parallel"),
+                                               s.var.loc, var, [var], "parallel"))
             return []
         prologue: List[ir.Stmt] = []
         atoms: List[str] = []
@@ -153,23 +160,23 @@ class LoopForms:
             if len(bounds) == 1:
                 atom = var
             else:
-                atom = self.unique(el.name)
+                atom = self.ctx.unique(el.name)
                 inner = Sym.const(1)
                 for b in bounds[i + 1:]:
                     inner = inner * b
                 value = lin.op("/", inner) if i + 1 < len(bounds) else lin
                 prologue.append(ir.ScalarDef(el.loc, atom, "int", value.op("%", ub) if i else value))
-                self.parallel_atoms.add(atom)
+                self.ctx.parallel_atoms.add(atom)
             atoms.append(atom)
-            self.declare(el, Symbol(el.name, "bounded", VInt(Sym.var(atom), ub, "parallel"), el.loc, atom,
-                                    [atom], "parallel"))
+            self.ctx.declare(el, Symbol(el.name, "bounded", VInt(Sym.var(atom), ub, "parallel"), el.loc, atom,
+                                        [atom], "parallel"))
         if s.var is not None:
-            self.declare(s.var, Symbol(s.var.name, "bounded", VTuple([Sym.var(a) for a in atoms], list(bounds),
+            self.ctx.declare(s.var, Symbol(s.var.name, "bounded", VTuple([Sym.var(a) for a in atoms], list(bounds),
                                                                       "parallel"), s.var.loc, var, atoms, "parallel"))
         return prologue
 
     def stmt_WithStmt(self, s: A.WithStmt) -> List[ir.Stmt]:
-        self.push()
+        self.ctx.push()
         out: List[ir.Stmt] = []
         try:
             by_name: Dict[str, Symbol] = {}
@@ -179,7 +186,7 @@ class LoopForms:
                 out += self.where(w, by_name)
             out += self.block_stmts(s.body.stmts)
         finally:
-            self.pop()
+            self.ctx.pop()
         return out
 
     def binding(self, b: A.Binding, by_name: Dict[str, Symbol]) -> List[ir.Stmt]:
@@ -188,36 +195,36 @@ class LoopForms:
                                      "dimension: '[|...|]'")
             bounds_value: Value = VError()
         else:
-            bounds_value = self.reject_mutable(self.expr(b.bounds), b.bounds.loc, "a 'with' bound")
+            bounds_value = self.ctx.reject_mutable(self.expr(b.bounds), b.bounds.loc, "a 'with' bound")
         bounds = _bound_list(bounds_value)
         if bounds is None and not isinstance(bounds_value, VError):
             self.error(b.bounds.loc, f"'with ... in' needs an mdspan of bounds, not {_kind_name(bounds_value)}")
         checks: List[ir.Stmt] = []
         for i, ub in enumerate(bounds or []):
             which = "" if len(bounds) == 1 else f" {i}"
-            checks += self.require_positive(b.bounds.loc, ub, f"bound {i} of 'with' must be positive, not {{0}}",
-                                            f"'with' bound{which} is {{0}}; it must be positive")
+            checks += self.ctx.require_positive(b.bounds.loc, ub, f"bound {i} of 'with' must be positive, not {{0}}",
+                                                f"'with' bound{which} is {{0}}; it must be positive")
         if bounds is not None and b.elements is not None and len(b.elements) != len(bounds):
             self.error(b.loc, f"{len(b.elements)} names are bound to {len(bounds)} bounds")
             bounds = None
         if bounds is None:
             for n in ([b.name] if b.name else []) + (b.elements or []):
-                self.declare(n, Symbol(n.name, "error", VError(), n.loc))
+                self.ctx.declare(n, Symbol(n.name, "error", VError(), n.loc))
             return []
         base = b.name.name if b.name else "idx"
         atoms = []
         for i in range(len(bounds)):
             el_name = b.elements[i].name if b.elements else f"{base}__{i}"
-            atoms.append(self.unique(el_name))
+            atoms.append(self.ctx.unique(el_name))
         if b.elements:
             for el, atom, ub in zip(b.elements, atoms, bounds):
                 sym = Symbol(el.name, "bounded", VInt(Sym.var(atom), ub, "with"), el.loc, atom, [atom], "with")
-                self.declare(el, sym)
+                self.ctx.declare(el, sym)
                 by_name[el.name] = sym
         if b.name:
             value = VTuple([Sym.var(a) for a in atoms], list(bounds), "with")
             sym = Symbol(b.name.name, "bounded", value, b.name.loc, b.name.name, atoms, "with")
-            self.declare(b.name, sym)
+            self.ctx.declare(b.name, sym)
             by_name[b.name.name] = sym
         return checks
 
@@ -245,8 +252,8 @@ class LoopForms:
                               f"({lb.to_c()} and {rb.to_c()})")
             return []
         if same is None:
-            out += self.runtime_check(w.loc, lb.op("==", rb),
-                                      f"'{w.left.name} <-> {w.right.name}': bounds {{0}} and {{1}} differ", [lb, rb])
+            out += self.ctx.runtime_check(
+                w.loc, lb.op("==", rb), f"'{w.left.name} <-> {w.right.name}': bounds {{0}} and {{1}} differ", [lb, rb])
         # the left name now refers to the right one's index variable
         old, atom = left.atoms[0], right.atoms[0]
         left.atoms = [atom]
@@ -269,7 +276,7 @@ class LoopForms:
         ranged = False
         for r in s.ranges:
             n = r.name
-            sym = self.scope.lookup(n.name)
+            sym = self.ctx.scope.lookup(n.name)
             if sym is None:
                 self.error(n.loc, f"'{n.name}' was not declared in this scope")
                 continue
@@ -289,7 +296,7 @@ class LoopForms:
                                   f"a bounded ituple of {len(sym.atoms)} elements")
                 continue
             for atom, ub in zip(sym.atoms, bounds):
-                if atom in self.iterating:
+                if atom in self.ctx.iterating:
                     self.error(n.loc, f"'{n.name}' is already iterated by an enclosing 'foreach'")
                     continue
                 if atom in seen:
@@ -303,8 +310,8 @@ class LoopForms:
                 else:
                     loops.append((atom, ub, Sym.const(0), Sym.const(1)))
         for atom, *_ in loops:
-            self.iterating.add(atom)
-        self.jump_scopes.append("loop")
+            self.ctx.iterating.add(atom)
+        self.ctx.jump_scopes.append("loop")
         try:
             cond_sym = None
             if s.cond is not None:   # evaluated in each iteration: it may name the loop's variables
@@ -317,13 +324,13 @@ class LoopForms:
                 elif not isinstance(cond, VError):
                     self.error(s.cond.loc, f"the 'foreach ... if' condition must be a boolean, not {_kind_name(cond)}")
             always = cond_sym is None or (cond_sym.is_const and cond_sym.value != 0)
-            with self.construct("loop", s.loc, masked=not always or ranged), \
-                    self.guarded(None if always else cond_sym):
+            with self.ctx.construct("loop", s.loc, masked=not always or ranged), \
+                    self.ctx.guarded(None if always else cond_sym):
                 body = self.scoped_block(s.body)
         finally:
-            self.jump_scopes.pop()
+            self.ctx.jump_scopes.pop()
             for atom, *_ in loops:
-                self.iterating.discard(atom)
+                self.ctx.iterating.discard(atom)
         inner = cond_sym is not None and bool(cond_sym.variables() & {atom for atom, *_ in loops})
         if cond_sym is not None and inner:
             body = [ir.If(s.loc, cond_sym, body)]
@@ -331,7 +338,7 @@ class LoopForms:
             body = [ir.Loop(s.loc, atom, end, body, start, step)]
         if cond_sym is not None:
             if cond_sym.is_const and cond_sym.value == 0:
-                self.diag.warning(s.cond.loc, "the 'foreach' condition is always false")
+                self.ctx.diag.warning(s.cond.loc, "the 'foreach' condition is always false")
             if not inner:
                 body = [ir.If(s.loc, cond_sym, body)]
         return out + body
@@ -354,13 +361,13 @@ class LoopForms:
         step = part(r.step, 1, "step")
         inside = lower.op(">=", 0).op("&&", upper.op("<=", 0))
         if not (inside.is_const and inside.value):
-            self.wide_atoms.add(atom)
+            self.ctx.wide_atoms.add(atom)
         checks: List[ir.Stmt] = []
         if r.step is not None:
             positive = step.op(">", 0)
             if positive.is_const and not positive.value:
                 self.error(r.step.loc, f"the step of '{r.name.name}' is {step.to_c()}; it must be positive")
             elif not positive.is_const:
-                checks += self.runtime_check(r.step.loc, positive,
-                                             f"the step of '{r.name.name}' is {{0}}; it must be positive", [step])
+                checks += self.ctx.runtime_check(r.step.loc, positive,
+                                                 f"the step of '{r.name.name}' is {{0}}; it must be positive", [step])
         return lower, ub + upper, step, checks

@@ -12,14 +12,20 @@ storage type (f16, bf16) rounds each value stored into it. An integer or boolean
 floating-point value initialises or is assigned (`mutable int a = 1.5;`) is converted as
 C converts (toward zero) and is known only at run time. `s8 s16 u8 u16` scalars are
 tileflow integers whose values wrap to the type (as C's conversion), computed as `int`.
+
+The statement checker makes one ``ScalarForms`` and sends it the declarations and
+assignments of scalars; `if`, `print` and `return` convert their values here.
 """
 from __future__ import annotations
 
-from typing import List, Optional, Tuple
+from typing import Callable, Dict, List, Optional, Set, Tuple
 
 from .. import ast as A
 from ...ir import nodes as ir
 from ...ir.symbolic import Sym
+from .context import CheckContext
+from .elements import ElementChecks
+from .expressions import ExpressionChecker
 from .values import Symbol, VBool, VError, VExpr, VFloat, VInt, Value
 from .values import kind_name as _kind_name, scalar as _scalar
 
@@ -79,19 +85,59 @@ def _has_read(x: ir.EExpr) -> bool:
     return any(isinstance(e, ir.ERead) for e in ir.e_walk(x))
 
 
+def _reassigned_names(fn: A.CoFunction) -> Set[str]:
+    """Names assigned more than once, or declared and assigned: their values change."""
+    counts: Dict[str, int] = {}
+    declared: Set[str] = set()
+    for node in A.walk(fn):
+        if isinstance(node, A.Assign):
+            counts[node.name.name] = counts.get(node.name.name, 0) + 1
+        elif isinstance(node, A.ScalarDecl):
+            declared.add(node.name.name)
+    return {n for n, c in counts.items() if c > 1 or n in declared}
+
+
 class ScalarForms:
-    """Declarations, assignments and conversions of scalars (a mixin of FunctionChecker)."""
+    """Declarations, assignments and conversions of scalars."""
+
+    def __init__(self, ctx: CheckContext, exprs: ExpressionChecker, elements: ElementChecks,
+                 call_stmt: Callable[[A.CallStmt], List[ir.Stmt]]):
+        self.ctx = ctx
+        self.error = ctx.error
+        self.exprs = exprs            # initialisers
+        self.elements = elements      # floating-point values as element expressions
+        self.call_stmt = call_stmt    # the statement checker's `call` (`mutable int a = call f();`)
+        # names assigned more than once (or declared, then assigned): each gets its own variable
+        self.reassigned: Set[str] = _reassigned_names(ctx.fn)
+
+    def define_scalar(self, name: A.Name, kind: str, init: Optional[Value], mutable: bool = False) -> List[ir.Stmt]:
+        ir_name = self.ctx.unique(name.name)
+        init_sym = init.sym if init is not None else None
+        if kind == "bool" and init_sym is not None:
+            init_sym = init_sym.op("!=", 0)
+        if mutable or name.name in self.reassigned or init_sym is None or self.ctx.mutable_in(init) is not None:
+            sym = Sym.var(ir_name)   # its own variable: a snapshot of a mutable it reads, too
+        else:
+            sym = init_sym
+        if mutable:
+            self.ctx.mutable_vars[ir_name] = name.name
+        value = VInt(sym) if kind == "int" else VBool(sym)
+        if kind == "int" and sym is init_sym and isinstance(init, VInt) and init.bound is not None:
+            # a name for a bounded value is bounded too (the reference's `pqx = p # q # x;`)
+            value = VInt(sym, init.bound, init.origin, init.derived)
+        self.ctx.declare(name, Symbol(name.name, kind, value, name.loc, ir_name, mutable=mutable))
+        return [ir.ScalarDef(name.loc, ir_name, kind, init_sym if init_sym is not None else Sym.const(0))]
 
     def float_operand(self, value: Value, loc, what: str) -> Optional[ir.EExpr]:
         """A value that initialises or is assigned to a scalar, as an element expression;
         at host level it may not read data (global data is device memory there)."""
         if isinstance(value, VError):
             return None
-        x = self.to_eexpr(_scalar(value))
+        x = self.elements.to_eexpr(_scalar(value))
         if x is None:
             self.error(loc, f"cannot {what} with {_kind_name(value)}")
             return None
-        if self.level == 0 and _has_read(x):
+        if self.ctx.level == 0 and _has_read(x):
             self.error(loc, "an element of data is read into a scalar only inside 'parallel' (outside it, data "
                             "is device memory); not supported yet at host level")
             return None
@@ -101,7 +147,7 @@ class ScalarForms:
         """A floating-point value converted to an integer (`mutable int a = 1.5;`) is
         truncated: a warning, as gcc's -Wfloat-conversion and the reference give."""
         if ctype in ("int", "bool") and x.ctype in ("float", "double"):
-            self.diag.warning(loc, f"implicit conversion from '{x.ctype}' to '{ctype}' may change the value")
+            self.ctx.diag.warning(loc, f"implicit conversion from '{x.ctype}' to '{ctype}' may change the value")
 
     def as_integer(self, value: Value, loc, kind: str = "int") -> Value:
         """A floating-point value where an integer or boolean is needed (a condition, an
@@ -111,8 +157,8 @@ class ScalarForms:
         x = self.float_operand(value, loc, f"use as {'an integer' if kind == 'int' else 'a condition'}")
         if x is None:
             return VError()
-        name = self.unique("croktile_conv")
-        self.prefix.append(ir.ScalarDef(loc, name, kind, None, expr=x))
+        name = self.ctx.unique("croktile_conv")
+        self.ctx.prefix.append(ir.ScalarDef(loc, name, kind, None, expr=x))
         return VInt(Sym.var(name)) if kind == "int" else VBool(Sym.var(name))
 
     def typed_scalar_decl(self, s: A.ScalarDecl, ctype: str, elem: Optional[str],
@@ -125,9 +171,9 @@ class ScalarForms:
         if isinstance(s.init, A.CallStmt):
             return self.call_value(s, ctype, elem)
         if s.init is not None and value is None:
-            value = self.init_value(s.init, name)
+            value = self.exprs.init_value(s.init, name)
             if isinstance(value, VError):
-                self.declare(name, Symbol(name.name, "error", VError(), name.loc))
+                self.ctx.declare(name, Symbol(name.name, "error", VError(), name.loc))
                 return []
             value = _scalar(value)
         if ctype in ("int", "bool") and (value is None or isinstance(value, (VInt, VBool))):
@@ -135,7 +181,7 @@ class ScalarForms:
                 if value.sym.is_const:
                     value = VInt(Sym.const(wrap_int(value.sym.value, elem)))
                 else:
-                    ir_name = self.unique(name.name)
+                    ir_name = self.ctx.unique(name.name)
                     self.declare_scalar(name, "int", ir_name, mutable)
                     return [ir.ScalarDef(name.loc, ir_name, "int", value.sym, elem=elem)]
             return self.define_scalar(name, ctype, value, mutable)
@@ -144,10 +190,10 @@ class ScalarForms:
         else:
             x = self.float_operand(value, s.init.loc, f"initialise '{s.type.name} {name.name}'")
             if x is None:
-                self.declare(name, Symbol(name.name, "error", VError(), name.loc))
+                self.ctx.declare(name, Symbol(name.name, "error", VError(), name.loc))
                 return []
             self.warn_lossy(_first_loc(s.init), x, ctype)
-        ir_name = self.unique(name.name)
+        ir_name = self.ctx.unique(name.name)
         self.declare_scalar(name, ctype, ir_name, mutable, elem)
         return [ir.ScalarDef(name.loc, ir_name, ctype, None, expr=x, elem=elem if elem in ROUNDED or
                              elem in NARROW_INTS else None)]
@@ -162,18 +208,18 @@ class ScalarForms:
             value = VInt(Sym.var(ir_name)) if ctype == "int" else VBool(Sym.var(ir_name))
             kind = ctype
             if mutable:
-                self.mutable_vars[ir_name] = name.name
-        self.declare(name, Symbol(name.name, kind, value, name.loc, ir_name, mutable=mutable))
-        self.scalar_elems[ir_name] = elem
+                self.ctx.mutable_vars[ir_name] = name.name
+        self.ctx.declare(name, Symbol(name.name, kind, value, name.loc, ir_name, mutable=mutable))
+        self.ctx.scalar_elems[ir_name] = elem
 
     def untyped_float(self, name: A.Name, value: Value) -> List[ir.Stmt]:
         """`H = 50.0f;`, `mutable f = x * 0.5;`: a floating-point scalar of the value's type."""
         x = self.float_operand(value, name.loc, f"define '{name.name}'")
         if x is None:
-            self.declare(name, Symbol(name.name, "error", VError(), name.loc))
+            self.ctx.declare(name, Symbol(name.name, "error", VError(), name.loc))
             return []
         ctype = "double" if x.ctype == "double" else "float"   # (an integer-valued x too)
-        ir_name = self.unique(name.name)
+        ir_name = self.ctx.unique(name.name)
         self.declare_scalar(name, ctype, ir_name, True)
         return [ir.ScalarDef(name.loc, ir_name, ctype, None, expr=x)]
 
@@ -183,9 +229,9 @@ class ScalarForms:
         if not existing.mutable:
             self.error(name.loc, f"only mutables can be re-assigned: '{name.name}' is not 'mutable' "
                                  f"(declare it 'mutable {existing.kind} {name.name} = ...;')")
-            self.diag.note(existing.loc, "declared here")
+            self.ctx.diag.note(existing.loc, "declared here")
             return False
-        if self.level > 0 and existing.ir_name in self.host_vars:
+        if self.ctx.level > 0 and existing.ir_name in self.ctx.host_vars:
             self.error(name.loc, f"'{name.name}' is host-level data; it cannot be assigned inside 'parallel'")
             return False
         return True
@@ -197,7 +243,7 @@ class ScalarForms:
             self.error(name.loc, f"cannot assign to floating-point parameter '{name.name}'")
             return []
         ctype = existing.value.expr.ctype if existing.kind == "float" else existing.kind
-        elem = self.scalar_elems.get(existing.ir_name)
+        elem = self.ctx.scalar_elems.get(existing.ir_name)
         if not self.assignable(name, existing):
             return []
         x = self.float_operand(value, s.value.loc, f"assign '{name.name}'")
@@ -216,8 +262,8 @@ class ScalarForms:
         if not s.mutable:
             self.error(name.loc, f"'{name.name}' takes the value of a call and must be 'mutable': "
                                  f"'mutable {s.type.name} {name.name} = call ...;'")
-        stmts = self.stmt_CallStmt(s.init)
-        ir_name = self.unique(name.name)
+        stmts = self.call_stmt(s.init)
+        ir_name = self.ctx.unique(name.name)
         self.declare_scalar(name, ctype, ir_name, True, elem if ctype in ("float", "double") else None)
         if not stmts or not isinstance(stmts[-1], ir.Call):
             return []
@@ -234,11 +280,11 @@ class ScalarForms:
         if existing is None or existing.kind not in ("int", "bool", "float") or isinstance(existing.value, VFloat):
             self.error(name.loc, f"'call' gives its value to a declared mutable scalar: "
                                  f"'mutable int {name.name} = call ...;'")
-            self.stmt_CallStmt(s.value)
+            self.call_stmt(s.value)
             return []
         if not self.assignable(name, existing):
             return []
-        stmts = self.stmt_CallStmt(s.value)
+        stmts = self.call_stmt(s.value)
         if not stmts or not isinstance(stmts[-1], ir.Call):
             return []
         stmts[-1].result = existing.ir_name
@@ -253,5 +299,5 @@ class ScalarForms:
             return []
         if kind == "auto":
             kind = "double" if x.ctype == "double" else "float"
-            self.auto_ret = (kind, None, None)
+            self.ctx.auto_ret = (kind, None, None)
         return [ir.Return(s.loc, expr=x)]

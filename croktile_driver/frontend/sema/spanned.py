@@ -5,7 +5,8 @@ spanned operations that select a box of data: `.chunk(f).at(i)`, `.subspan(s).at
 
 Every operation gives an ``ir.Region``: a box of a buffer, seen through a row-major
 ``view`` shape where `span_as` reshaped it, so the code generators copy and address it
-as they do any chunk. `FunctionChecker` mixes this class in.
+as they do any chunk. The expression checker makes a ``SpannedData`` and sends it these
+forms; it gets the expression checker's ``expr`` for their operands.
 """
 from __future__ import annotations
 
@@ -13,7 +14,8 @@ from typing import List, Optional
 
 from .. import ast as A
 from ...ir import nodes as ir
-from ...ir.symbolic import Sym, prove_equal
+from ...ir.symbolic import Sym, prove_divisible, prove_equal
+from .context import CheckContext, ExprCheck
 from .values import (
     Symbol,
     VArray,
@@ -21,7 +23,6 @@ from .values import (
     VPacked,
     VError,
     VFloat,
-    VFuture,
     VInt,
     VMethod,
     VSpan,
@@ -48,7 +49,12 @@ def _shape(dims: List[Sym]) -> str:
 
 
 class SpannedData:
-    """The data half of ``FunctionChecker``: declarations and spanned operations."""
+    """Declarations of data and the spanned operations."""
+
+    def __init__(self, ctx: CheckContext, expr: ExprCheck):
+        self.ctx = ctx
+        self.error = ctx.error
+        self.expr = expr   # the expression checker's
 
     # -- declarations ----------------------------------------------------------
     def declare_data(self, d: A.Declarator, elem: str, storage: str, dims: List[Sym]) -> List[ir.Stmt]:
@@ -69,7 +75,7 @@ class SpannedData:
 
         def make(suffix: str, left: List[int]) -> Value:
             if not left:
-                buf = self.new_buffer(d.name + suffix, elem, storage, dims, d.loc, "decl", d.name + suffix)
+                buf = self.ctx.new_buffer(d.name + suffix, elem, storage, dims, d.loc, "decl", d.name + suffix)
                 out.append(ir.Alloc(d.loc, buf))
                 if fill is not None:
                     out.append(ir.Fill(d.loc, buf, fill))
@@ -78,7 +84,7 @@ class SpannedData:
 
         value = make("", counts)
         ir_name = value.region.buffer.name if isinstance(value, VData) else ""
-        self.declare(d.ident, Symbol(d.name, "data", value, d.loc, ir_name))
+        self.ctx.declare(d.ident, Symbol(d.name, "data", value, d.loc, ir_name))
         return out
 
     def fill_value(self, d: A.Declarator, elem: str):
@@ -145,11 +151,11 @@ class SpannedData:
         if n.is_const and n.value <= 0:
             return self.error(e.args[1].loc, f"'{name}' needs a positive alignment, not {n.value}")
         if not n.is_const:
-            self._pending_checks(self.runtime_check(e.args[1].loc, n.op(">", 0),
-                                                    f"'{name}' needs a positive alignment, not {{0}}", [n]))
+            self.ctx.pending_checks(self.ctx.runtime_check(e.args[1].loc, n.op(">", 0),
+                                                           f"'{name}' needs a positive alignment, not {{0}}", [n]))
         if name == "__alignup":
             x = x + n - Sym.const(1)
-        return self.int32(e.loc, f"{name}({vals[0].to_c()}, {n.to_c()})", VInt(x.op("/", n) * n))
+        return self.ctx.int32(e.loc, f"{name}({vals[0].to_c()}, {n.to_c()})", VInt(x.op("/", n) * n))
 
     # -- spanned operations ----------------------------------------------------
     def tile_step(self, e: A.Call, base: VData) -> Value:
@@ -249,7 +255,7 @@ class SpannedData:
                 if too_large.is_const and too_large.value:
                     return self.error(e.loc, f"{name} too large for dimension {i} ({v.to_c()} > {dim.to_c()})")
                 if not too_large.is_const:
-                    self._pending_checks(self.runtime_check(
+                    self.ctx.pending_checks(self.ctx.runtime_check(
                         e.loc, v.op("<=", dim), f"{name} dimension {i} ({{0}}) exceeds the data's ({{1}})", [v, dim]))
                 extents.append(dim.mod(v) if name == "modspan" else v)
         tile = Tile(region, extents, name, steps)
@@ -259,13 +265,12 @@ class SpannedData:
         return VData(region.moved(offsets, extents), base.elem, base.future, tile=tile)
 
     def divided(self, e: A.Call, dim: Sym, factor: Sym, i: int) -> Sym:
-        from ...ir.symbolic import prove_divisible
         divisible = prove_divisible(dim, factor)
         if divisible is False:
             self.error(e.loc, f"dimension {i} of the data ({dim.to_c()}) is not divisible by the tiling factor "
                               f"({factor.to_c()})")
         elif divisible is None:
-            self._pending_checks(self.runtime_check(
+            self.ctx.pending_checks(self.ctx.runtime_check(
                 e.loc, factor.op(">", 0).op("&&", dim.op("%", factor).op("==", 0)),
                 f"dimension {i} of the data ({{0}}) is not divisible by the tiling factor ({{1}})", [dim, factor]))
         return dim.floordiv(factor)
@@ -300,10 +305,10 @@ class SpannedData:
                 by_bound = (last + ext).op("<=", dim)
                 if by_bound.is_const and not by_bound.value:
                     # some values leave the data (the reference accepts this): checked at run time
-                    self.diag.warning(e.args[min(i, len(e.args) - 1)].loc,
-                                      f"index may be out of bounds for dimension {i}: at its largest value "
-                                      f"{(ub - 1).to_c()} the tile is elements [{last.to_c()}, "
-                                      f"{(last + ext).to_c()}) of {dim.to_c()}")
+                    self.ctx.diag.warning(e.args[min(i, len(e.args) - 1)].loc,
+                                          f"index may be out of bounds for dimension {i}: at its largest value "
+                                          f"{(ub - 1).to_c()} the tile is elements [{last.to_c()}, "
+                                          f"{(last + ext).to_c()}) of {dim.to_c()}")
                 else:
                     shown, fits = ub - 1, by_bound
             if fits.is_const and not fits.value:
@@ -312,9 +317,9 @@ class SpannedData:
                 if not self._wraps_inside(tile, vals, name):
                     return self.error(where, what)
                 # the reference computes the address row-major and copies what is there
-                self.diag.warning(where, f"{what}; the tile runs on into the following elements of the data")
+                self.ctx.diag.warning(where, f"{what}; the tile runs on into the following elements of the data")
             if not fits.is_const:
-                self._pending_checks(self.runtime_check(
+                self.ctx.pending_checks(self.ctx.runtime_check(
                     e.loc, fits, f"'.{name}' index {{0}} of dimension {i} is outside the data ({{1}} elements)",
                     [shown, dim]))
             offsets.append(off + start)
@@ -355,12 +360,12 @@ class SpannedData:
             return self.error(e.loc, f"span_as cannot reshape {_shape(region.extents)} ({have.to_c()} elements) "
                                      f"to {_shape(dims)} ({want.to_c()} elements)")
         if same is None:
-            self._pending_checks(self.runtime_check(
+            self.ctx.pending_checks(self.ctx.runtime_check(
                 e.loc, have.op("==", want), "span_as: the data has {0} elements, the new shape {1}", [have, want]))
         view = self.contiguous_view(region, dims)
         if view is None and region.strides is None and region.view is None:
             # the reference warns and goes on; here the elements are packed by the copy
-            self.diag.warning(e.loc, f"'span_as' of non-contiguous data ({_shape(region.extents)} of "
+            self.ctx.diag.warning(e.loc, f"'span_as' of non-contiguous data ({_shape(region.extents)} of "
                                      f"{_shape(region.shape)}): only a 'dma.copy' may read it, and the copy "
                                      f"packs its elements row-major into the new shape")
             return VPacked(base, list(dims))
@@ -428,7 +433,7 @@ class SpannedData:
         if inside.is_const and not inside.value:
             return self.error(e.loc, f"the view reaches element {last.to_c()} of data with {size.to_c()} elements")
         if not inside.is_const:
-            self._pending_checks(self.runtime_check(
+            self.ctx.pending_checks(self.ctx.runtime_check(
                 e.loc, inside, "the view reaches element {0} of data with {1} elements", [last, size]))
         return VData(region, base.elem, base.future)
 
@@ -443,7 +448,7 @@ class SpannedData:
         rank = len(ext)
         unit = all(r.strides is None or r.strides[-1] == Sym.const(1) for r in (src, dst))
         looped = rank - 1 if unit else rank
-        names = [self.unique("croktile_v") for _ in range(looped)]
+        names = [self.ctx.unique("croktile_v") for _ in range(looped)]
         idx = [Sym.var(n) for n in names] + [Sym.const(0)] * (rank - looped)
         run = ext[-1] if unit else Sym.const(1)
         ones = [Sym.const(1)] * (rank - 1)

@@ -1,14 +1,19 @@
-"""What a tileflow expression evaluates to during checking.
+"""What a tileflow expression evaluates to during checking, and how messages name it.
 
 Each class is one kind of value the language has: scalars, mdspans, ituples
 (bounded or not), spanned data (a whole buffer or a chunk of one) and DMA futures.
+The end of the module is what every checker needs to word and place a message: the
+kind of a value (``kind_name``, ``article``), where an expression starts
+(``start_loc``) and the operator classes.
 """
 from __future__ import annotations
 
 from dataclasses import field
 from typing import List, Optional
 
+from .. import ast as A
 from ...ir import nodes as ir
+from ...diagnostics import Loc
 from ...ir.symbolic import Sym
 from ...ir.dataclass import dataclass
 
@@ -81,7 +86,7 @@ class Future:
     placeholder: bool = False         # defined by `dma.any`
     candidates: Optional[List["Future"]] = None   # `select(k, f, g)`: the futures it may be
     used: bool = False                # a `dma.any` that is waited, swapped or selected
-    # `dma.any` only (sema_dma.py): whether a copy has been assigned to it; the buffer it
+    # `dma.any` only (dma.py): whether a copy has been assigned to it; the buffer it
     # gets once its type is inferred from a `swap`/`select` partner, and where it is defined
     assigned: bool = True
     shell: Optional[object] = None
@@ -168,7 +173,7 @@ class Symbol:
 
 # The language rule for one-element ituples (`with i in [4]` binds one): wherever an
 # integer is expected, a one-element ituple is its integer, keeping its bound. Every
-# check that expects an integer (sema and its mixins) reads its operand through `scalar`.
+# check that expects an integer (every checker) reads its operand through `scalar`.
 def is_single(v: Value) -> bool:
     return isinstance(v, VTuple) and len(v.items) == 1
 
@@ -188,3 +193,28 @@ def kind_name(v: Value) -> str:
     if isinstance(v, VTuple):
         return f"ituple of {len(v.items)} element{'s' if len(v.items) != 1 else ''}"
     return v.kind
+
+
+# -- messages: the words and places --------------------------------------------------------
+COMPARE = {"==", "!=", "<", ">", "<=", ">="}
+LOGICAL = {"&&", "||"}
+
+
+def article(word: str) -> str:
+    return ("an " if word[:1] in "aeiou" else "a ") + word
+
+
+def start_loc(node: A.Node) -> Loc:
+    """Where an expression starts: `a` in `a.chunkat(p, _)` (a Member's own loc is its name)."""
+    while True:
+        if isinstance(node, A.Call):
+            node = node.func
+        elif isinstance(node, (A.Member, A.SpanDerive)):
+            node = node.base
+        elif isinstance(node, (A.BinOp, A.Ternary)):
+            nxt = node.left if isinstance(node, A.BinOp) else node.cond
+            if (nxt.loc.line, nxt.loc.col) > (node.loc.line, node.loc.col):
+                return node.loc
+            node = nxt
+        else:
+            return node.loc
