@@ -132,7 +132,7 @@ def test_error_after_include_keeps_original_line(tmp_path, croktilec):
     src = write(tmp_path / "incl.co.cpp", """
         #include "helpers.h"
         #include <vector>
-        #include "not_found_anywhere.h"
+        #include <not_found_anywhere.h>
 
         __co__ void f(s32 [8] a) {
           parallel p by TILE {
