@@ -11,12 +11,12 @@ from __future__ import annotations
 import importlib.util
 import os
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 import yaml
+
+from .site_build import build_site, shared_site
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -40,20 +40,9 @@ def _nav_pages(nav):
             yield value
 
 
-def build_site(out: Path, path: str = "") -> Path:
-    """``mkdocs build --strict`` into out (PATH: that of the croktilec to draw with)."""
-    if importlib.util.find_spec("mkdocs") is None or importlib.util.find_spec("material") is None:
-        pytest.skip("mkdocs and mkdocs-material are not installed (pip install '.[docs]')")
-    env = dict(os.environ, NO_MKDOCS_2_WARNING="1", PATH=path or os.environ["PATH"])
-    res = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "-q", "-d", str(out)],
-                         cwd=REPO, capture_output=True, text=True, timeout=300, env=env)
-    assert res.returncode == 0, f"mkdocs build --strict failed:\n{res.stdout}{res.stderr}"
-    return out
-
-
 @pytest.fixture(scope="module")
 def site(tmp_path_factory) -> Path:
-    return build_site(tmp_path_factory.mktemp("site"))
+    return shared_site(tmp_path_factory)
 
 
 def picture_links(html: str, stem: str):
