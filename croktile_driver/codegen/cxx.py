@@ -1,7 +1,7 @@
 """What every target's toolchain provides, and the C++ emission they share."""
 from __future__ import annotations
 
-from typing import List
+from typing import Any, List, NamedTuple
 
 from ..cstrings import c_string, line_marker
 from .. import ir
@@ -136,6 +136,23 @@ def loop_header(index_type: str, s: ir.Loop, expr) -> str:
     return f"for ({index_type} {s.var} = {expr(s.start)}; {s.var} < {expr(s.count)}; {step}) {{"
 
 
+class At(NamedTuple):
+    """Where a statement is written, what every statement visitor takes: ``s_X(self, s, at)``.
+
+    `depth` is the indentation of its lines. In a kernel, `level` is the parallel level
+    whose code it is (1 the group's, 2 a thread's, ...) and `state` the barrier state
+    before it (analysis/barriers.py); a kernel's visitor returns the state after the
+    statement, or None where it leaves it as it was. Emitters of one thread of control
+    (the host's, the cpu's) have neither."""
+    depth: int
+    level: int = 0
+    state: Any = None
+
+    def inner(self) -> "At":
+        """Where the statement's body is written: one indentation deeper."""
+        return At(self.depth + 1, self.level, self.state)
+
+
 class StatementWriter:
     """The statements every emitter writes alike, one thread of control: loops,
     conditions and scalars, each after a #line into the .co.cpp. Subclasses say how a
@@ -149,20 +166,20 @@ class StatementWriter:
     def w(self, depth: int, text: str) -> None:
         self.lines.append("  " * depth + text)
 
-    def stmts(self, stmts: List[ir.Stmt], depth: int) -> None:
+    def stmts(self, stmts: List[ir.Stmt], at: At) -> None:
         for s in stmts:
-            self.w(depth, line_directive(s.loc))
-            getattr(self, "s_" + type(s).__name__)(s, depth)
+            self.w(at.depth, line_directive(s.loc))
+            getattr(self, "s_" + type(s).__name__)(s, at)
 
-    def s_Loop(self, s: ir.Loop, depth: int) -> None:
-        self.w(depth, loop_header("long long", s, self.expr))
-        self.stmts(s.body, depth + 1)
-        self.w(depth, "}")
+    def s_Loop(self, s: ir.Loop, at: At) -> None:
+        self.w(at.depth, loop_header("long long", s, self.expr))
+        self.stmts(s.body, at.inner())
+        self.w(at.depth, "}")
 
-    def s_If(self, s: ir.If, depth: int) -> None:
-        self.w(depth, f"if ({condition(self.expr(s.cond))}) {{")
-        self.stmts(s.body, depth + 1)
-        self.w(depth, "}")
+    def s_If(self, s: ir.If, at: At) -> None:
+        self.w(at.depth, f"if ({condition(self.expr(s.cond))}) {{")
+        self.stmts(s.body, at.inner())
+        self.w(at.depth, "}")
 
     s_InThreads = s_If
 
@@ -177,32 +194,32 @@ class StatementWriter:
             return self.expr(sym)
         return self.elements().scalar(ctype, elem, e, sym)
 
-    def s_ScalarDef(self, s: ir.ScalarDef, depth: int) -> None:
+    def s_ScalarDef(self, s: ir.ScalarDef, at: At) -> None:
         value = self.scalar_value(s.ctype, s.elem, s.expr, s.value)
-        self.w(depth, f"[[maybe_unused]] {scalar_ctype(s.ctype)} {s.name} = {value};")
+        self.w(at.depth, f"[[maybe_unused]] {scalar_ctype(s.ctype)} {s.name} = {value};")
 
-    def s_Assign(self, s: ir.Assign, depth: int) -> None:
-        self.w(depth, f"{s.name} = {self.scalar_value(s.ctype, s.elem, s.expr, s.value)};")
+    def s_Assign(self, s: ir.Assign, at: At) -> None:
+        self.w(at.depth, f"{s.name} = {self.scalar_value(s.ctype, s.elem, s.expr, s.value)};")
 
-    def s_Break(self, s: ir.Break, depth: int) -> None:
-        self.w(depth, "break;")
+    def s_Break(self, s: ir.Break, at: At) -> None:
+        self.w(at.depth, "break;")
 
-    def s_Continue(self, s: ir.Continue, depth: int) -> None:
-        self.w(depth, "continue;")
+    def s_Continue(self, s: ir.Continue, at: At) -> None:
+        self.w(at.depth, "continue;")
 
-    def s_Print(self, s: ir.Print, depth: int) -> None:
-        self.w(depth, print_stmt(s, self.expr, value=self.elements().value))
+    def s_Print(self, s: ir.Print, at: At) -> None:
+        self.w(at.depth, print_stmt(s, self.expr, value=self.elements().value))
 
     def dispatch_args(self) -> List[str]:
         """The arguments a function passes on to one of its instances (instances.py)."""
         return [p.name for p in self.fn.params]
 
-    def s_Dispatch(self, s, depth: int) -> None:
+    def s_Dispatch(self, s, at: At) -> None:
         call = f"{s.callee}({', '.join(self.dispatch_args())})"
-        self.w(depth, f"// {s.why}")
+        self.w(at.depth, f"// {s.why}")
         if self.fn.ret_kind == "void":
-            self.w(depth, f"if ({condition(self.expr(s.cond))}) {{ {call}; return; }}")
+            self.w(at.depth, f"if ({condition(self.expr(s.cond))}) {{ {call}; return; }}")
         else:
-            self.w(depth, f"if ({condition(self.expr(s.cond))}) return {call};")
+            self.w(at.depth, f"if ({condition(self.expr(s.cond))}) return {call};")
 
 

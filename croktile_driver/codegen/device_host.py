@@ -14,7 +14,7 @@ from typing import Dict, List
 
 from .. import ir
 from ..ir.symbolic import Sym
-from .cxx import StatementWriter, box_declarations, check_stmt, elem_ctype, line_directive
+from .cxx import At, StatementWriter, box_declarations, check_stmt, elem_ctype, line_directive
 from .signatures import (
     stream_param,
     destination_signature,
@@ -139,7 +139,7 @@ class DeviceHostEmitter(StatementWriter):
                     self.bind_param(p, where_fn)
         if self.destination:
             self.bind_destination()
-        self.stmts(body, 1)
+        self.stmts(body, At(1))
         if fn.ret_kind == "void" and not self.device_form:
             self.w(1, self.synchronize(fn.loc))
         self.w(0, "}")
@@ -237,7 +237,8 @@ class DeviceHostEmitter(StatementWriter):
         return f"{self.api}::backend::synchronize(croktile_stream.native(), {where(loc)});"
 
     # -- statements ----------------------------------------------------------------------
-    def s_Dma(self, s: ir.Dma, depth: int) -> None:
+    def s_Dma(self, s: ir.Dma, at: At) -> None:
+        depth = at.depth
         if s.op is not ir.DmaOp.COPY:
             self.gen.diag.error(s.loc, f"'dma.{s.op}' outside 'parallel' is not supported yet on target "
                                        f"'{self.target}'")
@@ -248,19 +249,20 @@ class DeviceHostEmitter(StatementWriter):
         self.w(depth + 1, self.copy_box_call(s))
         self.w(depth, "}")
 
-    def s_Check(self, s: ir.Check, depth: int) -> None:
-        self.lines.append(check_stmt(s, "  " * depth))
+    def s_Check(self, s: ir.Check, at: At) -> None:
+        self.lines.append(check_stmt(s, "  " * at.depth))
 
-    def s_Wait(self, s: ir.Wait, depth: int) -> None:
-        self.w(depth, f"// wait {', '.join(s.futures)}: host-level copies are ordered on the stream")
+    def s_Wait(self, s: ir.Wait, at: At) -> None:
+        self.w(at.depth, f"// wait {', '.join(s.futures)}: host-level copies are ordered on the stream")
 
-    def s_Swap(self, s: ir.Swap, depth: int) -> None:
-        self.w(depth, f"std::swap({self.mem(s.a)}, {self.mem(s.b)});")
+    def s_Swap(self, s: ir.Swap, at: At) -> None:
+        self.w(at.depth, f"std::swap({self.mem(s.a)}, {self.mem(s.b)});")
 
-    def s_Call(self, s: ir.Call, depth: int) -> None:   # sema allows calls only inside parallel
+    def s_Call(self, s: ir.Call, at: At) -> None:   # sema allows calls only inside parallel
         self.gen.diag.error(s.loc, f"'call' outside 'parallel' cannot run on target '{self.target}'")
 
-    def s_Return(self, s: ir.Return, depth: int) -> None:
+    def s_Return(self, s: ir.Return, at: At) -> None:
+        depth = at.depth
         if s.buffer is not None:
             buf = s.buffer
             ctype, rank = elem_ctype(buf.elem), len(buf.shape)

@@ -12,7 +12,7 @@ from typing import Callable, Dict, List, Optional
 
 from .. import ir
 from ..ir.symbolic import Sym
-from .cxx import elem_ctype
+from .cxx import At, elem_ctype
 from .rows import RowWriter, row_refs
 
 
@@ -122,7 +122,9 @@ def refs_of(s: ir.Stmt, declared: bool = False) -> List[ir.FragRef]:
 
 class FragmentWriter(RowWriter):
     """Mixed into a target's statement emitter; it needs `w`, `ptr`, `expr`, `elements`
-    and `fn`, and keeps the stack of parallel levels it is inside."""
+    and `fn`, and keeps the stack of parallel levels it is inside. Its visitors take `at`
+    as every emitter's do, and leave a kernel's barrier state as it was (they return
+    None): a kernel emitter that needs a barrier before one overrides it."""
 
     replicated: Dict[str, ir.Parallel]
     level_stack: List[ir.Parallel]
@@ -206,35 +208,36 @@ class FragmentWriter(RowWriter):
             else:
                 self.w(depth, f"croktile::wgmma::settle({self.frag_ref(ref)});")
 
-    def s_MmaFill(self, s: ir.MmaFill, depth: int) -> None:
+    def s_MmaFill(self, s: ir.MmaFill, at: At) -> None:
         f = s.ref.frag
         if not s.declare:
-            self.settle(s.ref, depth)
+            self.settle(s.ref, at.depth)
         if s.declare:
             value = self.fill_value(f, s.value)
-            self.each_fragment(s.ref, depth, lambda frag: f"{api(f)}::fill({frag}, {value});")
+            self.each_fragment(s.ref, at.depth, lambda frag: f"{api(f)}::fill({frag}, {value});")
         else:
-            self.w(depth, f"{api(f)}::fill({self.frag_ref(s.ref)}, {self.fill_value(f, s.value)});")
+            self.w(at.depth, f"{api(f)}::fill({self.frag_ref(s.ref)}, {self.fill_value(f, s.value)});")
 
-    def s_MmaLoad(self, s: ir.MmaLoad, depth: int) -> None:
+    def s_MmaLoad(self, s: ir.MmaLoad, at: At) -> None:
         off, s0, s1 = chunk_access(s.src, s.transposed, self.expr)
         ptr = self.ptr(s.src.buffer) + ("" if off == "0" else f" + ({off})")
         f = s.ref.frag
         if is_view(f):
             decl = f"{frag_type(f)} " if s.declare else ""
-            self.w(depth, f"{decl}{self.frag_ref(s.ref)} = croktile::wgmma::smem({ptr});")
+            self.w(at.depth, f"{decl}{self.frag_ref(s.ref)} = croktile::wgmma::smem({ptr});")
             return
         sw = self.swizzled.get(s.src.buffer.name)
         load = f"load_swizzled<{sw}>" if sw else "load"
-        self.w(depth, f"croktile::mma::{load}({self.frag_ref(s.ref)}, {ptr}, {s0}, {s1});")
+        self.w(at.depth, f"croktile::mma::{load}({self.frag_ref(s.ref)}, {ptr}, {s0}, {s1});")
 
-    def s_MmaStore(self, s: ir.MmaStore, depth: int) -> None:
+    def s_MmaStore(self, s: ir.MmaStore, at: At) -> None:
         off, s0, s1 = chunk_access(s.dst, False, self.expr)
         ptr = self.ptr(s.dst.buffer) + ("" if off == "0" else f" + ({off})")
-        self.settle(s.ref, depth)
-        self.w(depth, f"{api(s.ref.frag)}::store({self.frag_ref(s.ref)}, {ptr}, {s0}, {s1});")
+        self.settle(s.ref, at.depth)
+        self.w(at.depth, f"{api(s.ref.frag)}::store({self.frag_ref(s.ref)}, {ptr}, {s0}, {s1});")
 
-    def s_MmaMul(self, s: ir.MmaMul, depth: int) -> None:
+    def s_MmaMul(self, s: ir.MmaMul, at: At) -> None:
+        depth = at.depth
         c, a, b = (self.frag_ref(r) for r in (s.c, s.a, s.b))
         if s.e is not None:
             self.w(depth, f"croktile::mma::mma_sp({c}, {a}, {b}, {self.frag_ref(s.e)});")
@@ -248,9 +251,9 @@ class FragmentWriter(RowWriter):
         else:
             self.w(depth, f"{api(s.c.frag)}::mma({c}, {a}, {b});")
 
-    def s_FragUpdate(self, s: ir.FragUpdate, depth: int) -> None:
+    def s_FragUpdate(self, s: ir.FragUpdate, at: At) -> None:
         ctype = elem_ctype(s.ref.frag.elem)
         value = self.elements().value(s.value)
-        self.settle(s.ref, depth)
-        self.w(depth, f"{{ const auto croktile_v = {value}; {api(s.ref.frag)}::for_each({self.frag_ref(s.ref)}, "
-                      f"[&]({ctype}& x) {{ x = ({ctype})(x {s.op} croktile_v); }}); }}")
+        self.settle(s.ref, at.depth)
+        self.w(at.depth, f"{{ const auto croktile_v = {value}; {api(s.ref.frag)}::for_each({self.frag_ref(s.ref)}, "
+                         f"[&]({ctype}& x) {{ x = ({ctype})(x {s.op} croktile_v); }}); }}")

@@ -1,4 +1,5 @@
-"""Facts about kernels that every device target's generator needs.
+"""Facts about kernels that every device target's generator needs, and the statements
+the kernel emitters (cuda, opencl) write alike (``KernelEmitterBase``).
 
 Row-major strides and offsets of regions, the statements of a launch with the
 level each sits in, and which scalars a kernel must receive from the host.
@@ -9,8 +10,9 @@ import re
 from typing import Dict, List, Optional, Set, Tuple
 
 from .. import ir
+from ..analysis.barriers import EMPTY, BarrierPlanner, State
 from ..ir.symbolic import Sym
-from .cxx import condition, loop_header, scalar_ctype, sym_c
+from .cxx import At, condition, loop_header, scalar_ctype, sym_c
 from .element_writer import ElementWriter, float_names
 
 MAX_CHECK_VALUES = 4     # values a device-side runtime check can report
@@ -235,11 +237,14 @@ def waited_async_futures(stmts_with_levels, eligible) -> Tuple[Set[str], Dict[st
 
 class KernelEmitterBase:
     """What the opencl and cuda kernel emitters share: statements of the outer level run
-    on every thread of a group, with a barrier state threaded through them (each target
-    defines the state, `join` and what needs a barrier); the rest is written alike."""
+    on every thread of a group, with the barrier state of analysis/barriers.py threaded
+    through them (``At.state``; a visitor returns the state after its statement, or None
+    where it changed none, and ``barrier_plan``, the target's policy, joins states where
+    paths meet); the rest is written alike."""
 
-    index_type = "long long"      # the device's 64-bit integer
-    check_fail = ""               # the device function that records a failed check
+    index_type = "long long"          # the device's 64-bit integer
+    check_fail = ""                   # the device function that records a failed check
+    barrier_plan = BarrierPlanner()   # where the group's threads need a barrier (a target's policy)
 
     def __init__(self, host, par: ir.Parallel):
         self.host = host
@@ -255,12 +260,8 @@ class KernelEmitterBase:
     def w(self, depth: int, text: str) -> None:
         self.lines.append("  " * depth + text)
 
-    @staticmethod
-    def join(a, b):
-        """The barrier state where two paths meet."""
-        raise NotImplementedError
-
-    def stmts(self, stmts: List[ir.Stmt], depth: int, level: int, state):
+    def stmts(self, stmts: List[ir.Stmt], at: At) -> State:
+        """Writes the statements from `at`; returns the barrier state after them."""
         raise NotImplementedError
 
     def writes(self, buf: ir.Buffer) -> bool:
@@ -311,71 +312,69 @@ class KernelEmitterBase:
 
     split = None   # the nest the launch may run one iteration per block (grid_split.SplitNest)
 
-    def s_Loop(self, s: ir.Loop, depth: int, level: int, state):
+    def s_Loop(self, s: ir.Loop, at: At) -> State:
         if self.split is not None and s is self.split.loops[0]:
-            return self.split_nest(s, depth, level, state)
-        return self.loop(s, depth, level, state)
+            return self.split_nest(s, at)
+        return self.loop(s, at)
 
-    def loop(self, s: ir.Loop, depth: int, level: int, state):
+    def loop(self, s: ir.Loop, at: At) -> State:
+        depth, level, state = at
         mark = len(self.lines)
-        entry = state
+        entry = self.barrier_plan.enter(state)
         while True:
             hint = self.unroll_hint(s, level)
             if hint:
                 self.w(depth, hint)
             self.w(depth, loop_header(self.index_type, s, dev_expr))
-            end = self.stmts(s.body, depth + 1, level, entry)
+            end = self.stmts(s.body, At(depth + 1, level, entry))
             self.w(depth, "}")
-            joined = self.join(entry, end)
+            joined = self.barrier_plan.join(entry, end)
             if joined == entry:
                 return joined
             del self.lines[mark:]        # the next iteration starts in the state this one ends in
             entry = joined
 
-    def split_nest(self, s: ir.Loop, depth: int, level: int, state):
+    def split_nest(self, s: ir.Loop, at: At) -> State:
         """The nest whole where the launch did not split it (`croktile_split` 1), else
         iteration `croktile_part` of it (the kernel's prologue has both; grid_split.py)."""
+        depth = at.depth
         self.w(depth, "if (croktile_split == 1) {")
-        whole = self.loop(s, depth + 1, level, state)
+        whole = self.loop(s, at.inner())
         self.w(depth, "} else {   // one iteration of the nest per block")
         counts = [paren(dev_expr(loop.count)) for loop in self.split.loops]
         for i, loop in enumerate(self.split.loops):
             value = f"croktile_part / ({' * '.join(counts[i + 1:])})" if i + 1 < len(counts) else "croktile_part"
             self.w(depth + 1, f"const {self.index_type} {loop.var} = {value}{f' % {counts[i]}' if i else ''};")
-        end = self.stmts(self.split.body, depth + 1, level, state)
+        end = self.stmts(self.split.body, at.inner())
         self.w(depth, "}")
-        return self.join(whole, end)
+        return self.barrier_plan.join(whole, end)
 
     def unroll_hint(self, s: ir.Loop, level: int) -> str:
         """A line before the loop asking the device compiler to unroll it (none by default)."""
         return ""
 
-    def s_If(self, s: ir.If, depth: int, level: int, state):
-        self.w(depth, f"if ({condition(dev_expr(s.cond))}) {{")
-        end = self.stmts(s.body, depth + 1, level, state)
-        self.w(depth, "}")
-        return self.join(state, end)
+    def s_If(self, s: ir.If, at: At) -> State:
+        self.w(at.depth, f"if ({condition(dev_expr(s.cond))}) {{")
+        end = self.stmts(s.body, at.inner())
+        self.w(at.depth, "}")
+        return self.barrier_plan.join(at.state, end)
 
     s_InThreads = s_If
 
-    def s_ScalarDef(self, s: ir.ScalarDef, depth: int, level: int, state):
+    def s_ScalarDef(self, s: ir.ScalarDef, at: At) -> None:
         ctype = scalar_ctype(s.ctype, self.index_type)
-        self.w(depth, f"{ctype} {s.name} = {self.scalar_value(s.ctype, s.elem, s.expr, s.value)};")
-        return state
+        self.w(at.depth, f"{ctype} {s.name} = {self.scalar_value(s.ctype, s.elem, s.expr, s.value)};")
 
-    def s_Assign(self, s: ir.Assign, depth: int, level: int, state):
-        self.w(depth, f"{s.name} = {self.scalar_value(s.ctype, s.elem, s.expr, s.value)};")
-        return state
+    def s_Assign(self, s: ir.Assign, at: At) -> None:
+        self.w(at.depth, f"{s.name} = {self.scalar_value(s.ctype, s.elem, s.expr, s.value)};")
 
-    def s_Break(self, s: ir.Break, depth: int, level: int, state):
-        self.w(depth, "break;")
-        return state
+    def s_Break(self, s: ir.Break, at: At) -> None:
+        self.w(at.depth, "break;")
 
-    def s_Continue(self, s: ir.Continue, depth: int, level: int, state):
-        self.w(depth, "continue;")
-        return state
+    def s_Continue(self, s: ir.Continue, at: At) -> None:
+        self.w(at.depth, "continue;")
 
-    def instance_body(self, s: ir.Parallel, depth: int, state, setup) -> None:
+    def instance_body(self, s: ir.Parallel, depth: int, setup) -> None:
         """The statements of an instance of the level-2 `s`, after `setup(s, depth)` (its
         buffers); a failed check leaves them by a goto to their end."""
         saved = self.end_label
@@ -384,7 +383,7 @@ class KernelEmitterBase:
             self.end_label = f"croktile_end{self.label_count}"
             self.label_count += 1
         setup(s, depth)
-        self.stmts(s.body, depth, 2, state)
+        self.stmts(s.body, At(depth, 2, EMPTY))
         if self.end_label:
             self.w(depth, f"{self.end_label}:;")
         self.end_label = saved
@@ -396,10 +395,9 @@ class KernelEmitterBase:
         vals += ["0"] * (MAX_CHECK_VALUES - len(vals))
         return f"{self.check_fail}(croktile_err, {cid}, {', '.join(vals)});"
 
-    def s_Check(self, s: ir.Check, depth: int, level: int, state):
-        leave = "return;" if level == 1 or self.end_label is None else f"goto {self.end_label};"
-        self.w(depth, f"if (!({dev_expr(s.cond)})) {{ {self.check_fail_call(s)} {self.before_leaving()}{leave} }}")
-        return state
+    def s_Check(self, s: ir.Check, at: At) -> None:
+        leave = "return;" if at.level == 1 or self.end_label is None else f"goto {self.end_label};"
+        self.w(at.depth, f"if (!({dev_expr(s.cond)})) {{ {self.check_fail_call(s)} {self.before_leaving()}{leave} }}")
 
     def before_leaving(self) -> str:
         """What a failed check runs before it leaves the kernel (a target's override)."""

@@ -6,6 +6,7 @@ accumulator."""
 from __future__ import annotations
 
 from .. import ir
+from .cxx import At
 
 CALLS = {ir.RowOp.FILL: "row_fill", ir.RowOp.MAX: "row_max", ir.RowOp.SUM: "row_sum", ir.RowOp.SCALE: "row_scale",
          ir.RowOp.DIV: "row_div", ir.RowOp.EXP: "row_exp", ir.RowOp.CAUSAL: "mask_causal", ir.RowOp.CVT: "cvt"}
@@ -27,7 +28,8 @@ class RowWriter:
             return f"(long long)({self.elements().value(a)})"
         return f"(float)({self.fill_value(f, a)})"
 
-    def s_FragOp(self, s: ir.FragOp, depth: int) -> None:
+    def s_FragOp(self, s: ir.FragOp, at: At) -> None:
+        depth = at.depth
         f = s.ref.frag
         api = "croktile::wgmma" if f.engine is ir.MmaEngine.WGMMA else "croktile::mma"
         for ref in [s.ref] + row_refs(s):

@@ -15,15 +15,15 @@ from typing import Dict, List
 
 from ... import ir
 from ...frontend.pipeline import TranslationUnit
-from ...codegen.box_copy import write_host_copy
 from ...analysis.loop_order import instances_inside
-from ...codegen.dma_loops import element_loops, write_loops
+from ...codegen.dma_loops import element_loops, write_host_copy, write_loops
 from ...codegen.fill_literal import fill_literal
 from ...codegen.element_writer import ElementWriter
 from ...codegen.fragments import FragmentWriter, replication, uses_mma
 from ...analysis.events import concurrent_levels, wait_message, wait_where
 from ...analysis.inthreads import barrier_levels, barrier_wait_message, inthreads_barriers, level_barriers
 from ...codegen.cxx import (
+    At,
     box_declarations,
     call_arguments,
     call_statement,
@@ -76,7 +76,7 @@ class FunctionEmitter(StatementWriter, FragmentWriter):
                 self.w(1, f"{elem_ctype(p.elem)}* const {p.buffer.name}__ptr = {p.name}.data();")
             elif p.kind == "stream":   # work runs when called: nothing to queue on
                 self.w(1, f"(void){p.name};")
-        self.stmts(fn.body, 1)
+        self.stmts(fn.body, At(1))
         self.lines.append("}")
         return "\n".join(self.lines)
 
@@ -116,7 +116,8 @@ class FunctionEmitter(StatementWriter, FragmentWriter):
         return self.ptr(region.buffer) + ("" if offset == "0" else f" + ({offset})")
 
     # -- statements --------------------------------------------------------------
-    def s_Parallel(self, s: ir.Parallel, depth: int) -> None:
+    def s_Parallel(self, s: ir.Parallel, at: At) -> None:
+        depth = at.depth
         concurrent = id(s) in self.concurrent
         if s.level == 1 or concurrent:
             run = "run_concurrently" if concurrent else "parallel_for"
@@ -136,7 +137,7 @@ class FunctionEmitter(StatementWriter, FragmentWriter):
         if s.level == 1:
             self.declare_frags(s.body, depth + 1)
         self.level_stack.append(s)
-        self.stmts(s.body, depth + 1)
+        self.stmts(s.body, at.inner())
         self.level_stack.pop()
         self.w(depth, "});" if s.level == 1 or concurrent else "}")
 
@@ -147,14 +148,14 @@ class FunctionEmitter(StatementWriter, FragmentWriter):
             self.w(depth, f"croktile::cpu::barrier {name}({' * '.join(f'({sym_c(p.count)})' for p in levels)});")
         self.barrier_of.update(of)
 
-    def s_InThreads(self, s: ir.InThreads, depth: int) -> None:
+    def s_InThreads(self, s: ir.InThreads, at: At) -> None:
         name = self.barrier_of.get(id(s))
         arrive = f"{name}.arrive_and_wait({wait_where(s)}, {barrier_wait_message()});"
         if name and self.barriers[id(s)].before:
-            self.w(depth, arrive)
-        self.s_If(s, depth)
+            self.w(at.depth, arrive)
+        self.s_If(s, at)
         if name:
-            self.w(depth, arrive)
+            self.w(at.depth, arrive)
 
     def instances_inside(self, s: ir.Parallel, nest: List[ir.Loop], depth: int) -> None:
         """An inner level run with its loop nest outside (loop_order.py)."""
@@ -163,23 +164,24 @@ class FunctionEmitter(StatementWriter, FragmentWriter):
             self.w(depth + n, loop_header("long long", loop, self.expr))
         d = depth + len(nest)
         self.w(d, f"for (long long {s.var} = 0; {s.var} < {sym_c(s.count)}; ++{s.var}) {{")
-        self.stmts(nest[-1].body, d + 1)   # its buffers are allocated where the body allocates them
+        self.stmts(nest[-1].body, At(d + 1))   # its buffers are allocated where the body allocates them
         for n in range(len(nest), -1, -1):
             self.w(depth + n, "}")
 
-    def s_Alloc(self, s: ir.Alloc, depth: int) -> None:
+    def s_Alloc(self, s: ir.Alloc, at: At) -> None:
         if s.buffer.name not in self.hoisted:
-            self.alloc(s.buffer, depth)
+            self.alloc(s.buffer, at.depth)
 
-    def s_Fill(self, s: ir.Fill, depth: int) -> None:
+    def s_Fill(self, s: ir.Fill, at: At) -> None:
         b = s.buffer
         count = " * ".join(f"(std::size_t)({sym_c(d)})" for d in b.shape)
-        self.w(depth, f"std::fill_n({self.ptr(b)}, {count}, {fill_literal(b.elem, s.value)});")
+        self.w(at.depth, f"std::fill_n({self.ptr(b)}, {count}, {fill_literal(b.elem, s.value)});")
 
-    def s_Swap(self, s: ir.Swap, depth: int) -> None:
-        self.w(depth, f"std::swap({self.ptr(s.a)}, {self.ptr(s.b)});")
+    def s_Swap(self, s: ir.Swap, at: At) -> None:
+        self.w(at.depth, f"std::swap({self.ptr(s.a)}, {self.ptr(s.b)});")
 
-    def s_Dma(self, s: ir.Dma, depth: int) -> None:
+    def s_Dma(self, s: ir.Dma, at: At) -> None:
+        depth = at.depth
         if s.op is not ir.DmaOp.COPY:
             loops, body = element_loops(s, self.ptr, sym_c, elem_ctype(s.dst.buffer.elem))
             write_loops(self.w, depth, loops, body, sym_c)
@@ -195,27 +197,28 @@ class FunctionEmitter(StatementWriter, FragmentWriter):
                           f"{self.ptr(s.dst.buffer)}, dst_shape, dst_off, ext);")
         self.w(depth, "}")
 
-    def s_Wait(self, s: ir.Wait, depth: int) -> None:
-        self.w(depth, f"// wait {', '.join(s.futures)}: cpu copies complete when issued")
+    def s_Wait(self, s: ir.Wait, at: At) -> None:
+        self.w(at.depth, f"// wait {', '.join(s.futures)}: cpu copies complete when issued")
 
-    def s_EventDecl(self, s: ir.EventDecl, depth: int) -> None:
-        self.w(depth, f"croktile::cpu::event {s.event.name}[{s.event.count}];")
+    def s_EventDecl(self, s: ir.EventDecl, at: At) -> None:
+        self.w(at.depth, f"croktile::cpu::event {s.event.name}[{s.event.count}];")
 
-    def s_Trigger(self, s: ir.Trigger, depth: int) -> None:
+    def s_Trigger(self, s: ir.Trigger, at: At) -> None:
         for ref in s.events:
-            self.w(depth, f"croktile::cpu::trigger({ref.event.name} + ({sym_c(ref.first())}), {ref.count});")
+            self.w(at.depth, f"croktile::cpu::trigger({ref.event.name} + ({sym_c(ref.first())}), {ref.count});")
 
-    def s_EventWait(self, s: ir.EventWait, depth: int) -> None:
+    def s_EventWait(self, s: ir.EventWait, at: At) -> None:
         for ref in s.events:
-            self.w(depth, f"croktile::cpu::wait({ref.event.name} + ({sym_c(ref.first())}), {ref.count}, "
-                          f"{wait_where(s)}, {wait_message(ref)});")
+            self.w(at.depth, f"croktile::cpu::wait({ref.event.name} + ({sym_c(ref.first())}), {ref.count}, "
+                             f"{wait_where(s)}, {wait_message(ref)});")
 
-    def s_Call(self, s: ir.Call, depth: int) -> None:
+    def s_Call(self, s: ir.Call, at: At) -> None:
         args = call_arguments(s, self.region_ptr, sym_c, self.elements().value)
         targs = "" if s.template_args is None else "<" + ", ".join(sym_c(t) for t in s.template_args) + ">"
-        self.w(depth, call_statement(s, f"{s.func}{targs}", args))
+        self.w(at.depth, call_statement(s, f"{s.func}{targs}", args))
 
-    def s_Return(self, s: ir.Return, depth: int) -> None:
+    def s_Return(self, s: ir.Return, at: At) -> None:
+        depth = at.depth
         if s.buffer is not None and s.buffer.origin == "param":
             # a parameter is the caller's memory: return an owning copy of it
             buf = s.buffer
@@ -232,11 +235,11 @@ class FunctionEmitter(StatementWriter, FragmentWriter):
         else:
             self.w(depth, "return;")
 
-    def s_Check(self, s: ir.Check, depth: int) -> None:
-        self.lines.append(check_stmt(s, "  " * depth))
+    def s_Check(self, s: ir.Check, at: At) -> None:
+        self.lines.append(check_stmt(s, "  " * at.depth))
 
-    def s_Store(self, s: ir.Store, depth: int) -> None:
-        self.w(depth, ElementWriter("cxx", self.ptr, sym_c, elem_ctype).store(s))
+    def s_Store(self, s: ir.Store, at: At) -> None:
+        self.w(at.depth, ElementWriter("cxx", self.ptr, sym_c, elem_ctype).store(s))
 
 
 def linear_offset(region: ir.Region) -> str:

@@ -15,7 +15,7 @@ Mapping (docs/targets/cuda.md says it for users):
     strides and addresses allow. ``__syncthreads()`` separates what one thread
     wrote from what others read: on entering and leaving an inner ``parallel``, and
     before an outer-level step (a cooperative copy, a thread-0 call) that touches
-    bytes other threads accessed since the last barrier (see ``step``).
+    bytes other threads accessed since the last barrier (see analysis/barriers.py).
   * Storage: everything an instance of the outer level owns (``shared`` data,
     ``local`` data and DMA destinations of that level) lives in the block's
     shared memory arena, planned from live ranges (memplan.py): a static
@@ -26,8 +26,8 @@ Mapping (docs/targets/cuda.md says it for users):
     level, is ``cp.async`` on sm_80 and newer (the runtime header falls back to
     plain copies for older architectures), one commit group per copy; ``wait`` is
     ``cp.async.wait_group N`` (N: the groups issued after the waited ones, which may
-    stay in flight; see ``plan_waits``) plus ``__syncthreads()``. Other copies
-    complete when issued.
+    stay in flight; see ``wait_keeps`` in analysis/barriers.py) plus
+    ``__syncthreads()``. Other copies complete when issued.
 
 Host side: shapes are checked, every global array gets device memory (RAII, so it
 is freed on every way out), inputs are copied in, each launch requests exactly

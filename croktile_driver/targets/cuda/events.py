@@ -13,9 +13,13 @@ thread 0 between two barriers.
 """
 from __future__ import annotations
 
+from typing import Optional
+
 from ... import ir
 from ...ir.symbolic import Sym
+from ...analysis.barriers import EMPTY, State
 from ...analysis.events import concurrent_levels, wait_message_text
+from ...codegen.cxx import At
 from ...codegen.kernel_emitter import dev_expr
 
 TIMEOUT_MACRO = "CROKTILE_EVENT_TIMEOUT_MS"
@@ -42,27 +46,30 @@ def check_cuda_events(module: ir.Module, diag, max_threads: int) -> None:
 class CudaEvents:
     """A mixin of cuda.KernelEmitter."""
 
-    def s_EventDecl(self, s: ir.EventDecl, depth: int, level: int, state):
+    def s_EventDecl(self, s: ir.EventDecl, at: At) -> Optional[State]:
+        depth = at.depth
         ev = s.event
-        if ev.storage == "local" or level > 1:
+        if ev.storage == "local" or at.level > 1:
             self.w(depth, f"unsigned {ev.name}[{ev.count}] = {{}};   // local event")
-            return state
+            return None
         self.barrier(depth)   # (a loop's earlier iteration may still use the flags)
         self.w(depth, f"__shared__ unsigned {ev.name}[{ev.count}];   // shared event")
         self.w(depth, f"if (croktile_tid == 0) for (int croktile_i = 0; croktile_i < {ev.count}; ++croktile_i) "
                       f"{ev.name}[croktile_i] = 0u;")
         self.barrier(depth)
-        return self.join_empty()
+        return EMPTY
 
-    def s_Trigger(self, s: ir.Trigger, depth: int, level: int, state):
+    def s_Trigger(self, s: ir.Trigger, at: At) -> Optional[State]:
+        depth, level = at.depth, at.level
         if level == 1:   # after all the block did before it
             self.barrier(depth)
         for ref in s.events:
             call = f"croktile::cuda::{self.event_kind(ref, level)}trigger({self.event_ptr(ref)}, {ref.count});"
             self.w(depth, f"if (croktile_tid == 0) {call}" if level == 1 else call)
-        return self.join_empty() if level == 1 else state
+        return EMPTY if level == 1 else None
 
-    def s_EventWait(self, s: ir.EventWait, depth: int, level: int, state):
+    def s_EventWait(self, s: ir.EventWait, at: At) -> Optional[State]:
+        depth, level = at.depth, at.level
         if level == 1:
             self.barrier(depth)
         for ref in s.events:
@@ -72,12 +79,12 @@ class CudaEvents:
             self.w(depth, "{   // (a scope of its own: a failed check's goto may not pass its declaration)")
             self.w(depth + 1, f"const bool {ok} = " + (f"croktile_tid != 0 || {call};" if level == 1 else f"{call};"))
             failed = ir.Check(s.loc, Sym.var(ok), wait_message_text(ref), [Sym.var(TIMEOUT_MACRO)])
-            self.s_Check(failed, depth + 1, level, state)
+            self.s_Check(failed, at.inner())
             self.w(depth, "}")
         if level == 1:   # the whole block goes on after the wait
             self.barrier(depth)
-            return self.join_empty()
-        return state
+            return EMPTY
+        return None
 
     @staticmethod
     def event_ptr(ref: ir.EventRef) -> str:
@@ -88,9 +95,3 @@ class CudaEvents:
     def event_kind(ref: ir.EventRef, level: int) -> str:
         """Shared flags are exchanged atomically; a thread's own (local) flags are plain."""
         return "local_" if ref.event.storage == "local" or ref.event.level > 1 else ""
-
-    @staticmethod
-    def join_empty():
-        """cuda.py's EMPTY barrier state (nothing touched since the last barrier)."""
-        return (frozenset(), frozenset(), frozenset(), frozenset())
-

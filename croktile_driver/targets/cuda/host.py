@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, List
 
 from ... import ir
 from ...frontend.pipeline import TranslationUnit
-from ...codegen.cxx import elem_ctype, line_directive
+from ...codegen.cxx import At, elem_ctype, line_directive
 from ...cstrings import c_string
 from ...codegen.host_unit import host_translation_unit
 from ...codegen.device_host import DeviceHostEmitter, where as _where
@@ -100,39 +100,39 @@ class HostEmitter(DeviceHostEmitter):
     def bind_destination(self) -> None:
         self.w(1, 'if (croktile_out) croktile_device.expect(croktile_out->data(), "out");')
 
-    def s_Alloc(self, s: ir.Alloc, depth: int) -> None:
+    def s_Alloc(self, s: ir.Alloc, at: At) -> None:
         buf = s.buffer
         bytes_ = f"(std::size_t)({self.hx(product(buf.shape))}) * sizeof({elem_ctype(buf.elem)})"
         if buf is self.destination_buffer:   # the destination form's result: the caller's memory
-            self.w(depth, f"croktile::cuda::buffer {self.mem(buf)} = croktile_out ? croktile::cuda::buffer::borrow("
-                          f"croktile::detail::destination(*croktile_out, {self.result_shape(buf)}, "
-                          f"{c_string(self.fn.name)}, {_where(s.loc)})) : croktile::cuda::buffer({bytes_}, "
-                          f"croktile_st, {_where(s.loc)});")
+            self.w(at.depth, f"croktile::cuda::buffer {self.mem(buf)} = croktile_out ? croktile::cuda::buffer::borrow("
+                             f"croktile::detail::destination(*croktile_out, {self.result_shape(buf)}, "
+                             f"{c_string(self.fn.name)}, {_where(s.loc)})) : croktile::cuda::buffer({bytes_}, "
+                             f"croktile_st, {_where(s.loc)});")
         else:
-            self.w(depth, f"croktile::cuda::buffer {self.mem(buf)}({bytes_}, croktile_st, {_where(s.loc)});")
+            self.w(at.depth, f"croktile::cuda::buffer {self.mem(buf)}({bytes_}, croktile_st, {_where(s.loc)});")
 
-    def s_Fill(self, s: ir.Fill, depth: int) -> None:
+    def s_Fill(self, s: ir.Fill, at: At) -> None:
         b = s.buffer
         if s.value == 0:   # all bits zero in every element type: a memset
             bytes_ = f"(std::size_t)({self.hx(product(b.shape))}) * sizeof({elem_ctype(b.elem)})"
-            self.w(depth, f"{self.mem(b)}.zero({bytes_}, {_where(s.loc)});")
+            self.w(at.depth, f"{self.mem(b)}.zero({bytes_}, {_where(s.loc)});")
             return
-        self.w(depth, f"croktile::cuda::fill({self.mem(b)}.get(), (long long)({self.hx(product(b.shape))}), "
-                      f"{fill_literal(b.elem, s.value)}, croktile_st, {_where(s.loc)});")
+        self.w(at.depth, f"croktile::cuda::fill({self.mem(b)}.get(), (long long)({self.hx(product(b.shape))}), "
+                         f"{fill_literal(b.elem, s.value)}, croktile_st, {_where(s.loc)});")
 
     def copy_box_call(self, s: ir.Dma) -> str:
         return (f"croktile::cuda::copy_box({self.mem(s.src.buffer)}.get(), src_shape, src_off, "
                 f"{self.mem(s.dst.buffer)}.get(), dst_shape, dst_off, ext, "
                 f"sizeof({elem_ctype(s.src.buffer.elem)}), croktile_st, {_where(s.loc)});")
 
-    def s_Parallel(self, s: ir.Parallel, depth: int) -> None:
+    def s_Parallel(self, s: ir.Parallel, at: At) -> None:
         k = KernelEmitter(self, s, f"{self.fn.name}__launch{len(self.kernels)}")
         text = k.emit()
         self.kernels.append(text)
         k.report_plan()
         where = _where(s.loc)
-        self.w(depth, "{")
-        d = depth + 1
+        self.w(at.depth, "{")
+        d = at.depth + 1
         self.w(d, f"const long long croktile_grid = {self.hx(s.count)};")
         self.w(d, f"const long long croktile_block = {k.block_size_host()};")
         smem = "0" if k.static_arena else str(k.plan.static_bytes)
@@ -172,4 +172,4 @@ class HostEmitter(DeviceHostEmitter):
             self.w(d, "}")
         else:
             launch(k.name, d)
-        self.w(depth, "}")
+        self.w(at.depth, "}")

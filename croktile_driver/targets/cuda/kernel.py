@@ -1,5 +1,7 @@
 """One CUDA kernel per launch: the block's threads, its shared-memory arena, cooperative
-and asynchronous copies, and the barriers between what threads write and read."""
+and asynchronous copies, and the barriers between what threads write and read (planned by
+analysis/barriers.py over the arena's bytes; here the rules of copy-engine loads and of
+tensor-core operations still in flight)."""
 from __future__ import annotations
 
 import re
@@ -8,9 +10,9 @@ from typing import TYPE_CHECKING, Dict, List, Optional, Set, Tuple
 
 from ... import ir
 from ...ir.symbolic import Sym
-from ...codegen.box_copy import copy_dims
-from ...codegen.dma_loops import element_loops, write_loops, write_shared_loops
+from ...codegen.dma_loops import copy_dims, element_loops, write_loops, write_shared_loops
 from ...codegen.cxx import (
+    At,
     scalar_ctype,
     call_arguments,
     call_statement,
@@ -20,6 +22,7 @@ from ...codegen.cxx import (
 )
 from ...codegen.fill_literal import fill_literal
 from .events import CudaEvents
+from ...analysis.barriers import COOPERATIVE, EMPTY, MASKED, NOTHING, State, accesses, reads_of, wait_keeps
 from ...analysis.inthreads import inthreads_barriers
 from ...codegen.kernel_emitter import (
     KernelEmitterBase,
@@ -54,44 +57,9 @@ if TYPE_CHECKING:   # for annotations only: importing it here would be a cycle
     from .host import HostEmitter
 
 
-COOPERATIVE, THREAD0 = 2, 1            # who performs an outer-level step
-EVERYTHING = frozenset({("everything", 0, 0)})
-
-
-State = Tuple[frozenset, frozenset, frozenset, frozenset]
-
-
-EMPTY: State = (frozenset(), frozenset(), frozenset(), frozenset())
-
-
-# memory keys that are byte ranges of the arena: a buffer's slot, or ("tc", ...) the bytes
-# multiplies still in flight may read (cuda_wgmma_waits.py)
-RANGES = ("arena", "tc")
-
-
-def _conflict(a: frozenset, b: frozenset) -> bool:
-    """Whether two sets of memory keys may reach the same bytes."""
-    if not a or not b:
-        return False
-    if ("everything", 0, 0) in a or ("everything", 0, 0) in b:
-        return True
-    for ka in a:
-        for kb in b:
-            if ka[0] in RANGES and kb[0] in RANGES and ka[1] < kb[2] and kb[1] < ka[2]:
-                return True
-            if ka[0] == kb[0] == "buffer" and ka[1] == kb[1]:
-                return True
-    return False
-
-
-def _join(a: State, b: State) -> State:
-    return tuple(x | y for x, y in zip(a, b))
-
-
 class KernelEmitter(KernelEmitterBase, FragmentWriter, CudaEvents):
     index_type = "long long"
     check_fail = "croktile::cuda::check_fail"
-    join = staticmethod(_join)
 
     def __init__(self, host: HostEmitter, par: ir.Parallel, name: str):
         super().__init__(host, par)
@@ -121,7 +89,7 @@ class KernelEmitter(KernelEmitterBase, FragmentWriter, CudaEvents):
         self.issued_sync_async = self.sync_as_async and any(
             isinstance(s, ir.Dma) and self.cp_async_eligible(s, level) for s, level in self.all)
         self.copies_through_registers = self.last_of_copy_runs() if self.sync_as_async else set()
-        self.wait_groups = self.plan_waits()
+        self.wait_groups = wait_keeps(self.par.body, self.async_futures, self.future_of_buffer)
         self.swap_group: Dict[str, List[ir.Buffer]] = {}
         for st, _ in self.all:
             if isinstance(st, ir.Swap):
@@ -162,87 +130,22 @@ class KernelEmitter(KernelEmitterBase, FragmentWriter, CudaEvents):
     def expr(self, s: Sym) -> str:
         return dev_expr(s)
 
-    # tensor-core statements: every lane of the warp takes part (mma_emit.py)
-    def s_MmaFill(self, s, depth, level, state):
-        FragmentWriter.s_MmaFill(self, s, depth)
+    # tensor-core statements (fragments.py): every lane of the warp takes part
+    def s_MmaLoad(self, s: ir.MmaLoad, at: At) -> Optional[State]:
+        state = None
+        if at.level == 1:   # the whole block (a warp group) reads: after what others wrote there
+            state = self.step(at, COOPERATIVE, self.keys(s.src.buffer), NOTHING)
+        super().s_MmaLoad(s, at)
         return state
 
-    def s_MmaLoad(self, s, depth, level, state):
-        if level == 1:   # the whole block (a warp group) reads: after what others wrote there
-            state = self.step(state, COOPERATIVE, self.keys(s.src.buffer), frozenset(), depth)
-        FragmentWriter.s_MmaLoad(self, s, depth)
-        return state
-
-    def s_MmaStore(self, s, depth, level, state):
-        if level == 1:   # the whole block writes: later readers of the data wait for it
-            state = self.step(state, COOPERATIVE, frozenset(), self.keys(s.dst.buffer), depth)
-        FragmentWriter.s_MmaStore(self, s, depth)
-        return state
-
-    def s_MmaMul(self, s, depth, level, state):
-        FragmentWriter.s_MmaMul(self, s, depth)
-        return state
-
-    def s_FragUpdate(self, s, depth, level, state):
-        FragmentWriter.s_FragUpdate(self, s, depth)
-        return state
-
-    def s_FragOp(self, s, depth, level, state):
-        FragmentWriter.s_FragOp(self, s, depth)
+    def s_MmaStore(self, s: ir.MmaStore, at: At) -> Optional[State]:
+        state = None
+        if at.level == 1:   # the whole block writes: later readers of the data wait for it
+            state = self.step(at, COOPERATIVE, NOTHING, self.keys(s.dst.buffer))
+        super().s_MmaStore(s, at)
         return state
 
     # -- analysis --------------------------------------------------------------------
-    def plan_waits(self) -> Dict[int, int]:
-        """For each outer-level `wait` of cp.async copies: how many cp.async groups, issued
-        after the waited ones, may stay in flight (`cp.async.wait_group N`), so that a
-        prefetch issued before the wait keeps overlapping the work after it.
-
-        Walks the outer level in program order with the issued-but-unwaited futures, oldest
-        first (every such copy commits one group per thread); `swap` exchanges two names;
-        a loop body is walked twice (the first iteration and the steady state), each wait
-        keeping the smaller count; where the order is not known (a loop whose state does
-        not settle, an `if`), the next wait waits for everything."""
-        result: Dict[int, int] = {}
-
-        def walk(stmts, pending):
-            for st in stmts:
-                if isinstance(st, ir.Dma) and st.is_async and st.future in self.async_futures:
-                    if pending is not None:
-                        pending = tuple(f for f in pending if f != st.future) + (st.future,)
-                elif isinstance(st, ir.Wait):
-                    mine = [f for f in st.futures if f in self.async_futures]
-                    if not mine:
-                        continue
-                    if pending is None:
-                        keep, pending = 0, ()
-                    else:
-                        last = max((i for i, f in enumerate(pending) if f in mine), default=-1)
-                        keep, pending = len(pending) - last - 1, pending[last + 1:]
-                    result[id(st)] = min(result.get(id(st), keep), keep)
-                elif isinstance(st, ir.Swap) and pending is not None:
-                    fa, fb = self.future_of_buffer.get(st.a.name), self.future_of_buffer.get(st.b.name)
-                    if fa and fb:
-                        pending = tuple(fb if f == fa else fa if f == fb else f for f in pending)
-                elif isinstance(st, ir.Loop):
-                    first = walk(st.body, pending)
-                    steady = walk(st.body, first)
-                    if steady != first:
-                        for inner in ir.walk(st.body):
-                            if isinstance(inner, ir.Wait):
-                                result[id(inner)] = 0
-                        pending = None
-                    elif not (st.count.is_const and st.count.value >= 1 and not st.may_skip) and first != pending:
-                        pending = None
-                    else:
-                        pending = first
-                elif isinstance(st, ir.If):
-                    if walk(st.body, pending) != pending:
-                        pending = None
-            return pending
-
-        walk(self.par.body, ())
-        return result
-
     def last_of_copy_runs(self) -> Set[int]:
         """The last copy (by id) of each run of two or more consecutive synchronous block
         copies from global into shared memory: it loads through registers while the copies
@@ -426,7 +329,7 @@ class KernelEmitter(KernelEmitterBase, FragmentWriter, CudaEvents):
                       f"{at});")
         self.tma.declare(self.w, 1)
         self.declare_frags(par.body, 1)
-        self.stmts(par.body, 1, 1, EMPTY)
+        self.stmts(par.body, At(1, 1, EMPTY))
         if self.tma.pending_stores:
             self.tma.complete_stores(self.w, 1)
         if self.issued_sync_async:
@@ -472,7 +375,8 @@ class KernelEmitter(KernelEmitterBase, FragmentWriter, CudaEvents):
                 break
         return min(run)
 
-    def stmts(self, stmts: List[ir.Stmt], depth: int, level: int, state: State) -> State:
+    def stmts(self, stmts: List[ir.Stmt], at: At) -> State:
+        depth, level, state = at
         for i, s in enumerate(stmts):
             if not isinstance(s, ir.Check):
                 self.wgmma_run = self.wgmma_run_keep(stmts, i, level)
@@ -491,11 +395,13 @@ class KernelEmitter(KernelEmitterBase, FragmentWriter, CudaEvents):
                 # a warp runs the level for its tensor-core operations; the statement is the
                 # instance's, done once, by lane 0, and seen by the other lanes after it
                 self.w(depth, "if (croktile_tid % 32 == 0) {")
-                state = getattr(self, "s_" + type(s).__name__)(s, depth + 1, level, state)
+                after = getattr(self, "s_" + type(s).__name__)(s, At(depth + 1, level, state))
                 self.w(depth, "}")
                 self.w(depth, "__syncwarp();")
-                continue
-            state = getattr(self, "s_" + type(s).__name__)(s, depth, level, state)
+            else:
+                after = getattr(self, "s_" + type(s).__name__)(s, At(depth, level, state))
+            if after is not None:
+                state = after
             if isinstance(s, (ir.If, ir.Loop)):   # its body may not have run
                 self.tma.pending_stores |= pending
         self.tma.flush(self.w, depth)
@@ -533,42 +439,32 @@ class KernelEmitter(KernelEmitterBase, FragmentWriter, CudaEvents):
                 f"   // the {keep} newest multiply groups read none of the buffers loaded next" if keep else ""))
         self.w(depth, BARRIER)
 
-    def step(self, state: State, kind: int, reads: frozenset, writes: frozenset, depth: int,
-             record_writes: bool = True) -> State:
-        """Emits the barrier an outer-level step needs; returns the state after it.
-        `record_writes=False`: the step's writes need no barrier before they are read
-        (a copy-engine load, whose readers wait on its mbarrier)."""
-        cr, cw, mr, mw = state
-        seen = cr
+    def step(self, at: At, kind: int, reads: frozenset, writes: frozenset, record_writes: bool = True) -> State:
+        """Emits the barrier an outer-level step needs (analysis/barriers.py); returns the
+        state after it. `record_writes=False`: the step's writes need no barrier before
+        they are read (a copy-engine load, whose readers wait on its mbarrier)."""
+        state = seen = at.state
         if self.wgmma_run is not None:   # the run's barrier waited for what its loads need
-            seen = frozenset(k for k in cr if k[0] != "tc")
-        if kind == COOPERATIVE:
-            need = _conflict(writes, seen | cw | mr | mw) or _conflict(reads, cw | mw)
-        else:   # thread 0 alone: its own earlier accesses are ordered already
-            need = _conflict(writes, seen | cw) or _conflict(reads, cw)
-        if need:
-            self.barrier(depth)
-            cr = cw = mr = mw = frozenset()
-            if self.wgmma_run:   # multiplies still in flight read these bytes
-                cr = self.tc_keys
-        if not record_writes:
-            writes = frozenset()
-        if kind == COOPERATIVE:
-            return (cr | reads, cw | writes, mr, mw)
-        return (cr, cw, mr | reads, mw | writes)
+            seen = state._replace(group_reads=frozenset(k for k in state.group_reads if k[0] != "tc"))
+        if self.barrier_plan.needs(seen, kind, reads, writes):
+            self.barrier(at.depth)
+            # multiplies still in flight read these bytes
+            state = State(self.tc_keys, NOTHING, NOTHING, NOTHING) if self.wgmma_run else EMPTY
+        return self.barrier_plan.record(state, kind, reads, writes if record_writes else NOTHING)
 
-    def s_Loop(self, s: ir.Loop, depth: int, level: int, state: State) -> State:
+    def s_Loop(self, s: ir.Loop, at: At) -> State:
         """A block-level loop whose body touches what is pending starts with the barrier
         it needs before the loop, not in every iteration (the state a loop body starts in
         joins the one it ends in: a copy before the loop would keep the barrier inside)."""
+        depth, level, state = at
         if level == 1 and any(state):
-            reads, writes = self.inner_accesses(s.body)
-            cr, cw, _, _ = state
-            # what needs a barrier whoever does it (thread 0's own earlier accesses need none)
-            if _conflict(writes, cr | cw) or _conflict(reads, cw):
+            reads, writes = accesses(s.body, self.keys)
+            # what needs a barrier whoever runs the body: the rule of a masked step (the
+            # one thread's own earlier accesses need none)
+            if self.barrier_plan.needs(state, MASKED, reads, writes):
                 self.barrier(depth)
-                state = EMPTY
-        return super().s_Loop(s, depth, level, state)
+                at = At(depth, level, EMPTY)
+        return super().s_Loop(s, at)
 
     def wgmma_async(self) -> bool:
         return bool(self.tma.copies)
@@ -578,42 +474,13 @@ class KernelEmitter(KernelEmitterBase, FragmentWriter, CudaEvents):
         the wait itself, and say so on every build (C7517)."""
         return "croktile::wgmma::wait<0>(); " if self.uses_wgmma else ""
 
-    def inner_accesses(self, body: List[ir.Stmt]) -> Tuple[frozenset, frozenset]:
-        """The shared and global memory an inner level's instances may read and write
-        (``keys``; thread arrays and fragments are the threads' own), or everything where a
-        statement's accesses are not followed (events, nested levels' barriers)."""
-        reads, writes = set(), set()
-        for st in ir.walk(body):
-            for r in ir.stmt_reads(st):
-                reads |= self.keys(r.buffer)
-            if isinstance(st, ir.Dma):
-                reads |= self.keys(st.src.buffer)
-                writes |= self.keys(st.dst.buffer)
-            elif isinstance(st, (ir.Store, ir.Fill)):
-                writes |= self.keys(st.buffer)
-            elif isinstance(st, ir.MmaLoad):
-                reads |= self.keys(st.src.buffer)
-            elif isinstance(st, ir.MmaStore):
-                writes |= self.keys(st.dst.buffer)
-            elif isinstance(st, ir.Call):
-                for a in st.args:
-                    if a.region is not None:
-                        reads |= self.keys(a.region.buffer)
-                        writes |= self.keys(a.region.buffer)
-            elif isinstance(st, (ir.Swap, ir.Wait, ir.EventDecl, ir.Trigger, ir.EventWait)):
-                return EVERYTHING, EVERYTHING
-        return frozenset(reads), frozenset(writes)
-
-    def s_Parallel(self, s: ir.Parallel, depth: int, level: int, state: State) -> State:
+    def s_Parallel(self, s: ir.Parallel, at: At) -> Optional[State]:
+        depth, level, state = at
         if s.level == 2:
             # entering: a barrier where the instances' accesses meet the outer level's
             # since the last one; leaving: theirs are pending for the next outer step
-            reads, writes = self.inner_accesses(s.body)
-            cr, cw, mr, mw = state
-            if _conflict(writes, cr | cw | mr | mw) or _conflict(reads, cw | mw):
-                self.barrier(depth)
-                cr = cw = mr = mw = frozenset()
-            after = (cr | reads, cw | writes, mr, mw)
+            reads, writes = accesses(s.body, self.keys)
+            after = self.barrier_plan.step(state, COOPERATIVE, reads, writes, self.barrier, depth)
             lanes = self.lanes(s)
             if lanes is not None:
                 self.lane_level(s, depth, *lanes)
@@ -627,15 +494,15 @@ class KernelEmitter(KernelEmitterBase, FragmentWriter, CudaEvents):
             else:   # thread t runs instances t, t + blockDim.x, ...
                 self.w(depth, f"for (long long {s.var} = croktile_tid; {s.var} < {dev_expr(s.count)}; "
                               f"{s.var} += croktile_nt) {{")
-            self.instance_body(s, depth + 1, EMPTY, self.thread_buffers)
+            self.instance_body(s, depth + 1, self.thread_buffers)
             self.thread_run = saved_run
             self.w(depth, "}")
             return after
         self.w(depth, f"for (long long {s.var} = 0; {s.var} < {dev_expr(s.count)}; ++{s.var}) {{")
         self.thread_buffers(s, depth + 1)
-        self.stmts(s.body, depth + 1, s.level, EMPTY)
+        self.stmts(s.body, At(depth + 1, s.level, EMPTY))
         self.w(depth, "}")
-        return state
+        return None
 
     def lane_level(self, s: ir.Parallel, depth: int, per: int, thread: Optional[ir.Parallel]) -> None:
         """An annotated `group-4`/`group` level (``lanes``): instance `tid / per`; its
@@ -653,7 +520,7 @@ class KernelEmitter(KernelEmitterBase, FragmentWriter, CudaEvents):
         runs = s
         if thread is not None:
             for d in s.body[:-1]:
-                self.s_ScalarDef(d, depth + 1, 2, EMPTY)
+                self.s_ScalarDef(d, At(depth + 1, 2, EMPTY))
             self.w(depth + 1, f"[[maybe_unused]] const long long {thread.var} = croktile_tid % {per};")
             runs = thread
         saved = self.end_label
@@ -664,23 +531,23 @@ class KernelEmitter(KernelEmitterBase, FragmentWriter, CudaEvents):
         self.thread_buffers(runs, depth + 1)
         saved_collective, self.collective = self.collective, warp_ops
         saved_run, self.thread_run = self.thread_run, (runs, total if not first or s.count.value == 1 else None)
-        self.stmts(runs.body, depth + 1, runs.level, EMPTY)
+        self.stmts(runs.body, At(depth + 1, runs.level, EMPTY))
         self.collective, self.thread_run = saved_collective, saved_run
         if self.end_label:
             self.w(depth + 1, f"{self.end_label}:;")
         self.end_label = saved
         self.w(depth, "}")
 
-    def s_InThreads(self, s: ir.InThreads, depth: int, level: int, state: State) -> State:
+    def s_InThreads(self, s: ir.InThreads, at: At) -> State:
         barrier = self.barriers.get(id(s))
         if barrier is None:
-            return self.s_If(s, depth, level, state)
+            return self.s_If(s, at)
         bar = self.instance_barrier(s, barrier.levels[-1])
         if bar and barrier.before:
-            self.w(depth, bar)
-        state = self.s_If(s, depth, level, state)
+            self.w(at.depth, bar)
+        state = self.s_If(s, at)
         if bar:
-            self.w(depth, bar)
+            self.w(at.depth, bar)
         return state
 
     def instance_barrier(self, s: ir.InThreads, level: ir.Parallel) -> str:
@@ -711,26 +578,27 @@ class KernelEmitter(KernelEmitterBase, FragmentWriter, CudaEvents):
             self.w(depth, f"__align__(16) {ct} {b.name}[{max(count // b.elem_bytes, 1)}];")
             self.w(depth, f"[[maybe_unused]] {ct}* {self.ptr(b)} = {b.name};")   # nvcc warns of an unused one
 
-    def s_Alloc(self, s: ir.Alloc, depth: int, level: int, state: State) -> State:
-        return state   # arena slots and thread arrays are set up where the kernel and the level start
+    def s_Alloc(self, s: ir.Alloc, at: At) -> None:
+        pass   # arena slots and thread arrays are set up where the kernel and the level start
 
-    def s_Fill(self, s: ir.Fill, depth: int, level: int, state: State) -> State:
+    def s_Fill(self, s: ir.Fill, at: At) -> Optional[State]:
+        depth, state = at.depth, None
         b = s.buffer
         start, step = "0", "1"
-        if level == 1:   # the whole block fills the arena buffer
-            state = self.step(state, COOPERATIVE, frozenset(), self.keys(b), depth)
+        if at.level == 1:   # the whole block fills the arena buffer
+            state = self.step(at, COOPERATIVE, NOTHING, self.keys(b))
             start, step = "croktile_tid", "croktile_nt"
         self.w(depth, f"for (long long croktile_i = {start}; croktile_i < {dev_expr(product(b.shape))}; "
                       f"croktile_i += {step}) {self.ptr(b)}[croktile_i] = {fill_literal(b.elem, s.value)};")
         return state
 
-    def s_Swap(self, s: ir.Swap, depth: int, level: int, state: State) -> State:
+    def s_Swap(self, s: ir.Swap, at: At) -> None:
         ct = elem_ctype(s.a.elem)
-        self.w(depth, f"{{ {ct}* croktile_t = {self.ptr(s.a)}; {self.ptr(s.a)} = {self.ptr(s.b)}; "
-                      f"{self.ptr(s.b)} = croktile_t; }}" + self.tma.swap(s.a, s.b))
-        return state
+        self.w(at.depth, f"{{ {ct}* croktile_t = {self.ptr(s.a)}; {self.ptr(s.a)} = {self.ptr(s.b)}; "
+                         f"{self.ptr(s.b)} = croktile_t; }}" + self.tma.swap(s.a, s.b))
 
-    def s_Wait(self, s: ir.Wait, depth: int, level: int, state: State) -> State:
+    def s_Wait(self, s: ir.Wait, at: At) -> Optional[State]:
+        depth = at.depth
         pending = [f for f in s.futures if f in self.async_futures]
         stores = [f for f in s.futures if f in self.tma.store_futures]
         others = [f for f in s.futures if f not in self.async_futures and f not in stores]
@@ -758,20 +626,21 @@ class KernelEmitter(KernelEmitterBase, FragmentWriter, CudaEvents):
                 # waited on their mbarriers; the block's own copies need the barrier
                 self.w(d, BARRIER)
                 self.w(depth, "}")
-                return state
+                return None
             if self.tma.futures:
                 self.w(depth, "}")
             if self.uses_wgmma:
                 self.w(depth, "croktile::wgmma::wait<0>();")
             self.w(depth, BARRIER)
             return EMPTY
-        return state
+        return None
 
     def region_ptr(self, r: ir.Region) -> str:
         off = linear(r.offsets, r.shape)
         return self.ptr(r.buffer) + ("" if off.is_const and off.value == 0 else f" + {paren(dev_expr(off))}")
 
-    def s_Call(self, s: ir.Call, depth: int, level: int, state: State) -> State:
+    def s_Call(self, s: ir.Call, at: At) -> Optional[State]:
+        depth, state = at.depth, None
         args = call_arguments(s, self.region_ptr, dev_expr, self.elements().value)
         targs = ""
         if s.template_args is not None:
@@ -784,9 +653,9 @@ class KernelEmitter(KernelEmitterBase, FragmentWriter, CudaEvents):
                 vals.append(str(t.value))
             targs = f"<{', '.join(vals)}>"
         text = call_statement(s, f"{s.func}{targs}", args)
-        if level == 1:
+        if at.level == 1:
             touched = frozenset().union(*(self.keys(a.region.buffer) for a in s.args if a.region is not None))
-            state = self.step(state, COOPERATIVE if s.result else THREAD0, touched | self.read_keys(s), touched, depth)
+            state = self.step(at, COOPERATIVE if s.result else MASKED, touched | self.read_keys(s), touched)
             # a value every thread of the block needs: each calls (README "Scalars")
             self.w(depth, text if s.result else f"if (croktile_tid == 0) {text}")
         else:
@@ -794,29 +663,33 @@ class KernelEmitter(KernelEmitterBase, FragmentWriter, CudaEvents):
         return state
 
     def read_keys(self, s: ir.Stmt) -> frozenset:
-        return frozenset().union(*(self.keys(r.buffer) for r in ir.stmt_reads(s)))
+        return reads_of(s, self.keys)
 
-    def s_ScalarDef(self, s: ir.ScalarDef, depth: int, level: int, state: State) -> State:
-        if level == 1 and ir.stmt_reads(s):   # every thread computes the scalar: all read
-            state = self.step(state, COOPERATIVE, self.read_keys(s), frozenset(), depth)
+    def s_ScalarDef(self, s: ir.ScalarDef, at: At) -> Optional[State]:
+        state = None
+        if at.level == 1 and ir.stmt_reads(s):   # every thread computes the scalar: all read
+            state = self.step(at, COOPERATIVE, self.read_keys(s), NOTHING)
         # a part of a level that block_shared.py split may use none of the level's indices
         ctype = scalar_ctype(s.ctype, self.index_type)
-        self.w(depth, f"[[maybe_unused]] {ctype} {s.name} = {self.scalar_value(s.ctype, s.elem, s.expr, s.value)};")
+        self.w(at.depth, f"[[maybe_unused]] {ctype} {s.name} = {self.scalar_value(s.ctype, s.elem, s.expr, s.value)};")
         return state
 
-    def s_Assign(self, s: ir.Assign, depth: int, level: int, state: State) -> State:
-        if level == 1 and ir.stmt_reads(s):
-            state = self.step(state, COOPERATIVE, self.read_keys(s), frozenset(), depth)
-        return super().s_Assign(s, depth, level, state)
+    def s_Assign(self, s: ir.Assign, at: At) -> Optional[State]:
+        state = None
+        if at.level == 1 and ir.stmt_reads(s):
+            state = self.step(at, COOPERATIVE, self.read_keys(s), NOTHING)
+        super().s_Assign(s, at)
+        return state
 
-    def s_Store(self, s: ir.Store, depth: int, level: int, state: State) -> State:
+    def s_Store(self, s: ir.Store, at: At) -> Optional[State]:
         text = ElementWriter("cxx", self.ptr, dev_expr, elem_ctype).store(s)
-        if level == 1:   # outer-level code runs as if on thread 0 (spec 4)
-            reads = frozenset().union(*(self.keys(r.buffer) for r in s.reads()))
-            state = self.step(state, THREAD0, reads, self.keys(s.buffer), depth)
-            self.w(depth, f"if (croktile_tid == 0) {text}")
-        else:            # one thread of an inner level: a plain access
-            self.w(depth, text)
+        if at.level != 1:   # one thread of an inner level: a plain access
+            self.w(at.depth, text)
+            return None
+        # outer-level code runs as if on thread 0 (spec 4)
+        reads = frozenset().union(*(self.keys(r.buffer) for r in s.reads()))
+        state = self.step(at, MASKED, reads, self.keys(s.buffer))
+        self.w(at.depth, f"if (croktile_tid == 0) {text}")
         return state
 
     copy_dims = staticmethod(copy_dims)
@@ -835,29 +708,30 @@ class KernelEmitter(KernelEmitterBase, FragmentWriter, CudaEvents):
         return len(dims), (f"{dev_expr(run)}, {arr([ext[d] for d in dims])}, {arr([sst[d] for d in dims])}, "
                            f"{arr([dst[d] for d in dims])}")
 
-    def s_Print(self, s: ir.Print, depth: int, level: int, state: State) -> State:
+    def s_Print(self, s: ir.Print, at: At) -> Optional[State]:
         text = print_stmt(s, dev_expr, printf="printf", flush="", value=self.elements().value)
-        if level == 1:
-            state = self.step(state, THREAD0, self.read_keys(s), frozenset(), depth)
-            self.w(depth, f"if (croktile_tid == 0) {{ {text} }}")
-        else:
-            self.w(depth, text)
+        if at.level != 1:
+            self.w(at.depth, text)
+            return None
+        state = self.step(at, MASKED, self.read_keys(s), NOTHING)
+        self.w(at.depth, f"if (croktile_tid == 0) {{ {text} }}")
         return state
 
-    def s_Dma(self, s: ir.Dma, depth: int, level: int, state: State) -> State:
+    def s_Dma(self, s: ir.Dma, at: At) -> Optional[State]:
+        depth = at.depth
         if s.op is not ir.DmaOp.COPY:
             loops, body = element_loops(s, self.ptr, dev_expr, elem_ctype(s.dst.buffer.elem))
-            if level == 1:
-                state = self.step(state, COOPERATIVE, self.keys(s.src.buffer), self.keys(s.dst.buffer), depth)
-                write_shared_loops(self.w, depth, loops, body, dev_expr, "croktile_tid", "croktile_nt")
-            else:
+            if at.level != 1:
                 write_loops(self.w, depth, loops, body, dev_expr)
+                return None
+            state = self.step(at, COOPERATIVE, self.keys(s.src.buffer), self.keys(s.dst.buffer))
+            write_shared_loops(self.w, depth, loops, body, dev_expr, "croktile_tid", "croktile_nt")
             return state
-        if level != 1:
+        if at.level != 1:
             self.thread_copy(s, depth)
-            return state
+            return None
         tma = self.tma.copies.get(id(s))
-        state = self.step(state, COOPERATIVE, self.keys(s.src.buffer), self.keys(s.dst.buffer), depth,
+        state = self.step(at, COOPERATIVE, self.keys(s.src.buffer), self.keys(s.dst.buffer),
                           record_writes=not (tma is not None and tma.load))
         if tma is not None:   # the fast instance's copy engine (cuda_tma.py)
             self.w(depth, "if constexpr (CroktileFast) {")

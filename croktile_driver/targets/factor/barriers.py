@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Dict
 
 from ... import ir
+from ...codegen.cxx import At
 from ...analysis.inthreads import barrier_wait_message, inthreads_barriers, level_barriers
 from ...codegen.kernel_emitter import dev_expr
 
@@ -36,10 +37,10 @@ class FactorBarriers:
         self.timed_wait(f"barrier(croktile_core, {name}, {self.barrier_count[name]})", s, barrier_wait_message(),
                         depth)   # (factor_events.py)
 
-    def s_InThreads(self, s: ir.InThreads, depth: int) -> None:
+    def s_InThreads(self, s: ir.InThreads, at: At) -> None:
         name = self.barrier_of.get(id(s))
         if name and self.barriers[id(s)].before:
-            self.arrive(s, name, depth)
-        self.s_If(s, depth)
+            self.arrive(s, name, at.depth)
+        self.s_If(s, at)
         if name:
-            self.arrive(s, name, depth)
+            self.arrive(s, name, at.depth)

@@ -12,6 +12,7 @@ from ... import ir
 from ...codegen.dma_loops import element_loops, write_loops
 from ...codegen.fragments import FragmentWriter, replication
 from ...codegen.cxx import (
+    At,
     StatementWriter,
     box_declarations,
     call_arguments,
@@ -93,8 +94,9 @@ class EntryEmitter(FactorBarriers, StatementWriter, FactorEvents, FragmentWriter
     def ptr(buf: ir.Buffer) -> str:
         return f"{buf.name}__ptr"
 
-    def s_Print(self, s: ir.Print, depth: int) -> None:
-        self.w(depth, print_stmt(s, self.expr, printf="printf", flush="fflush(stdout);", value=self.elements().value))
+    def s_Print(self, s: ir.Print, at: At) -> None:
+        self.w(at.depth, print_stmt(s, self.expr, printf="printf", flush="fflush(stdout);",
+                                    value=self.elements().value))
 
     # -- arguments ---------------------------------------------------------------------
     def collect_args(self) -> None:
@@ -169,15 +171,16 @@ class EntryEmitter(FactorBarriers, StatementWriter, FactorEvents, FragmentWriter
                 futures.append(s.future)
         if futures:
             self.w(depth, "unsigned long long " + ", ".join(f"{f}__ticket = 0" for f in futures) + ";")
-        self.stmts(par.body, depth)
+        self.stmts(par.body, At(depth))
 
-    def stmts(self, stmts: List[ir.Stmt], depth: int) -> None:
+    def stmts(self, stmts: List[ir.Stmt], at: At) -> None:
         for s in stmts:
             if not isinstance(s, ir.Alloc):   # (slots are set up where the instance starts)
-                self.w(depth, line_directive(s.loc))
-                getattr(self, "s_" + type(s).__name__)(s, depth)
+                self.w(at.depth, line_directive(s.loc))
+                getattr(self, "s_" + type(s).__name__)(s, at)
 
-    def s_Parallel(self, s: ir.Parallel, depth: int) -> None:
+    def s_Parallel(self, s: ir.Parallel, at: At) -> None:
+        depth = at.depth
         self.level_stack.append(s)
         if s.level == 2:
             self.declare_barriers(s, depth)
@@ -189,23 +192,24 @@ class EntryEmitter(FactorBarriers, StatementWriter, FactorEvents, FragmentWriter
             self.w(depth, "}")
         self.level_stack.pop()
 
-    def s_Fill(self, s: ir.Fill, depth: int) -> None:
+    def s_Fill(self, s: ir.Fill, at: At) -> None:
         b = s.buffer
         bits = b.elem in ("f16", "bf16")     # declared, not defined, on the device: store the bits
         ptr = f"((unsigned short*){self.ptr(b)})" if bits else self.ptr(b)
-        self.w(depth, f"for (long long croktile_i = 0; croktile_i < {dev_expr(product(b.shape))}; ++croktile_i) "
-                      f"{ptr}[croktile_i] = {fill_literal(b.elem, s.value, as_bits=bits)};")
+        self.w(at.depth, f"for (long long croktile_i = 0; croktile_i < {dev_expr(product(b.shape))}; ++croktile_i) "
+                         f"{ptr}[croktile_i] = {fill_literal(b.elem, s.value, as_bits=bits)};")
 
-    def s_Swap(self, s: ir.Swap, depth: int) -> None:
+    def s_Swap(self, s: ir.Swap, at: At) -> None:
         ctype = ir.ELEM_CTYPES[s.a.elem]
-        self.w(depth, f"{{ {ctype}* croktile_t = {self.ptr(s.a)}; {self.ptr(s.a)} = {self.ptr(s.b)}; "
-                      f"{self.ptr(s.b)} = croktile_t; }}")
+        self.w(at.depth, f"{{ {ctype}* croktile_t = {self.ptr(s.a)}; {self.ptr(s.a)} = {self.ptr(s.b)}; "
+                         f"{self.ptr(s.b)} = croktile_t; }}")
         fa, fb = self.future_of_buffer.get(s.a.name), self.future_of_buffer.get(s.b.name)
         if fa and fb:   # whether each copy is pending moves with its buffer
-            self.w(depth, f"{{ unsigned long long croktile_t = {fa}__ticket; {fa}__ticket = {fb}__ticket; "
-                          f"{fb}__ticket = croktile_t; }}")
+            self.w(at.depth, f"{{ unsigned long long croktile_t = {fa}__ticket; {fa}__ticket = {fb}__ticket; "
+                             f"{fb}__ticket = croktile_t; }}")
 
-    def s_Dma(self, s: ir.Dma, depth: int) -> None:
+    def s_Dma(self, s: ir.Dma, at: At) -> None:
+        depth = at.depth
         if s.op is not ir.DmaOp.COPY:   # element loops on the core; the future's ticket stays 0 (done)
             loops, body = element_loops(s, self.ptr, dev_expr, ir.ELEM_CTYPES[s.dst.buffer.elem])
             write_loops(self.w, depth, loops, body, dev_expr)
@@ -224,9 +228,9 @@ class EntryEmitter(FactorBarriers, StatementWriter, FactorEvents, FragmentWriter
             self.w(depth + 1, f"(void){issue}")
         self.w(depth, "}")
 
-    def s_Wait(self, s: ir.Wait, depth: int) -> None:
+    def s_Wait(self, s: ir.Wait, at: At) -> None:
         for f in s.futures:
-            self.w(depth, f"croktile_rt->wait(croktile_core, {f}__ticket);")
+            self.w(at.depth, f"croktile_rt->wait(croktile_core, {f}__ticket);")
 
     def region_ptr(self, r: ir.Region) -> str:
         off = linear(r.offsets, r.shape)
@@ -237,16 +241,18 @@ class EntryEmitter(FactorBarriers, StatementWriter, FactorEvents, FragmentWriter
             return f"({ctype}*)((unsigned char*){self.ptr(r.buffer)} + ({dev_expr(off)}) * {r.buffer.elem_bytes})"
         return f"{self.ptr(r.buffer)} + ({dev_expr(off)})"
 
-    def s_Call(self, s: ir.Call, depth: int) -> None:
+    def s_Call(self, s: ir.Call, at: At) -> None:
         args = call_arguments(s, self.region_ptr, dev_expr, self.elements().value)
-        self.w(depth, call_statement(s, self.gen.callees.get(id(s), s.func), args))
+        self.w(at.depth, call_statement(s, self.gen.callees.get(id(s), s.func), args))
 
-    def s_Store(self, s: ir.Store, depth: int) -> None:
-        self.w(depth, ElementWriter("factor", self.ptr, dev_expr, lambda e: ir.ELEM_CTYPES[e],
-                                    lambda e: self.diag.error(s.loc, f"computing with '{e}' elements is not supported "
-                                                                     "on target 'factor' yet (copying them is)")).store(s))
+    def s_Store(self, s: ir.Store, at: At) -> None:
+        elements = ElementWriter("factor", self.ptr, dev_expr, lambda e: ir.ELEM_CTYPES[e],
+                                 lambda e: self.diag.error(s.loc, f"computing with '{e}' elements is not supported "
+                                                                  "on target 'factor' yet (copying them is)"))
+        self.w(at.depth, elements.store(s))
 
-    def s_Check(self, s: ir.Check, depth: int) -> None:
+    def s_Check(self, s: ir.Check, at: At) -> None:
+        depth = at.depth
         values = ", ".join(f"(long long)({dev_expr(v)})" for v in s.values) or "0"
         self.w(depth, f"if (!({dev_expr(s.cond)})) {{")
         self.w(depth + 1, f"const long long croktile_v[] = {{{values}}};")
@@ -255,5 +261,5 @@ class EntryEmitter(FactorBarriers, StatementWriter, FactorEvents, FragmentWriter
         self.w(depth + 1, "return;")
         self.w(depth, "}")
 
-    def s_Return(self, s: ir.Return, depth: int) -> None:
+    def s_Return(self, s: ir.Return, at: At) -> None:
         self.diag.error(s.loc, "'return' inside 'parallel' cannot run on target 'factor'")

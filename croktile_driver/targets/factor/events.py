@@ -15,6 +15,7 @@ from typing import Dict, Set
 from ... import ir
 from ...analysis.events import concurrent_levels, wait_message, wait_where
 from ...analysis.inthreads import barrier_levels
+from ...codegen.cxx import At
 from ...codegen.kernel_emitter import dev_expr
 
 
@@ -61,18 +62,18 @@ class FactorEvents:
         self.w(depth, f"alignas(16) unsigned char {b.name}[{count * b.elem_bytes}];")
         self.w(depth, f"{ctype}* {self.ptr(b)} = ({ctype}*){b.name};")
 
-    def s_EventDecl(self, s: ir.EventDecl, depth: int) -> None:
-        self.w(depth, f"unsigned {s.event.name}[{s.event.count}] = {{0}};")
+    def s_EventDecl(self, s: ir.EventDecl, at: At) -> None:
+        self.w(at.depth, f"unsigned {s.event.name}[{s.event.count}] = {{0}};")
 
-    def s_Trigger(self, s: ir.Trigger, depth: int) -> None:
+    def s_Trigger(self, s: ir.Trigger, at: At) -> None:
         for ref in s.events:
-            self.w(depth, f"croktile_rt->trigger(croktile_core, {ref.event.name} + ({dev_expr(ref.first())}), "
-                          f"{ref.count});")
+            self.w(at.depth, f"croktile_rt->trigger(croktile_core, {ref.event.name} + ({dev_expr(ref.first())}), "
+                             f"{ref.count});")
 
-    def s_EventWait(self, s: ir.EventWait, depth: int) -> None:
+    def s_EventWait(self, s: ir.EventWait, at: At) -> None:
         for ref in s.events:
             self.timed_wait(f"wait_event(croktile_core, {ref.event.name} + ({dev_expr(ref.first())}), {ref.count})",
-                            s, wait_message(ref), depth)
+                            s, wait_message(ref), at.depth)
 
     def timed_wait(self, call: str, s: ir.Stmt, message: str, depth: int) -> None:
         """A runtime service that returns the milliseconds it waited in vain (or 0): a

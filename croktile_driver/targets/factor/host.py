@@ -15,7 +15,7 @@ from ...frontend.splitter import Scanner
 from ...ir.symbolic import Sym
 from ...codegen.fragments import uses_mma
 from ...codegen.signatures import with_device_form
-from ...codegen.cxx import line_directive
+from ...codegen.cxx import At, line_directive
 from ...cstrings import c_string
 from ...codegen.host_unit import host_translation_unit
 from ..cpu import FunctionEmitter
@@ -239,7 +239,7 @@ class HostEmitter(FunctionEmitter):
         """A host expression; `int` parameters are widened so that sizes cannot overflow."""
         return s.to_c(lambda n: f"(long long){n}" if n in self.narrow else n)
 
-    def s_Parallel(self, s: ir.Parallel, depth: int) -> None:
+    def s_Parallel(self, s: ir.Parallel, at: At) -> None:
         name = f"{self.fn.name}__launch{self.launches}"
         self.launches += 1
         entry = EntryEmitter(self.gen, self.fn, s, name)
@@ -250,8 +250,8 @@ class HostEmitter(FunctionEmitter):
         if self.gen.report:
             self.gen.report_scratchpads(entry)
         where = _where(s.loc)
-        d = depth + 1
-        self.w(depth, "{")
+        d = at.depth + 1
+        self.w(at.depth, "{")
         args = []
         for k, arg in enumerate(entry.args):
             if arg.kind == "scalar":
@@ -278,4 +278,4 @@ class HostEmitter(FunctionEmitter):
         self.w(d, f"croktile::factor::launch(croktile_factor_module, {c_string(name)}, "
                   f"(long long)({self.hx(s.count)}), croktile_args, croktile_shared_end, croktile_local_end, "
                   f"{where});")
-        self.w(depth, "}")
+        self.w(at.depth, "}")

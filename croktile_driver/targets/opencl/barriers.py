@@ -17,6 +17,8 @@ from __future__ import annotations
 from typing import Dict, List, Set
 
 from ... import ir
+from ...analysis.barriers import EMPTY, State
+from ...codegen.cxx import At
 from ...analysis.inthreads import Barrier, inthreads_barriers
 
 BARRIER = "barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);"
@@ -87,7 +89,8 @@ def uniform_count(inner: List[ir.Parallel]) -> bool:
 
 
 class OpenclBarriers:
-    """Gives `self.barriers` (the kernel's blocks that end in a barrier) and their emission."""
+    """Gives `self.barriers` (the kernel's blocks that end in a barrier), and how a
+    barrier is spelled (where the group needs one otherwise: analysis/barriers.py)."""
     fn: ir.Function
     par: ir.Parallel
 
@@ -105,12 +108,12 @@ class OpenclBarriers:
     def barrier_level_ids(self) -> Set[int]:
         return {id(b.levels[0]) for b in self.barriers.values()}
 
-    def s_InThreads(self, s: ir.InThreads, depth: int, level: int, state: int) -> int:
+    def s_InThreads(self, s: ir.InThreads, at: At) -> State:
         b = self.barriers.get(id(s))
         if b is None:
-            return self.s_If(s, depth, level, state)
+            return self.s_If(s, at)
         if b.before:
-            self.barrier(depth)
-        self.s_If(s, depth, level, state)
-        self.barrier(depth)
-        return 0
+            self.barrier(at.depth)
+        self.s_If(s, at)
+        self.barrier(at.depth)
+        return EMPTY

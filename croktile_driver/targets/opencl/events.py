@@ -22,11 +22,13 @@ barrier or a tensor-core load among resumable instances (not supported yet).
 """
 from __future__ import annotations
 
-from typing import Dict, List
+from typing import Dict, List, Optional
 
 from ... import ir
+from ...analysis.barriers import COOPERATIVE, EMPTY, MASKED, State
 from ...ir.symbolic import Sym
 from ...analysis.events import concurrent_levels
+from ...codegen.cxx import At
 from ...codegen.kernel_emitter import dev_expr, same_level
 from ...analysis.inthreads import inthreads_barriers
 
@@ -100,10 +102,11 @@ class OpenclEvents:
         return f"croktile_take_private(&{self.flag(ref, i)})"
 
     # -- statements ------------------------------------------------------------------
-    def s_EventDecl(self, s: ir.EventDecl, depth: int, level: int, state: int) -> int:
+    def s_EventDecl(self, s: ir.EventDecl, at: At) -> Optional[State]:
+        depth = at.depth
         ev = s.event
         if self.is_group_event(ev):   # (a loop's earlier iteration may still use the flags)
-            state = self.before(level, state, 2, depth)
+            state = self.before(at, COOPERATIVE)
             start, step = ("croktile_lid", "croktile_lsize") if self.group else ("0", "1")
             self.w(depth, f"for (long croktile_i = {start}; croktile_i < {ev.count}; croktile_i += {step}) "
                           f"{ev.name}[croktile_i] = 0u;")
@@ -113,20 +116,21 @@ class OpenclEvents:
         else:
             self.w(depth, f"unsigned int {ev.name}[{ev.count}];")
         self.w(depth, f"for (int croktile_i = 0; croktile_i < {ev.count}; ++croktile_i) {ev.name}[croktile_i] = 0u;")
-        return state
+        return None
 
-    def s_Trigger(self, s: ir.Trigger, depth: int, level: int, state: int) -> int:
-        state = self.before(level, state, 1, depth)
+    def s_Trigger(self, s: ir.Trigger, at: At) -> State:
+        state = self.before(at, MASKED)
         sets = []
         for ref in s.events:
             op = "atomic_xchg(&{0}, 1u);" if self.is_group_event(ref.event) else "{0} = 1u;"
             sets.append(f"for (int croktile_i = 0; croktile_i < {ref.count}; ++croktile_i) "
                         + op.format(self.flag(ref, "croktile_i")))
-        self.w(depth, self.on_item0(level, f"{FENCE} {' '.join(sets)}"))
+        self.w(at.depth, self.on_item0(at.level, f"{FENCE} {' '.join(sets)}"))
         return state
 
-    def immediate_wait(self, s: ir.EventWait, depth: int, level: int, state: int) -> int:
-        state = self.before(level, state, 1, depth)
+    def immediate_wait(self, s: ir.EventWait, at: At) -> State:
+        depth, level = at.depth, at.level
+        state = self.before(at, MASKED)
         for ref in s.events:   # nobody else can set the flags: take them or fail at once
             body = (f"int croktile_ok = 1; for (int croktile_i = 0; croktile_i < {ref.count}; ++croktile_i) "
                     f"if ({self.take(ref, 'croktile_i')} == 0u) croktile_ok = 0; "
@@ -139,18 +143,17 @@ class OpenclEvents:
                                              "running can trigger it (deadlock)", [])
 
     # -- variables a resumed instance must find again --------------------------------
-    def s_ScalarDef(self, s: ir.ScalarDef, depth: int, level: int, state: int) -> int:
-        if not self.resumable:
-            return super().s_ScalarDef(s, depth, level, state)
-        state = super().s_ScalarDef(s, depth, level, state)
-        text = self.lines[-1].strip()
-        decl, _, value = text.partition(" = ")
-        self.hoist(decl + ";", s.name)
-        self.lines[-1] = "  " * depth + f"{s.name} = {value}"
+    def s_ScalarDef(self, s: ir.ScalarDef, at: At) -> Optional[State]:
+        state = super().s_ScalarDef(s, at)
+        if self.resumable:
+            text = self.lines[-1].strip()
+            decl, _, value = text.partition(" = ")
+            self.hoist(decl + ";", s.name)
+            self.lines[-1] = "  " * at.depth + f"{s.name} = {value}"
         return state
 
     # -- statements around a wait: replayed to the wait where the instance resumes ---
-    def resumable_stmts(self, stmts: List[ir.Stmt], depth: int, level: int, state: int) -> int:
+    def resumable_stmts(self, stmts: List[ir.Stmt], at: At) -> State:
         """Statements of a resumable level: those without a wait run unless the instance is
         resuming (it ran them before it stopped); the others are entered when the wait it
         resumes at is inside them (opencl.KernelEmitter.stmts calls this)."""
@@ -158,21 +161,21 @@ class OpenclEvents:
 
         def flush() -> None:
             if run:
-                self.w(depth, "if (!croktile_resuming) {")
+                self.w(at.depth, "if (!croktile_resuming) {")
                 self.in_run = True
-                self.each_stmt(run, depth + 1, level, state)
+                self.each_stmt(run, at.inner())
                 self.in_run = False
-                self.w(depth, "}")
+                self.w(at.depth, "}")
                 run.clear()
 
         for s in stmts:
             if self.points_in(s):
                 flush()
-                self.each_stmt([s], depth, level, state)
+                self.each_stmt([s], at)
             else:
                 run.append(s)
         flush()
-        return state
+        return at.state
 
     def points_in(self, s: ir.Stmt) -> List[int]:
         """The resume points (waits) inside `s`, not counting deeper levels."""
@@ -185,9 +188,10 @@ class OpenclEvents:
     def resuming_at(self, points: List[int]) -> str:
         return " || ".join(f"croktile_pc == {k}" for k in points)
 
-    def s_EventWait(self, s: ir.EventWait, depth: int, level: int, state: int) -> int:
+    def s_EventWait(self, s: ir.EventWait, at: At) -> Optional[State]:
         if not self.resumable:
-            return self.immediate_wait(s, depth, level, state)
+            return self.immediate_wait(s, at)
+        depth = at.depth
         for k, ref in zip(self.points[id(s)], s.events):
             self.w(depth, f"if (!croktile_resuming || croktile_pc == {k}) {{")
             self.w(depth + 1, "croktile_resuming = 0;")
@@ -198,30 +202,31 @@ class OpenclEvents:
             self.w(depth + 1, "}")
             self.w(depth + 1, f"croktile_got = 0; {FENCE}")
             self.w(depth, "}")
-        return state
+        return None
 
-    def s_If(self, s: ir.If, depth: int, level: int, state: int) -> int:
+    def s_If(self, s: ir.If, at: At) -> Optional[State]:
         points = self.points_in(s) if self.resumable and not self.in_run else []
         if not points:
-            return super().s_If(s, depth, level, state)
-        self.w(depth, f"if (croktile_resuming ? ({self.resuming_at(points)}) : ({dev_expr(s.cond)})) {{")
-        self.stmts(s.body, depth + 1, level, state)
-        self.w(depth, "}")
-        return state
+            return super().s_If(s, at)
+        self.w(at.depth, f"if (croktile_resuming ? ({self.resuming_at(points)}) : ({dev_expr(s.cond)})) {{")
+        self.stmts(s.body, at.inner())
+        self.w(at.depth, "}")
+        return None
 
-    def s_Loop(self, s: ir.Loop, depth: int, level: int, state: int) -> int:
+    def s_Loop(self, s: ir.Loop, at: At) -> Optional[State]:
         points = self.points_in(s) if self.resumable and not self.in_run else []
         if not points:
-            return super().s_Loop(s, depth, level, state)
+            return super().s_Loop(s, at)
+        depth = at.depth
         v = s.var   # resuming inside: the iteration it stopped in, whose condition held
         self.hoist(f"{self.index_type} {v};", v)
         step = f"++{v}" if s.step.is_const and s.step.value == 1 else f"{v} += {dev_expr(s.step)}"
         self.w(depth, f"if (!croktile_resuming || {self.resuming_at(points)})")
         self.w(depth + 1, f"for ({v} = croktile_resuming ? {v} : {dev_expr(s.start)}; "
                           f"croktile_resuming || {v} < {dev_expr(s.count)}; {step}) {{")
-        self.stmts(s.body, depth + 2, level, state)
+        self.stmts(s.body, At(depth + 2, at.level, at.state))
         self.w(depth + 1, "}")
-        return state
+        return None
 
     # -- the level -------------------------------------------------------------------
     def resumable_level(self, s: ir.Parallel, depth: int) -> None:
@@ -252,7 +257,7 @@ class OpenclEvents:
         saved = (self.end_label, self.resumable, self.hoisted)
         self.end_label = f"croktile_end{n}"
         self.resumable, self.hoisted = True, {}
-        self.stmts(s.body, d + 3, 2, 0)
+        self.stmts(s.body, At(d + 3, 2, EMPTY))
         hoisted = self.hoisted
         self.w(d + 3, f"{self.end_label}:;")
         self.end_label, self.resumable, self.hoisted = saved

@@ -11,7 +11,7 @@ from ...frontend.splitter import LineMap
 from ...cstrings import escaped
 from .mma import PRELUDE as MMA_PRELUDE, needs_prelude
 from ...cstrings import c_string
-from ...codegen.cxx import elem_ctype, line_directive
+from ...codegen.cxx import At, elem_ctype, line_directive
 from ...codegen.host_unit import host_translation_unit
 from ...codegen.device_host import DeviceHostEmitter, where as _where
 from ...codegen.cok_blocks import blank, host_device_functions, parse_cok, report_non_cok_call
@@ -201,27 +201,28 @@ class HostEmitter(DeviceHostEmitter):
     def checks_declaration(self, where: str) -> str:
         return f"static croktile::opencl::check_slot croktile_checks(croktile_report__{self.fn.name});"
 
-    def s_Alloc(self, s: ir.Alloc, depth: int) -> None:
+    def s_Alloc(self, s: ir.Alloc, at: At) -> None:
         buf = s.buffer
         count = self.hx(_product(buf.shape))
-        self.w(depth, f"croktile::opencl::buffer {self.mem(buf)}(croktile_rt, croktile_q, (std::size_t)({count}) * "
-                      f"sizeof({elem_ctype(buf.elem)}), {_where(s.loc)}, false);")
+        self.w(at.depth, f"croktile::opencl::buffer {self.mem(buf)}(croktile_rt, croktile_q, (std::size_t)({count}) * "
+                         f"sizeof({elem_ctype(buf.elem)}), {_where(s.loc)}, false);")
 
-    def s_Fill(self, s: ir.Fill, depth: int) -> None:
+    def s_Fill(self, s: ir.Fill, at: At) -> None:
         b = s.buffer
         if s.value == 0:   # all bits zero in every element type
-            self.w(depth, f"croktile::opencl::fill_zero(croktile_q, {self.mem(b)}.get(), (std::size_t)"
-                          f"({self.hx(_product(b.shape))}) * sizeof({elem_ctype(b.elem)}), {_where(s.loc)});")
+            self.w(at.depth, f"croktile::opencl::fill_zero(croktile_q, {self.mem(b)}.get(), (std::size_t)"
+                             f"({self.hx(_product(b.shape))}) * sizeof({elem_ctype(b.elem)}), {_where(s.loc)});")
             return
-        self.w(depth, f"croktile::opencl::fill_value(croktile_q, {self.mem(b)}.get(), "
-                      f"(std::size_t)({self.hx(_product(b.shape))}), {fill_literal(b.elem, s.value)}, {_where(s.loc)});")
+        self.w(at.depth, f"croktile::opencl::fill_value(croktile_q, {self.mem(b)}.get(), "
+                         f"(std::size_t)({self.hx(_product(b.shape))}), {fill_literal(b.elem, s.value)}, "
+                         f"{_where(s.loc)});")
 
     def copy_box_call(self, s: ir.Dma) -> str:
         return (f"croktile::opencl::copy_box(croktile_rt, croktile_q, {self.mem(s.src.buffer)}, src_shape, src_off, "
                 f"{self.mem(s.dst.buffer)}, dst_shape, dst_off, ext, sizeof({elem_ctype(s.src.buffer.elem)}), "
                 f"{_where(s.loc)});")
 
-    def s_Parallel(self, s: ir.Parallel, depth: int) -> None:
+    def s_Parallel(self, s: ir.Parallel, at: At) -> None:
         k = KernelEmitter(self, s, f"{self.fn.name}__launch{self.kernel_count}")
         self.kernel_count += 1
         kernel_text = k.emit()
@@ -229,8 +230,8 @@ class HostEmitter(DeviceHostEmitter):
             return
         self.gen.kernels.append((k.name, kernel_text))
         where = _where(s.loc)
-        self.w(depth, "{")
-        d = depth + 1
+        self.w(at.depth, "{")
+        d = at.depth + 1
         if k.fast_copies:
             # the fast instance (opencl_fast.py) where every global buffer is 16-byte aligned and
             # none the kernel writes overlaps another
@@ -269,4 +270,4 @@ class HostEmitter(DeviceHostEmitter):
             how = "run concurrently, a work-item each" if k.concurrent else "are a work-item each"
             exact = ", " + c_string(f"the instances of '{p.var}' (line {p.loc.line}) {how}")
         self.w(d, f"croktile_k.launch(croktile_rt, croktile_q, croktile_groups, croktile_group_size, {where}{exact});")
-        self.w(depth, "}")
+        self.w(at.depth, "}")

@@ -9,14 +9,14 @@ from .fast import RESTRICT, OpenclFast
 from ... import ir
 from ...ir.symbolic import Sym
 from .mma import OpenclFragments, private_copies
-from ...codegen.cxx import call_statement, elem_ctype, print_stmt
+from ...codegen.cxx import At, call_statement, elem_ctype, print_stmt
 from ...codegen.device_host import where as _where
-from ...codegen.box_copy import copy_dims
-from ...codegen.dma_loops import element_loops, write_loops, write_shared_loops
+from ...codegen.dma_loops import copy_dims, element_loops, write_loops, write_shared_loops
 from ...codegen.element_writer import ElementWriter
 from .barriers import OpenclBarriers, check_exact_counts, uniform_count
 from .check import statement_line
 from ...codegen.fill_literal import fill_literal
+from ...analysis.barriers import COOPERATIVE, EMPTY, EVERYTHING, MASKED, BarrierPlanner, State
 from ...analysis.grid_split import split_nest
 from ...codegen.kernel_emitter import (
     KernelEmitterBase,
@@ -58,7 +58,8 @@ class KernelEmitter(OpenclFast, OpenclEvents, OpenclBarriers, KernelEmitterBase,
 
     def element_ctype(self, elem: str) -> str:
         return DEVICE_CTYPES[elem]
-    join = staticmethod(max)      # the barrier state is a number: more is more to synchronise
+    # the barrier plan: only cooperative copies' accesses followed (analysis/barriers.py)
+    barrier_plan = BarrierPlanner(coarse=True)
 
     def __init__(self, host: HostEmitter, par: ir.Parallel, name: str):
         super().__init__(host, par)
@@ -69,9 +70,8 @@ class KernelEmitter(OpenclFast, OpenclEvents, OpenclBarriers, KernelEmitterBase,
         self.uses_checks = False
         self.max_level = max(s.level for s, _ in self.all if isinstance(s, ir.Parallel))
         self.group = self.max_level >= 2
-        # what the group's cooperative copies read and wrote since the last barrier (None:
-        # other work too, whose accesses are not followed); a swap makes names unreliable
-        self.since: Optional[Tuple[set, set]] = (set(), set())
+        # whether the barrier plan follows the buffers of cooperative copies (a swap makes
+        # names unreliable)
         self.follows_copies = not any(isinstance(st, ir.Swap) for st in ir.walk(par.body))
         self.inner = [s for s, _ in self.all if isinstance(s, ir.Parallel) and s.level == 2]
         self.space: Dict[str, str] = {}          # buffer name -> g / l / p
@@ -238,7 +238,7 @@ class KernelEmitter(OpenclFast, OpenclEvents, OpenclBarriers, KernelEmitterBase,
             self.w(1, "__global unsigned char* croktile_slot_base = croktile_scratch + get_global_id(0) * croktile_slot;")
         self.setup_buffers(par, 1)
         self.declare_frags(par.body, 1)
-        self.stmts(par.body, 1, 1, 0)
+        self.stmts(par.body, At(1, 1, EMPTY))
         self.lines.append("}")
         return "\n".join(self.lines)
 
@@ -256,95 +256,73 @@ class KernelEmitter(OpenclFast, OpenclEvents, OpenclBarriers, KernelEmitterBase,
             else:   # __local, static or a kernel argument
                 self.w(depth, f"{q} {ct}* {self.ptr(b)} = {b.name};")
 
-    # Barrier state at the outer level of a group kernel: 0 all synchronised, 1 work-item 0
-    # worked alone since the last barrier, 2 the whole group worked (or copies are pending).
-    def stmts(self, stmts: List[ir.Stmt], depth: int, level: int, state: int) -> int:
+    def stmts(self, stmts: List[ir.Stmt], at: At) -> State:
         if self.resumable and not self.in_run:
-            return self.resumable_stmts(stmts, depth, level, state)
-        return self.each_stmt(stmts, depth, level, state)
+            return self.resumable_stmts(stmts, at)
+        return self.each_stmt(stmts, at)
 
-    def each_stmt(self, stmts: List[ir.Stmt], depth: int, level: int, state: int) -> int:
-        if state:   # a body entered with work pending (a loop's next iteration, an if): not followed
-            self.since = None
+    def each_stmt(self, stmts: List[ir.Stmt], at: At) -> State:
+        depth, level, state = at
+        # a body entered with work pending (a loop's next iteration, an if): not followed
+        state = self.barrier_plan.enter(state)
         for s in stmts:
             self.w(depth, statement_line(s.loc))
-            state = getattr(self, "s_" + type(s).__name__)(s, depth, level, state)
-        return state
-
-    def s_Loop(self, s: ir.Loop, depth: int, level: int, state: int) -> int:
-        state = super().s_Loop(s, depth, level, state)
-        self.since = None      # the accesses before the loop may be the ones pending after it
-        return state
-
-    def s_If(self, s: ir.If, depth: int, level: int, state: int) -> int:
-        state = super().s_If(s, depth, level, state)
-        self.since = None
-        return state
-
-    def s_InThreads(self, s: ir.InThreads, depth: int, level: int, state: int) -> int:
-        state = super().s_InThreads(s, depth, level, state)
-        self.since = None
+            after = getattr(self, "s_" + type(s).__name__)(s, At(depth, level, state))
+            if after is not None:
+                state = after
         return state
 
     def outer(self, level: int) -> bool:
         return self.group and level == 1
 
-    def before(self, level: int, state: int, kind: int, depth: int, copy: Optional[ir.Dma] = None) -> int:
-        """Emits the barrier an outer-level step of `kind` (1 masked, 2 cooperative) needs.
-        A cooperative `copy` after other such copies needs none when it reads nothing they
-        wrote and writes nothing they touched (two tiles loaded one after the other)."""
-        if not self.outer(level):
-            return 0
-        keys = self.copy_keys(copy) if copy is not None and self.follows_copies else None
-        if state == 0:
-            self.since = (set(), set())
-        elif state == 2 or (state == 1 and kind == 2):
-            independent = (state == 2 and keys is not None and self.since is not None
-                           and not (keys[0] & self.since[1]) and not (keys[1] & (self.since[0] | self.since[1])))
-            if not independent:
-                self.barrier(depth)
-                state = 0
-                self.since = (set(), set())
-        if kind == 2:
-            self.since = None if keys is None or self.since is None else (self.since[0] | keys[0],
-                                                                           self.since[1] | keys[1])
-        return max(state, kind)
+    def before(self, at: At, kind: int, copy: Optional[ir.Dma] = None) -> State:
+        """Emits the barrier an outer-level step of `kind` (MASKED, COOPERATIVE) needs, and
+        returns the state after it. The plan follows a cooperative `copy`'s buffers, so that
+        one after other such copies needs none when it reads nothing they wrote and writes
+        nothing they touched (two tiles loaded one after the other); of other steps, what
+        they access is not followed."""
+        if not self.outer(at.level):
+            return EMPTY
+        reads = writes = EVERYTHING
+        if copy is not None and self.follows_copies:
+            reads, writes = self.copy_keys(copy)
+        return self.barrier_plan.step(at.state, kind, reads, writes, self.barrier, at.depth)
 
-    def copy_keys(self, s: ir.Dma) -> Tuple[set, set]:
+    @staticmethod
+    def copy_keys(s: ir.Dma) -> Tuple[frozenset, frozenset]:
         """What a copy reads and writes: group memory by buffer, global memory as one (two
         parameters may be the same array)."""
-        def key(b: ir.Buffer) -> str:
-            return "global" if b.storage == "global" else b.name
-        return {key(s.src.buffer)}, {key(s.dst.buffer)}
+        def key(b: ir.Buffer) -> tuple:
+            return ("buffer", "global" if b.storage == "global" else b.name, 0)
+        return frozenset({key(s.src.buffer)}), frozenset({key(s.dst.buffer)})
 
-    def s_Parallel(self, s: ir.Parallel, depth: int, level: int, state: int) -> int:
+    def s_Parallel(self, s: ir.Parallel, at: At) -> Optional[State]:
         self.level_stack.append(s)
-        state = self.level(s, depth, level, state)
+        state = self.level(s, at)
         self.level_stack.pop()
         return state
 
-    def level(self, s: ir.Parallel, depth: int, level: int, state: int) -> int:
+    def level(self, s: ir.Parallel, at: At) -> Optional[State]:
+        depth = at.depth
         if s.level == 2:
-            if state:
-                self.barrier(depth)
+            # the work-items may touch anything: a barrier before where anything is pending,
+            # and the next outer-level step (not the end of the kernel) starts with one
+            state = self.barrier_plan.step(at.state, COOPERATIVE, EVERYTHING, EVERYTHING, self.barrier, depth)
             self.w(depth, "{")
             if s in self.resumable_levels:   # instances that wait on each other's events
                 self.resumable_level(s, depth + 1)
             else:
                 self.instances(s, depth + 1)
             self.w(depth, "}")
-            # the work-items may have touched anything: the next outer-level step (not the
-            # end of the kernel) starts with a barrier
-            self.since = None
-            return 2
+            return state
         # deeper levels: a loop inside the work-item, as on the cpu target
         saved, self.resumable = self.resumable, False   # (it waits on nothing)
         self.w(depth, f"for (long {s.var} = 0; {s.var} < {dev_expr(s.count)}; ++{s.var}) {{")
         self.setup_buffers(s, depth + 1)
-        self.stmts(s.body, depth + 1, s.level, 0)
+        self.stmts(s.body, At(depth + 1, s.level, EMPTY))
         self.w(depth, "}")
         self.resumable = saved
-        return state
+        return None
 
     def instances(self, s: ir.Parallel, depth: int) -> None:
         """The instances of the level-2 `s` that this work-item runs."""
@@ -353,17 +331,18 @@ class KernelEmitter(OpenclFast, OpenclEvents, OpenclBarriers, KernelEmitterBase,
         else:   # work-item i runs instances i, i + size, ... (the group may be smaller than the count)
             self.w(depth, f"for (long {s.var} = croktile_lid; {s.var} < {dev_expr(s.count)}; "
                           f"{s.var} += croktile_lsize) {{")
-        self.instance_body(s, depth + 1, 0, self.setup_buffers)
+        self.instance_body(s, depth + 1, self.setup_buffers)
         self.w(depth, "}")
 
-    def s_Alloc(self, s: ir.Alloc, depth: int, level: int, state: int) -> int:
-        return state   # every buffer is set up where its parallel instance starts, as on cpu
+    def s_Alloc(self, s: ir.Alloc, at: At) -> None:
+        pass   # every buffer is set up where its parallel instance starts, as on cpu
 
-    def s_Fill(self, s: ir.Fill, depth: int, level: int, state: int) -> int:
+    def s_Fill(self, s: ir.Fill, at: At) -> Optional[State]:
+        depth, state = at.depth, None
         b = s.buffer
         start, step = "0", "1"
-        if self.outer(level) and self.qual(b) == "__local":   # the whole group fills group memory
-            state = self.before(level, state, 2, depth)
+        if self.outer(at.level) and self.qual(b) == "__local":   # the whole group fills group memory
+            state = self.before(at, COOPERATIVE)
             start, step = "croktile_lid", "croktile_lsize"
         elif self.kind[b.name] == "static" and self.space[b.name] == "p" and self.whole_unroll([_product(b.shape)]):
             self.w(depth, "#pragma unroll")   # a private array stays in registers
@@ -400,16 +379,17 @@ class KernelEmitter(OpenclFast, OpenclEvents, OpenclBarriers, KernelEmitterBase,
         visit(self.par.body)
         return out - self.swapped_events
 
-    def s_Swap(self, s: ir.Swap, depth: int, level: int, state: int) -> int:
+    def s_Swap(self, s: ir.Swap, at: At) -> None:
+        depth = at.depth
         q = self.qual(s.a)
         self.w(depth, f"{{ {q} {self.ctype(s.a)}* croktile_t = {self.ptr(s.a)}; {self.ptr(s.a)} = {self.ptr(s.b)}; "
                       f"{self.ptr(s.b)} = croktile_t; }}")
         fa, fb = self.future_of_buffer.get(s.a.name), self.future_of_buffer.get(s.b.name)
         if fa in self.event_futures and fb in self.event_futures:
             self.w(depth, f"{{ croktile_event_t croktile_e = {fa}__ev; {fa}__ev = {fb}__ev; {fb}__ev = croktile_e; }}")
-        return state
 
-    def s_Wait(self, s: ir.Wait, depth: int, level: int, state: int) -> int:
+    def s_Wait(self, s: ir.Wait, at: At) -> Optional[State]:
+        depth = at.depth
         events = [f for f in s.futures if f in self.event_futures]
         others = [f for f in s.futures if f not in self.event_futures]
         if others:
@@ -419,14 +399,15 @@ class KernelEmitter(OpenclFast, OpenclEvents, OpenclBarriers, KernelEmitterBase,
                           f"wait_group_events({len(events)}, croktile_ev); }}")
             if self.group:
                 self.barrier(depth)
-                return 0
-        return state
+                return EMPTY
+        return None
 
     def region_ptr(self, r: ir.Region) -> str:
         off = _linear(r.offsets, r.shape)
         return self.ptr(r.buffer) + ("" if off.is_const and off.value == 0 else f" + ({dev_expr(off)})")
 
-    def s_Call(self, s: ir.Call, depth: int, level: int, state: int) -> int:
+    def s_Call(self, s: ir.Call, at: At) -> Optional[State]:
+        depth, state = at.depth, None
         args, spaces = [], []
         for a in s.args:
             if a.expr is not None:
@@ -447,61 +428,68 @@ class KernelEmitter(OpenclFast, OpenclEvents, OpenclBarriers, KernelEmitterBase,
                 spaces.append(None)
         name = self.gen.callee(s, spaces)
         text = call_statement(s, name, args, "long")
-        if self.outer(level):
-            state = self.before(level, state, 2 if s.result else 1, depth)
+        if self.outer(at.level):
+            state = self.before(at, COOPERATIVE if s.result else MASKED)
             # a value every work-item of the group needs: each calls (README "Scalars")
             self.w(depth, text if s.result else f"if (croktile_lid == 0) {text}")
         else:
             self.w(depth, text)
         return state
 
-    def s_ScalarDef(self, s: ir.ScalarDef, depth: int, level: int, state: int) -> int:
+    def s_ScalarDef(self, s: ir.ScalarDef, at: At) -> Optional[State]:
+        state = None
         if ir.stmt_reads(s):   # every work-item computes the scalar: all read
-            state = self.before(level, state, 2, depth)
-        return super().s_ScalarDef(s, depth, level, state)
+            state = self.before(at, COOPERATIVE)
+        super().s_ScalarDef(s, at)
+        return state
 
-    def s_Assign(self, s: ir.Assign, depth: int, level: int, state: int) -> int:
+    def s_Assign(self, s: ir.Assign, at: At) -> Optional[State]:
+        state = None
         if ir.stmt_reads(s):
-            state = self.before(level, state, 2, depth)
-        return super().s_Assign(s, depth, level, state)
+            state = self.before(at, COOPERATIVE)
+        super().s_Assign(s, at)
+        return state
 
-    def s_Store(self, s: ir.Store, depth: int, level: int, state: int) -> int:
+    def s_Store(self, s: ir.Store, at: At) -> Optional[State]:
+        depth, state = at.depth, None
         text = ElementWriter("opencl", self.ptr, dev_expr, lambda e: DEVICE_CTYPES[e],
                              lambda e: self.diag.error(s.loc, f"computing with '{e}' elements is not supported on "
                                                               "target 'opencl' yet (copying them is)")).store(s)
-        if self.outer(level):   # outer-level code runs as if on work-item 0 (spec 4)
-            state = self.before(level, state, 1, depth)
+        if self.outer(at.level):   # outer-level code runs as if on work-item 0 (spec 4)
+            state = self.before(at, MASKED)
             self.w(depth, f"if (croktile_lid == 0) {text}")
         else:
             self.w(depth, text)
         return state
 
-    def s_Print(self, s: ir.Print, depth: int, level: int, state: int) -> int:
+    def s_Print(self, s: ir.Print, at: At) -> Optional[State]:
+        depth, state = at.depth, None
         text = print_stmt(s, dev_expr, printf="printf", int_fmt="%ld", int_type="long",
                           bool_as_text=False, flush="", value=self.elements().value, float_type="float")
-        if self.outer(level):
-            state = self.before(level, state, 1, depth)
+        if self.outer(at.level):
+            state = self.before(at, MASKED)
             self.w(depth, f"if (croktile_lid == 0) {{ {text} }}")
         else:
             self.w(depth, text)
         return state
 
-    def s_Dma(self, s: ir.Dma, depth: int, level: int, state: int) -> int:
+    def s_Dma(self, s: ir.Dma, at: At) -> Optional[State]:
+        depth, state = at.depth, None
         if s.op is not ir.DmaOp.COPY:
             loops, body = element_loops(s, self.ptr, dev_expr, self.ctype(s.dst.buffer), "long")
-            if self.outer(level):
-                state = self.before(level, state, 2, depth)
+            if self.outer(at.level):
+                state = self.before(at, COOPERATIVE)
                 write_shared_loops(self.w, depth, loops, body, dev_expr, "croktile_lid", "croktile_lsize", "long")
             else:
                 write_loops(self.w, depth, loops, body, dev_expr, "long")
             return state
         if s.is_async and s.future in self.event_futures:
-            state = self.before(level, state, 2, depth)
+            state = self.before(at, COOPERATIVE)
             self.work_group_copy(s, depth)
             return state
-        coop = self.outer(level)
+        coop = self.outer(at.level)
         if coop:
-            state = self.before(level, state, 2, depth, copy=s)
+            state = self.before(at, COOPERATIVE, copy=s)
         self.copy_loops(s, depth, coop)
         return state
 

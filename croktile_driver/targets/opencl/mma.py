@@ -16,10 +16,12 @@ fragments), except a store into memory, which work-item 0 does.
 """
 from __future__ import annotations
 
-from typing import Dict, Tuple
+from typing import Dict, Optional, Tuple
 
 from ... import ir
+from ...analysis.barriers import COOPERATIVE, MASKED, State
 from ...codegen.element_writer import BITS16
+from ...codegen.cxx import At
 from ...codegen.kernel_emitter import dev_expr
 from ...codegen.fragments import (
     FragmentWriter,
@@ -156,7 +158,7 @@ class OpenclFragments(FragmentWriter):
                 f"{{ const int croktile_x = croktile_i * {f.cols} + croktile_j; {body} }}")
 
     # -- statements ------------------------------------------------------------------
-    def s_MmaFill(self, s: ir.MmaFill, depth: int, level: int, state: int) -> int:
+    def s_MmaFill(self, s: ir.MmaFill, at: At) -> None:
         f = s.ref.frag
         value = rounded(f, self.fill_value(f, s.value))
 
@@ -164,14 +166,14 @@ class OpenclFragments(FragmentWriter):
             return (f"{{ const {value_type(f)} croktile_v = {value}; for (int croktile_x = 0; "
                     f"croktile_x < {f.rows * f.cols}; ++croktile_x) {frag}[croktile_x] = croktile_v; }}")
         if s.declare:
-            self.each_fragment(s.ref, depth, fill)
+            self.each_fragment(s.ref, at.depth, fill)
         else:
-            self.w(depth, fill(self.frag_ref(s.ref)))
-        return state
+            self.w(at.depth, fill(self.frag_ref(s.ref)))
 
-    def s_MmaLoad(self, s: ir.MmaLoad, depth: int, level: int, state: int) -> int:
-        if self.outer(level):   # every work-item reads: after what others wrote
-            state = self.before(level, state, 2, depth)
+    def s_MmaLoad(self, s: ir.MmaLoad, at: At) -> Optional[State]:
+        depth, state = at.depth, None
+        if self.outer(at.level):   # every work-item reads: after what others wrote
+            state = self.before(at, COOPERATIVE)
         off, s0, s1 = chunk_access(s.src, s.transposed, self.expr)
         buf = s.src.buffer
         ptr = self.ptr(buf) + ("" if off == "0" else f" + ({off})")
@@ -181,40 +183,41 @@ class OpenclFragments(FragmentWriter):
             decl = (f"{self.qual(buf)} const {self.ctype(buf)}* ", "long ") if s.declare else ("", "")
             self.w(depth, f"{decl[0]}{name} = {ptr}; {decl[1]}{name}__s0 = {s0}, {name}__s1 = {s1};")
             return state
-        at = f"croktile_p[croktile_i * ({s0}) + croktile_j * ({s1})]"
+        element = f"croktile_p[croktile_i * ({s0}) + croktile_j * ({s1})]"
         self.w(depth, f"{{ {self.qual(buf)} const {self.ctype(buf)}* croktile_p = {ptr}; "
-                      + self.elements_loop(f, f"{name}[croktile_x] = {rounded(f, stored_value(buf.elem, at))};")
+                      + self.elements_loop(f, f"{name}[croktile_x] = {rounded(f, stored_value(buf.elem, element))};")
                       + " }")
         return state
 
-    def s_MmaStore(self, s: ir.MmaStore, depth: int, level: int, state: int) -> int:
+    def s_MmaStore(self, s: ir.MmaStore, at: At) -> Optional[State]:
+        depth, state = at.depth, None
         off, s0, s1 = chunk_access(s.dst, False, self.expr)
         buf = s.dst.buffer
         ptr = self.ptr(buf) + ("" if off == "0" else f" + ({off})")
         f = s.ref.frag
         name = self.frag_ref(s.ref)
         guard = ""
-        if self.outer(level):   # one work-item writes (all hold the same fragment)
-            state = self.before(level, state, 1, depth)
+        if self.outer(at.level):   # one work-item writes (all hold the same fragment)
+            state = self.before(at, MASKED)
             guard = "if (croktile_lid == 0) "
-        at = "croktile_p[croktile_i * ({}) + croktile_j * ({})]".format(s0, s1)
+        element = "croktile_p[croktile_i * ({}) + croktile_j * ({})]".format(s0, s1)
+        value = storage(buf.elem, self.ctype(buf), name + '[croktile_x]')
         self.w(depth, f"{guard}{{ {self.qual(buf)} {self.ctype(buf)}* croktile_p = {ptr}; "
-                      + self.elements_loop(f, f"{at} = {storage(buf.elem, self.ctype(buf), name + '[croktile_x]')};")
-                      + " }")
+                      + self.elements_loop(f, f"{element} = {value};") + " }")
         return state
 
-    def s_FragUpdate(self, s: ir.FragUpdate, depth: int, level: int, state: int) -> int:
+    def s_FragUpdate(self, s: ir.FragUpdate, at: At) -> None:
         f = s.ref.frag
         value = self.elements().value(s.value)
         name = self.frag_ref(s.ref)
-        self.w(depth, f"{{ for (int croktile_x = 0; croktile_x < {f.rows * f.cols}; ++croktile_x) "
-                      f"{name}[croktile_x] = {rounded(f, f'{name}[croktile_x] {s.op} {value}', tf32=False)}; }}")
-        return state
+        self.w(at.depth, f"{{ for (int croktile_x = 0; croktile_x < {f.rows * f.cols}; ++croktile_x) "
+                         f"{name}[croktile_x] = {rounded(f, f'{name}[croktile_x] {s.op} {value}', tf32=False)}; }}")
 
-    def s_MmaMul(self, s: ir.MmaMul, depth: int, level: int, state: int) -> int:
+    def s_MmaMul(self, s: ir.MmaMul, at: At) -> None:
+        depth = at.depth
         if s.missing:
             self.diag.error(s.loc, s.missing)
-            return state
+            return
         c = s.c.frag
         if c.engine is ir.MmaEngine.WGMMA:
             k, product = self.wgmma_product(s)
@@ -238,7 +241,6 @@ class OpenclFragments(FragmentWriter):
         self.w(depth + 2, f"{acc} = {add};")
         self.w(depth + 1, "}")
         self.w(depth, "}")
-        return state
 
     def mma_product(self, s: ir.MmaMul) -> Tuple[Tuple[int, int], str]:
         """(K, instruction k) and the statement adding a(i, k) * b(k, j) to croktile_s."""
