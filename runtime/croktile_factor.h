@@ -52,11 +52,11 @@ typedef struct croktile_factor_core croktile_factor_core;
 // What device code asks of the runtime. A copy returns a ticket (0: already complete);
 // wait returns once the copy with that ticket is complete. After fail() the entry point
 // returns at once: the launch reports the first failure as a croktile::runtime_error.
-// Events (toolchains/factor_events.py): run_concurrently runs body(ctx, i) for the
+// Events (targets/factor/events.py): run_concurrently runs body(ctx, i) for the
 // `count` instances of a level that wait on each other, each on a thread of the core;
 // trigger sets `count` flags; wait_event takes each back once set, and returns 0, or
 // the milliseconds it waited in vain (CROKTILE_EVENT_TIMEOUT_MS, default 10000).
-// barrier (toolchains/factor_barriers.py): the instances of the levels an `inthreads`
+// barrier (targets/factor/barriers.py): the instances of the levels an `inthreads`
 // block spans meet there; `state` is two words (arrived, generation) that the entry
 // point zeroes, `count` the instances; returns 0, or the milliseconds waited in vain.
 typedef struct croktile_factor_services {

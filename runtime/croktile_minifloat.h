@@ -124,7 +124,7 @@ enum class mf_special {
   ieee = 2,      // IEEE 754: infinity and NaNs (f8_e5m2)
 };
 
-// (croktile_factor.h and the OpenCL prelude of toolchains/opencl.py repeat these values.)
+// (croktile_factor.h and the OpenCL prelude of targets/opencl/ repeat these values.)
 
 // A sign bit, E exponent bits (bias 2^(E-1) - 1) and M mantissa bits in the low bits of a byte.
 template <int E, int M, mf_special S>

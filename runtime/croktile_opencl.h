@@ -356,7 +356,7 @@ class program {
     const char* src = source_;
     cl_program p = clCreateProgramWithSource(rt.context, 1, &src, &length_, &err);
     check(err, "clCreateProgramWithSource", where);
-    // croktilec checks the program with this standard at build time (toolchains/opencl_check.py)
+    // croktilec checks the program with this standard at build time (targets/opencl/check.py)
     std::string options = "-cl-std=CL1.2";
     const std::string extra = detail::env("CROKTILE_OPENCL_BUILD_OPTIONS");
     if (!extra.empty()) options += " " + extra;
@@ -641,7 +641,7 @@ inline long long split_count(const runtime& rt, long long groups, long long trip
   return croktile::detail::split_for(groups, trips, rt.compute_units);
 }
 
-// Whether a launch may take the kernel's fast instance (toolchains/opencl_fast.py): every
+// Whether a launch may take the kernel's fast instance (targets/opencl/fast.py): every
 // buffer starts 16-byte aligned (a buffer at the device's base alignment, a sub-buffer at
 // its origin in its buffer) and none that the kernel writes overlaps another (the same
 // cl_mem twice, or ranges of one buffer that meet), as croktile::cuda::fast_instance.

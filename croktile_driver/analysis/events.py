@@ -1,4 +1,4 @@
-"""What every target needs to know of a function's events (frontend/ir.py ``Event``):
+"""What every target needs to know of a function's events (ir/nodes.py ``Event``):
 which `parallel` levels must run their instances concurrently, and the text of a wait's
 run-time report.
 

@@ -54,7 +54,7 @@ class ArenaPlan:
 
 def static_bytes(buf: ir.Buffer) -> Optional[int]:
     """Bytes of the buffer's storage when known at compile time: its constant size, or the
-    capacity a stated bound gives it (frontend/bounds.py)."""
+    capacity a stated bound gives it (analysis/bounds.py)."""
     if buf.capacity is not None:
         return buf.capacity * buf.elem_bytes
     n = buf.elem_bytes

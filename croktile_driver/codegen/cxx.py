@@ -183,7 +183,7 @@ class StatementWriter:
 
     s_InThreads = s_If
 
-    element_dialect = "cxx"    # how element expressions are written (toolchains/elements.py)
+    element_dialect = "cxx"    # how element expressions are written (codegen/element_writer.py)
 
     def elements(self):
         from .element_writer import ElementWriter

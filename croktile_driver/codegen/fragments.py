@@ -18,7 +18,7 @@ from .rows import RowWriter, row_refs
 
 def frag_type(f: ir.Frag) -> str:
     elem = "uint32_t" if f.role == "e" else elem_ctype(f.elem)
-    if f.role == "r":   # a row vector (rows_emit.py)
+    if f.role == "r":   # a row vector (codegen/rows.py)
         return f"{api(f)}::rowvec<{f.rows}>"
     if f.engine is ir.MmaEngine.WGMMA:   # a warp group's accumulator, or an operand read from shared memory
         if f.role == "c":

@@ -21,4 +21,4 @@ def runtime_defines(segments) -> List[str]:
     """The ``#define`` lines that go before ``#include "croktile.h"``."""
     if any(_MAY_USE_RANDOM.search(seg.text) for seg in segments if seg.kind in ("host", "cok")):
         return []
-    return ["#define CROKTILE_NO_RANDOM 1   // the program uses no random data (toolchains/lean_headers.py)"]
+    return ["#define CROKTILE_NO_RANDOM 1   // the program uses no random data (codegen/lean_headers.py)"]

@@ -1,4 +1,4 @@
-"""Row operations on accumulators (sema_fragments.py) as calls of the runtime's row API
+"""Row operations on accumulators (frontend/sema/mma.py) as calls of the runtime's row API
 (runtime/croktile_rows.h): `croktile::mma::row_max(m, s)`, `croktile::wgmma::row_exp(s, m,
 scale)`, ... on the C++ targets. A row vector is `rowvec<R>`: on the portable targets the
 whole column of R values, on cuda the rows that the thread holds of its warp group's
@@ -18,7 +18,7 @@ def row_refs(s: ir.FragOp) -> list:
 
 
 class RowWriter:
-    """Mixed into mma_emit.FragmentWriter (which gives `frag_ref`, `fill_value`, `settle`,
+    """Mixed into codegen/fragments.py's FragmentWriter (which gives `frag_ref`, `fill_value`, `settle`,
     `each_fragment`, `w`)."""
 
     def row_operand(self, f: ir.Frag, a) -> str:

@@ -22,7 +22,7 @@ class TranslationUnit:
     segments: List[Segment]
     functions: List[A.CoFunction] = field(default_factory=list)
     module: Optional[ir.Module] = None
-    macros: List[str] = field(default_factory=list)   # the command line's -D names (toolchains/macro_guard.py)
+    macros: List[str] = field(default_factory=list)   # the command line's -D names (codegen/macro_guard.py)
 
 
 def run_frontend(text: str, filename: str, diag: Diagnostics, *,

@@ -105,7 +105,7 @@ def choose_shape(M: int, N: int, K: int, ta: str, tb: str, tc: str, sparse: bool
     return max(fits, key=lambda f: (f.m == 16, f.m * f.n * f.k))
 
 
-# -- what the checker needs beyond the instruction table (sema_mma.py) ---------------
+# -- what the checker needs beyond the instruction table (frontend/sema/mma.py) ---------------
 
 # tiles one warp may hold besides one instruction's: the WMMA shapes (several mma.sync
 # instructions each), as the reference accepts them

@@ -53,7 +53,7 @@ class Buffer:
     alias: Optional[tuple] = None
     align: int = 16           # bytes; a swizzled shared buffer needs 8 of its rows (cuda)
     # elements the storage holds at most, where the size is known only at run time but a
-    # stated bound limits it (frontend/bounds.py): the targets allocate this many statically
+    # stated bound limits it (analysis/bounds.py): the targets allocate this many statically
     capacity: Optional[int] = None
 
     @property
@@ -206,7 +206,7 @@ class Assign(Stmt):
 
 @dataclass(eq=False)
 class Alloc(Stmt):
-    """A buffer comes into scope here, its elements unset (frontend/fills.py adds the
+    """A buffer comes into scope here, its elements unset (analysis/fills.py adds the
     zero ``Fill`` that declared data needs where it may be read unwritten)."""
     buffer: Buffer
 
@@ -214,7 +214,7 @@ class Alloc(Stmt):
 @dataclass(eq=False)
 class Fill(Stmt):
     """`local s32 [8] t{-1};`: every element of a new buffer takes one value (``implicit``:
-    the zeros of declared data that may be read before it is written, frontend/fills.py)."""
+    the zeros of declared data that may be read before it is written, analysis/fills.py)."""
     buffer: Buffer
     value: object                      # an int or a float, converted as C converts it
     implicit: bool = False
@@ -326,7 +326,7 @@ class FragUpdate(Stmt):
 
 @dataclass(eq=False)
 class FragOp(Stmt):
-    """A row operation (sema_fragments.py): `op` on the accumulator or row vector `ref`
+    """A row operation (frontend/sema/mma.py): `op` on the accumulator or row vector `ref`
     with `args` (fragment refs, row vectors, and values: constants or EExprs):
     "fill" r = v; "max" r = max(r, row max of x); "sum" r += row sum of x; "scale" /
     "div" x *= / /= v per row; "exp" x = exp(scale * (x - m)) per row; "causal" elements
@@ -435,7 +435,7 @@ class Call(Stmt):
 # symbolic integer (Sym) cannot hold. Each node has a computation type `ctype`: 'bool',
 # 'int', 'uint', 'long', 'ulong', 'float' or 'double' (C's usual arithmetic conversions
 # decide it; the storage types f16, bf16, f8..f4 are computed as float, the narrow
-# integers as int); generators spell it in the target's C dialect (toolchains/elements.py).
+# integers as int); generators spell it in the target's C dialect (codegen/element_writer.py).
 ELEM_COMPUTE = {"s8": "int", "s16": "int", "s32": "int", "u8": "int", "u16": "int", "u32": "uint",
                 "s64": "long", "u64": "ulong", "f16": "float", "bf16": "float", "f32": "float",
                 "f64": "double"}

@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import List, Optional, Set
 
 from .. import ast as A
-from ...ir import nodes as ir
+from ... import ir
 from ...analysis.block_shared import place_block_shared
 from ...analysis.bounds import bound_local_buffers
 from ...analysis.fills import plan_fills

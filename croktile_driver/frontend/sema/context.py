@@ -15,7 +15,7 @@ from dataclasses import field
 from typing import Callable, Dict, Iterator, List, Optional, Set
 
 from .. import ast as A
-from ...ir import nodes as ir
+from ... import ir
 from ...diagnostics import Diagnostics, Loc
 from ...ir.dataclass import dataclass
 from ...ir.symbolic import INT_MAX, INT_MIN, Sym, fits_int, prove_equal

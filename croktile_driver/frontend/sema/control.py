@@ -9,7 +9,7 @@ import sys
 from typing import List, Optional
 
 from .. import ast as A
-from ...ir import nodes as ir
+from ... import ir
 from ...ir.symbolic import Sym
 from .context import BlockCheck, CheckContext, ExprCheck
 from .elements import ElementChecks

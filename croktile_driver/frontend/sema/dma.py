@@ -19,7 +19,7 @@ from __future__ import annotations
 from typing import Dict, List, Optional, Set
 
 from .. import ast as A
-from ...ir import nodes as ir
+from ... import ir
 from . import pending as P
 from ...ir.symbolic import Sym, prove_equal
 from ...diagnostics import Loc

@@ -22,7 +22,7 @@ from __future__ import annotations
 from typing import Callable, List, Optional
 
 from .. import ast as A
-from ...ir import nodes as ir
+from ... import ir
 from ...ir.symbolic import Sym
 from .context import CheckContext, ExprCheck
 from .values import VBool, VData, VError, VExpr, VFloat, VFuture, VInt, VTuple, Value, scalar

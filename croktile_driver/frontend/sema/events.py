@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import List, Optional, Tuple
 
 from .. import ast as A
-from ...ir import nodes as ir
+from ... import ir
 from ...ir.symbolic import Sym
 from .context import BlockCheck, CheckContext, ExprCheck
 from .values import COMPARE, LOGICAL, Symbol, VBool, VError, VInt, VTuple, Value

@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Callable, Dict, List, Optional, Set, Tuple
 
 from .. import ast as A
-from ...ir import nodes as ir
+from ... import ir
 from ...ir.symbolic import Sym, fits_int, prove_divisible
 from ...diagnostics import suggestion
 from .context import CheckContext

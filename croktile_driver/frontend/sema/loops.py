@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Dict, List, Optional, Set
 
 from .. import ast as A
-from ...ir import nodes as ir
+from ... import ir
 from ...ir import levels
 from ...ir.symbolic import Sym, prove_equal
 from .context import BlockCheck, CheckContext, ExprCheck, StmtsCheck

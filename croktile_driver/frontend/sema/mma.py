@@ -34,7 +34,7 @@ from __future__ import annotations
 from typing import List, Optional, Set
 
 from .. import ast as A
-from ...ir import nodes as ir
+from ... import ir
 from ...ir.mma_forms import (
     choose_shape,
     default_accumulator,
@@ -353,7 +353,7 @@ class MmaForms:
                                   "m8n8k16, m8n8k4, ...) or a WMMA shape (m16n16k16, m32n8k16, m8n32k16)")
                 return []
             form = choose_shape(M, N, Ka, a.frag.elem, b.frag.elem, c.frag.elem, sparse)
-            if form is None:   # portable code computes it; a GPU target reports it (cuda.py)
+            if form is None:   # portable code computes it; a GPU target reports it (targets/cuda/mma.py)
                 missing = (f"no tensor-core instruction multiplies a {M} x {N} x {Ka} tile of "
                            f"{describe_types(a.frag.elem, b.frag.elem, c.frag.elem)}{' (sparse)' if sparse else ''}")
                 inst = (M, N, Ka)

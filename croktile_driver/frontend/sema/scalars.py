@@ -21,7 +21,7 @@ from __future__ import annotations
 from typing import Callable, Dict, List, Optional, Set, Tuple
 
 from .. import ast as A
-from ...ir import nodes as ir
+from ... import ir
 from ...ir.symbolic import Sym
 from .context import CheckContext
 from .elements import ElementChecks

@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import List, Optional
 
 from .. import ast as A
-from ...ir import nodes as ir
+from ... import ir
 from ...ir.symbolic import Sym, prove_divisible, prove_equal
 from .context import CheckContext, ExprCheck
 from .values import (

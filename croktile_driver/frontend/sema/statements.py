@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import Callable, Dict, List, Optional
 
 from .. import ast as A
-from ...ir import nodes as ir
+from ... import ir
 from ...diagnostics import Loc
 from ...ir.symbolic import INT_MAX, INT_MIN, Sym
 from .context import CheckContext

@@ -12,7 +12,7 @@ from dataclasses import field
 from typing import List, Optional
 
 from .. import ast as A
-from ...ir import nodes as ir
+from ... import ir
 from ...diagnostics import Loc
 from ...ir.symbolic import Sym
 from ...ir.dataclass import dataclass

@@ -5,7 +5,7 @@ loops. Code of an outer level beside an inner ``parallel`` runs once per outer
 instance, before and after the inner loop, which is the spec's implicit masking to
 inner thread 0 with a barrier on entry and exit. DMA copies happen when issued, so
 ``wait`` has nothing left to do. A level whose instances wait on each other's events
-(toolchains/events.py) runs them as threads instead, each event a flag with a mutex and
+(analysis/events.py) runs them as threads instead, each event a flag with a mutex and
 a condition variable (runtime/croktile_cpu.h); a wait that blocks too long is a
 run-time error with its line.
 """
@@ -89,7 +89,7 @@ class FunctionEmitter(StatementWriter, FragmentWriter):
         ctype = elem_ctype(buf.elem)
         dims = ", ".join(f"(std::size_t)({sym_c(d)})" for d in buf.shape)
         # elements start unset: declared data that may be read unwritten is zero-filled
-        # by the Fill that frontend/fills.py put after its Alloc
+        # by the Fill that analysis/fills.py put after its Alloc
         if buf.storage == "global":
             self.w(depth, f"croktile::spanned_data<{ctype}, {len(buf.shape)}> {buf.name}"
                           f"(croktile::uninitialized, std::array<std::size_t, {len(buf.shape)}>{{{dims}}});")

@@ -18,7 +18,7 @@ Mapping (docs/targets/cuda.md says it for users):
     bytes other threads accessed since the last barrier (see analysis/barriers.py).
   * Storage: everything an instance of the outer level owns (``shared`` data,
     ``local`` data and DMA destinations of that level) lives in the block's
-    shared memory arena, planned from live ranges (memplan.py): a static
+    shared memory arena, planned from live ranges (analysis/memplan.py): a static
     ``__shared__`` array up to 48 KiB, dynamic shared memory beyond or when sized at
     run time. Data of inner levels is a per-thread array (run-time sized: a slice of
     a global scratch buffer).

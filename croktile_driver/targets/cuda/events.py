@@ -1,4 +1,4 @@
-"""Events on the cuda target (frontend/ir.py ``Event``): flags in memory of the event's
+"""Events on the cuda target (ir/nodes.py ``Event``): flags in memory of the event's
 storage level, set by `trigger` and consumed by `wait` with atomic exchanges
 (runtime/croktile_cuda_events.h).
 

@@ -112,7 +112,7 @@ class KernelEmitter(KernelEmitterBase, FragmentWriter, CudaEvents):
         self.check_limits()
         self.frag_setup({})   # each warp holds its fragments in its own registers
         self.uses_wgmma = any(f.engine is ir.MmaEngine.WGMMA for f in self.fn.frags)
-        # copy-engine loads that the multiplies of earlier steps may overlap (cuda_wgmma_waits.py)
+        # copy-engine loads that the multiplies of earlier steps may overlap (targets/cuda/wgmma_waits.py)
         loads = {id(s): s for s, _ in self.all if id(s) in self.tma.copies and self.tma.copies[id(s)].load}
         self.wgmma_keep = plan_wgmma_keeps(self.par.body, loads, self.slot_range) \
             if self.uses_wgmma and self.wgmma_async() else {}
@@ -430,7 +430,7 @@ class KernelEmitter(KernelEmitterBase, FragmentWriter, CudaEvents):
     def barrier(self, depth: int) -> None:
         """__syncthreads(), after the cp.async copies issued for synchronous copies and the
         warp groups' tensor-core operations (which may still read shared operands that
-        others overwrite after the barrier: mma_emit.py issues them without waiting)."""
+        others overwrite after the barrier: codegen/fragments.py issues them without waiting)."""
         if self.issued_sync_async:
             self.w(depth, "croktile::cuda::cp_async_wait_group<0>();")
         if self.uses_wgmma:
@@ -733,7 +733,7 @@ class KernelEmitter(KernelEmitterBase, FragmentWriter, CudaEvents):
         tma = self.tma.copies.get(id(s))
         state = self.step(at, COOPERATIVE, self.keys(s.src.buffer), self.keys(s.dst.buffer),
                           record_writes=not (tma is not None and tma.load))
-        if tma is not None:   # the fast instance's copy engine (cuda_tma.py)
+        if tma is not None:   # the fast instance's copy engine (targets/cuda/tma.py)
             self.w(depth, "if constexpr (CroktileFast) {")
             self.tma.issue(s, self.region_ptr, self.w, depth + 1)
             self.w(depth, "} else {")

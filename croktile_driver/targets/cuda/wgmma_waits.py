@@ -1,6 +1,6 @@
 """cuda target: how many warp-group multiplies may stay in flight across a copy-engine load.
 
-`wgmma` reads its operands from shared memory while it runs (mma_emit.py issues it
+`wgmma` reads its operands from shared memory while it runs (codegen/fragments.py issues it
 without waiting). A `tma.copy` into a buffer must not start before the multiplies that
 read that buffer are done, but the ones that read other buffers (the step just issued,
 in a pipeline of several stages) may go on: the barrier before the load waits with

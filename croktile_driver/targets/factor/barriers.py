@@ -1,4 +1,4 @@
-"""The barrier of a synchronous `inthreads` block (toolchains/inthreads.py) on the factor
+"""The barrier of a synchronous `inthreads` block (analysis/inthreads.py) on the factor
 target, a mixin of the entry point's emitter (factor.EntryEmitter).
 
 The levels a barrier spans run their instances on threads of the core
@@ -35,7 +35,7 @@ class FactorBarriers:
 
     def arrive(self, s: ir.InThreads, name: str, depth: int) -> None:
         self.timed_wait(f"barrier(croktile_core, {name}, {self.barrier_count[name]})", s, barrier_wait_message(),
-                        depth)   # (factor_events.py)
+                        depth)   # (targets/factor/events.py)
 
     def s_InThreads(self, s: ir.InThreads, at: At) -> None:
         name = self.barrier_of.get(id(s))

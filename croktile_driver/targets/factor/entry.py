@@ -53,7 +53,7 @@ class EntryArg:
 
 
 class EntryEmitter(FactorBarriers, StatementWriter, FactorEvents, FragmentWriter):
-    """One launch's entry point; tensor-core statements as on cpu (mma_emit.py): the
+    """One launch's entry point; tensor-core statements as on cpu (codegen/fragments.py): the
     portable fragments of runtime/croktile_mma.h, one copy per inner instance."""
     expr = staticmethod(dev_expr)     # device code: croktile_min / croktile_max
     element_dialect = "factor"
@@ -153,7 +153,7 @@ class EntryEmitter(FactorBarriers, StatementWriter, FactorEvents, FragmentWriter
 
     def instance(self, par: ir.Parallel, depth: int) -> None:
         """One instance of a level: its buffers (the zeros that declared data may need are
-        an ir.Fill where it is declared: frontend/fills.py), its futures, its statements."""
+        an ir.Fill where it is declared: analysis/fills.py), its futures, its statements."""
         for b in par.buffers:
             if b.storage == "local" and self.is_concurrent(par):   # each thread its own
                 self.thread_array(b, depth)

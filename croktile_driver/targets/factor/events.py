@@ -1,4 +1,4 @@
-"""Events on the factor target (frontend/ir.py ``Event``), a mixin of the entry point's
+"""Events on the factor target (ir/nodes.py ``Event``), a mixin of the entry point's
 emitter (factor.EntryEmitter).
 
 An event is an array of flags on the instance's stack; the runtime sets them
@@ -34,7 +34,7 @@ class FactorEvents:
 
     def is_concurrent(self, s: ir.Parallel) -> bool:
         if not hasattr(self, "_concurrent"):
-            self._concurrent = concurrent_levels(self.fn) | barrier_levels(self.barriers)   # (factor_barriers.py)
+            self._concurrent = concurrent_levels(self.fn) | barrier_levels(self.barriers)   # (targets/factor/barriers.py)
         return id(s) in self._concurrent
 
     def concurrent_level(self, s: ir.Parallel, depth: int) -> None:

@@ -1,8 +1,8 @@
-"""The barrier of a synchronous `inthreads` block (toolchains/inthreads.py) on the opencl
+"""The barrier of a synchronous `inthreads` block (analysis/inthreads.py) on the opencl
 target, a mixin of the kernel emitter (opencl.KernelEmitter).
 
 The instances that meet at the barrier are the work-items of one work-group: a level-2
-`parallel` whose instances must run concurrently (a barrier, or events: opencl_events.py)
+`parallel` whose instances must run concurrently (a barrier, or events: targets/opencl/events.py)
 gets a work-group of exactly its count, one instance per work-item (the host refuses a
 device that allows fewer), instead of the loop over instances that other levels get.
 The block's barrier is then OpenCL's work-group barrier, which every work-item reaches:

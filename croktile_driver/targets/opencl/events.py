@@ -1,4 +1,4 @@
-"""Events on the opencl target (frontend/ir.py ``Event``), a mixin of the kernel emitter
+"""Events on the opencl target (ir/nodes.py ``Event``), a mixin of the kernel emitter
 (opencl.KernelEmitter).
 
 A `shared` event of the launch's level is an array of flags in the work-group's
@@ -6,7 +6,7 @@ A `shared` event of the launch's level is an array of flags in the work-group's
 progress to a work-item that spins on another of its group (PoCL on a CPU runs a group's
 work-items one after another between barriers), so a level whose instances wait on each
 other's events (events.concurrent_levels) runs as *resumable instances*: a work-item each
-(opencl_barriers.py), and the instance's code is a `switch` on where it stopped. Rounds
+(targets/opencl/barriers.py), and the instance's code is a `switch` on where it stopped. Rounds
 separated by work-group barriers run every unfinished instance from where it stopped
 until it finishes or meets a wait whose flag is not set; a round in which no instance
 takes a flag or finishes is a deadlock (nothing else can set a flag), reported as a
@@ -241,7 +241,7 @@ class OpenclEvents:
                 self.points[id(x)] = [len(waits) + i + 1 for i in range(len(x.events))]
                 waits += [(x, ref) for ref in x.events]
         d = depth
-        self.w(d, f"{{ const long {s.var} = croktile_lid;   // a resumable instance (opencl_events.py)")
+        self.w(d, f"{{ const long {s.var} = croktile_lid;   // a resumable instance (targets/opencl/events.py)")
         self.setup_buffers(s, d + 1)
         at = len(self.lines)
         self.w(d + 1, "int croktile_pc = 0, croktile_run = 1, croktile_moved = 0, croktile_resuming = 0;   "

@@ -1,5 +1,5 @@
 """What makes the opencl target's kernels fast on a GPU, a mixin of the kernel emitter
-(opencl.KernelEmitter), as the cuda target's kernels are (toolchains/cuda.py):
+(opencl.KernelEmitter), as the cuda target's kernels are (targets/cuda/):
 
 * A *fast instance*. A kernel whose vector copies test a global buffer's alignment at
   run time is written twice in the device program: the generic kernel, and

@@ -35,7 +35,7 @@ class Generator:
         self.cok = parse_cok(tu.segments)
         self.clones: Dict[Tuple, str] = {}        # (name, targs, sig) -> generated name
         self.clone_order: List[Tuple] = []
-        self.kernels: List[Tuple[str, str]] = []   # (name, text with the fast instance's marks: opencl_fast.py)
+        self.kernels: List[Tuple[str, str]] = []   # (name, text with the fast instance's marks: targets/opencl/fast.py)
 
     # -- device function calls -------------------------------------------------------
     def callee(self, call: ir.Call, spaces: List[Optional[str]]) -> str:
@@ -233,7 +233,7 @@ class HostEmitter(DeviceHostEmitter):
         self.w(at.depth, "{")
         d = at.depth + 1
         if k.fast_copies:
-            # the fast instance (opencl_fast.py) where every global buffer is 16-byte aligned and
+            # the fast instance (targets/opencl/fast.py) where every global buffer is 16-byte aligned and
             # none the kernel writes overlaps another
             ranges = ", ".join(f"{{{self.mem(b)}.get(), ({k.buffer_bytes(b)} + 15) / 16 * 16, "
                                f"{str(k.writes(b)).lower()}}}" for b in k.global_args)

@@ -87,7 +87,7 @@ class KernelEmitter(OpenclFast, OpenclEvents, OpenclBarriers, KernelEmitterBase,
         self.split = None if self.scratch or self.fn.frags else split_nest(par, self.host_names)
         self.barrier_setup()
         self.events_setup()
-        # inner levels whose instances run concurrently: a work-item each (opencl_barriers.py)
+        # inner levels whose instances run concurrently: a work-item each (targets/opencl/barriers.py)
         self.exact = [p for p in self.inner if id(p) in self.barrier_level_ids() or p in self.resumable_levels]
         check_exact_counts(self.exact, self.diag)
         self.concurrent = bool(self.exact)
@@ -244,7 +244,7 @@ class KernelEmitter(OpenclFast, OpenclEvents, OpenclBarriers, KernelEmitterBase,
 
     def setup_buffers(self, par: ir.Parallel, depth: int) -> None:
         """Pointers to the buffers an instance of `par` owns (the zeros that declared data
-        may need are an ir.Fill where it is declared: frontend/fills.py)."""
+        may need are an ir.Fill where it is declared: analysis/fills.py)."""
         for b in par.buffers:
             ct, kind = self.ctype(b), self.kind[b.name]
             q = self.qual(b)

@@ -2,7 +2,7 @@
 
 OpenCL C has no templates, so the portable fragments of runtime/croktile_mma.h are
 written out here, with the same arithmetic: a fragment is a private array holding the
-whole tile (row-major; one copy per inner instance, as on cpu: mma_emit.FragmentWriter
+whole tile (row-major; one copy per inner instance, as on cpu: codegen/fragments.py's FragmentWriter
 keeps that book), each element held as a value of its element type in float (double for
 f64, int for the integers), rounded to that type where it is set; float a and b operands
 are tf32. A multiply sums each instruction's k-slice of exact products in float (double,
@@ -41,7 +41,7 @@ INT_TYPES = {"s8": "char", "u8": "unsigned char", "s16": "short", "u16": "unsign
 WGMMA_K = {"f16": 16, "bf16": 16, "f32": 8, "f8_e4m3": 32, "f8_e5m2": 32}
 
 # Added to the device program of a module that uses tensor-core statements.
-PRELUDE = r"""// tensor-core fragments (toolchains/opencl_mma.py): a float operand as tf32, rounded to
+PRELUDE = r"""// tensor-core fragments (targets/opencl/mma.py): a float operand as tf32, rounded to
 // nearest with ties away from zero as cvt.rna.tf32.f32 does (runtime/croktile_mma_warp.h)
 static inline float croktile_round_tf32(float x) {
   unsigned int u = as_uint(x);
@@ -53,7 +53,7 @@ static inline float croktile_round_tf32(float x) {
 
 def private_copies(fn: ir.Function, one_each=()) -> Dict[str, ir.Parallel]:
     """The fragments that each instance of an inner level needs a copy of (as on cpu,
-    mma_emit.replication), less those that live inside one instance: declared and used
+    codegen/fragments.py's replication), less those that live inside one instance: declared and used
     only in one part of the level, they are set before they are read each time a
     work-item runs an instance of it; and less those whose every level is in `one_each`
     (a work-item per instance: its private copy is the instance's)."""
