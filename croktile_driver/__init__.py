@@ -1,4 +1,5 @@
-"""Croktile: a gcc-style compiler driver for the Croktile tileflow DSL."""
+"""croktilec, the compiler of Croktile (a C++-embedded language for data movement on
+accelerators), and the layers it is built of: see ``docs/development.md``."""
 
 __version__ = "0.1.0"
 
