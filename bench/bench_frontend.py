@@ -9,7 +9,7 @@ and host ``main``):
 * the same for ``python -c pass`` (bare interpreter start-up) as a baseline, and the
   frontend's overhead over it;
 * wall time of ``python -c "import croktile_driver.cli"`` in a fresh process;
-* in-process: the time to construct ``TileflowParser`` (loading/building the LALR
+* in-process: the time to construct ``CroktileParser`` (loading/building the LALR
   tables) and whether the shipped tables are current (``tables_are_current()``).
 
 Usage: ``python bench/bench_frontend.py [--runs N] [--json] [--checkout]``.  Target: median of the
@@ -79,13 +79,13 @@ def time_subprocesses(cmds: Dict[str, List[str]], runs: int, env: Dict[str, str]
 
 
 def in_process_parser(reps: int, use_checkout: bool) -> Dict[str, object]:
-    """Time to construct a TileflowParser, and whether the shipped tables are current."""
+    """Time to construct a CroktileParser, and whether the shipped tables are current."""
     if use_checkout:
         sys.path.insert(0, str(REPO))
     import croktile_driver
     from croktile_driver.diagnostics import Diagnostics
     from croktile_driver.frontend import parser as co_parser
-    from croktile_driver.frontend.parser import TileflowParser
+    from croktile_driver.frontend.parser import CroktileParser
 
     try:
         current = bool(co_parser.tables_are_current())
@@ -104,7 +104,7 @@ def in_process_parser(reps: int, use_checkout: bool) -> Dict[str, object]:
         if isinstance(cache, dict):
             cache.clear()  # measure a cold construction every time
         start = time.perf_counter()
-        TileflowParser(Diagnostics())
+        CroktileParser(Diagnostics())
         elapsed = time.perf_counter() - start
         if i:  # the first one also pays one-off imports
             samples.append(elapsed)
@@ -170,7 +170,7 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--runs", type=int, default=30, help="timed subprocess runs (default 30)")
     ap.add_argument("--parser-reps", type=int, default=20,
-                    help="in-process TileflowParser constructions (default 20)")
+                    help="in-process CroktileParser constructions (default 20)")
     ap.add_argument("--json", action="store_true", help="print the results as JSON")
     ap.add_argument("--checkout", action="store_true",
                     help="benchmark this checkout (python -m croktile_driver with PYTHONPATH set "
@@ -250,7 +250,7 @@ def main(argv=None) -> int:
     rows = [("croktilec -fsyntax-only ele_add.co.cpp", frontend),
             ("python -c pass (bare start-up)", bare),
             ('python -c "import croktile_driver.cli"', imp),
-            ("TileflowParser(Diagnostics()) in-process", parser)]
+            ("CroktileParser(Diagnostics()) in-process", parser)]
     for name, r in rows:
         print(f"{name:44s} {r['median_ms']:7.1f}ms {r['min_ms']:7.1f}ms {r['p90_ms']:7.1f}ms"
               f"   {r['runs']}")

@@ -52,8 +52,8 @@ diag.add_source(path, text)
 pre = preprocess(text, path, diag, [], [], [])
 segs = split(pre, path, diag, None)
 t2 = t()
-from croktile_driver.frontend.parser import TileflowParser
-p = TileflowParser(diag)
+from croktile_driver.frontend.parser import CroktileParser
+p = CroktileParser(diag)
 fns = [p.parse(s.text, s.loc.file, s.loc.line, s.loc.col, s.end_loc) for s in segs if s.kind == "co"]
 t3 = t()
 from croktile_driver.frontend.sema.checker import check_function

@@ -124,7 +124,7 @@ def _join_splices(t) -> None:
 _built = None   # the first PLY lexer of the process, which later ones clone
 
 
-class TileflowLexer:
+class CroktileLexer:
     """Wraps a PLY lexer and keeps the (file, line, column) of the text it scans."""
 
     tokens = tokens

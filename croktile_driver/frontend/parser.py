@@ -16,7 +16,7 @@ import ply.yacc
 
 from . import ast as A
 from ..diagnostics import Diagnostics, Loc, did_you_mean
-from .lexer import KEYWORDS, LexError, TileflowLexer, tokens  # noqa: F401  (PLY reads `tokens`)
+from .lexer import KEYWORDS, LexError, CroktileLexer, tokens  # noqa: F401  (PLY reads `tokens`)
 
 TABLE_MODULE = "croktile_driver.frontend._parsetab"
 FLOAT_ELEMS = {"double": "f64", "float": "f32", "half": "f16", "bfp16": "bf16", "half8": "f8_e4m3"}
@@ -83,7 +83,7 @@ class Grammar:
                   ("nonassoc", "AFTER_LIST"), ("left", "COMMA"))
 
     def __init__(self):
-        self.lex: Optional[TileflowLexer] = None
+        self.lex: Optional[CroktileLexer] = None
         self.diag: Optional[Diagnostics] = None
         self.last_error_pos = None
         self.cascade_line = None
@@ -1084,13 +1084,13 @@ class Grammar:
         return False
 
 
-class TileflowParser:
+class CroktileParser:
     """Parses the text of one ``__co__`` function into a ``CoFunction``."""
 
     def __init__(self, diag: Diagnostics):
         self.grammar = Grammar()
         self.grammar.diag = diag
-        self.lexer = TileflowLexer().build()
+        self.lexer = CroktileLexer().build()
         self.lexer.on_error = self._lex_error
         self.grammar.lex = self.lexer
         self.grammar.parser = _load_tables(self.grammar)

@@ -105,8 +105,8 @@ def _collector_paused() -> Iterator[None]:
 def _parse_and_check(tu: TranslationUnit, co_segments: List[Segment], diag: Diagnostics, names: set,
                      check: bool, colmap, lowered: list) -> None:
     """Parses each __co__ function and (with ``check``) checks and lowers it, in source order."""
-    from .parser import TileflowParser  # the tables load only when there is tileflow code
-    parser = TileflowParser(diag)
+    from .parser import CroktileParser  # the tables load only when there is tileflow code
+    parser = CroktileParser(diag)
     parser.lexer.colmap = colmap
     if check:
         from .sema.checker import check_function

@@ -40,7 +40,7 @@ def test_internal_error_in_parser(monkeypatch, croktilec):
 
     def boom(self, *args, **kwargs):
         raise KeyError("parser state")
-    monkeypatch.setattr(parser.TileflowParser, "parse", boom)
+    monkeypatch.setattr(parser.CroktileParser, "parse", boom)
     r = croktilec("--dump-ast", ELE_ADD)
     assert r.rc == 2 and r.out == ""
     assert len(r.err.strip().splitlines()) == 1

@@ -10,7 +10,7 @@ import pytest
 
 from croktile_driver.diagnostics import Diagnostics
 from croktile_driver.frontend import pipeline
-from croktile_driver.frontend.lexer import TileflowLexer
+from croktile_driver.frontend.lexer import CroktileLexer
 from croktile_driver.frontend.parser import Grammar
 
 
@@ -64,7 +64,7 @@ def test_the_grammar_has_list_rules():
 def test_list_rules_append_in_place(rule, length):
     """Copying the list at every item (`p[1] + [p[3]]`) made n items cost O(n^2)."""
     grammar = Grammar()
-    grammar.lex = TileflowLexer().build()
+    grammar.lex = CroktileLexer().build()
     grammar.lex.input("x", "t.co.cpp")
     items = ["earlier item"]
     p = _Production([None, items] + ["item"] * (length - 1))
@@ -75,7 +75,7 @@ def test_list_rules_append_in_place(rule, length):
 def test_columns_from_the_newline_index():
     """Columns are found by bisection over the newlines (scanning back along a line of
     100k tokens for each was quadratic): the first line starts at the segment's column."""
-    lexer = TileflowLexer().build()
+    lexer = CroktileLexer().build()
     text = "a" * 10 + "\n" + "b" * 100000 + "\n\nc"
     lexer.input(text, "t.co.cpp", line=1, col=5)
     assert [lexer.column(pos) for pos in (0, 3, 10, 11, len(text) - 4, len(text) - 1)] == [5, 8, 15, 1, 100000, 1]
@@ -132,7 +132,7 @@ def test_wrong_closers_on_one_line_stay_linear(monkeypatch, unit):
             steps["n"] += 1
             return list.__getitem__(self, k)
 
-    track = TileflowLexer._track_brackets
+    track = CroktileLexer._track_brackets
 
     def counted_track(self, tok):
         if type(self.open_brackets) is list:
@@ -140,7 +140,7 @@ def test_wrong_closers_on_one_line_stay_linear(monkeypatch, unit):
         return track(self, tok)
 
     monkeypatch.setattr(splitter.Scanner, "skip_literal_or_comment", counted_skip)
-    monkeypatch.setattr(TileflowLexer, "_track_brackets", counted_track)
+    monkeypatch.setattr(CroktileLexer, "_track_brackets", counted_track)
 
     def run(n):
         steps["n"] = 0

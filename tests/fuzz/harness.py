@@ -50,7 +50,7 @@ def parser_tables(tmp_dir):
 
     In a source checkout ``croktile_driver/frontend/_parsetab.py`` is missing or stale
     when the grammar changed since it was written (it is generated at wheel-build time);
-    then every ``TileflowParser`` would rebuild the LALR tables (~50-60 ms) and a few
+    then every ``CroktileParser`` would rebuild the LALR tables (~50-60 ms) and a few
     thousand inputs would take minutes. The tables are then generated into ``tmp_dir``
     (never into the package) and registered under the module name the parser imports.
     """
