@@ -156,7 +156,7 @@ class MmaForms:
     def new_frag(self, name: A.Name, elem: Optional[str]) -> ir.Frag:
         frag = ir.Frag(self.ctx.unique(name.name), elem, self.ctx.level, name.loc)
         if any(p.kind == "group-4" for p in self.ctx.parallel_stack):
-            frag.engine = "wgmma"
+            frag.engine = ir.MmaEngine.WGMMA
         self.declare_frag(name, frag)
         return frag
 
@@ -335,9 +335,9 @@ class MmaForms:
             e.frag.rows, e.frag.cols = e.frag.chunk
         if c.frag.elem is None:
             c.frag.elem = default_accumulator(a.frag.elem)
-        engine = "wgmma" if any(p.kind == "group-4" for p in self.ctx.parallel_stack) else "sync"
+        engine = ir.MmaEngine.WGMMA if any(p.kind == "group-4" for p in self.ctx.parallel_stack) else ir.MmaEngine.SYNC
         missing = None
-        if engine == "wgmma":
+        if engine is ir.MmaEngine.WGMMA:
             if not self._wgmma_operands(s, (a, b), f"{la}.{lb}"):
                 return []
             inst = wgmma_shape(M, N, Ka, a.frag.elem, b.frag.elem, c.frag.elem)
@@ -505,15 +505,15 @@ class FragmentRows:
             return self.row_stmt(A.MmaOp(node.loc, words[:2], [name] + node.args, None, node.word_locs[:2]))
         frag = ir.Frag(self.ctx.unique(name.name), "f32", self.ctx.level, name.loc, role="r")
         if any(p.kind == "group-4" for p in self.ctx.parallel_stack):
-            frag.engine = "wgmma"
+            frag.engine = ir.MmaEngine.WGMMA
         self.mma.declare_frag(name, frag)
         ref = ir.FragRef(frag)
         if words[1] == "fill":
             value = self._row_value(node.args[0], frag)
-            out = [] if value is None else [ir.FragOp(node.loc, "fill", ref, [value], declare=True)]
+            out = [] if value is None else [ir.FragOp(node.loc, ir.RowOp.FILL, ref, [value], declare=True)]
         else:   # m = mma.row.max s: -inf (0 for a sum), then the rows of s
             src = self._row_source(node.args[0], frag)
-            out = [] if src is None else [ir.FragOp(node.loc, "fill", ref, ["-INFINITY" if words[1] == "max" else 0],
+            out = [] if src is None else [ir.FragOp(node.loc, ir.RowOp.FILL, ref, ["-INFINITY" if words[1] == "max" else 0],
                                                     declare=True), ir.FragOp(node.loc, words[1], ref, [src])]
         return out
 
@@ -542,7 +542,7 @@ class FragmentRows:
         if op == "mask":
             dst = self._accumulator(s.args[0], "mma.mask.causal")
             offsets = [self._offset(a) for a in s.args[1:]]
-            return [] if dst is None or None in offsets else [ir.FragOp(s.loc, "causal", dst, offsets)]
+            return [] if dst is None or None in offsets else [ir.FragOp(s.loc, ir.RowOp.CAUSAL, dst, offsets)]
         dst = self.mma.frag_operand(s.args[0])
         if dst is None:
             return []
@@ -646,7 +646,7 @@ class FragmentRows:
             return []
         dst.frag.chunk = (src.frag.rows, src.frag.cols)
         self.row_pairs.append((dst.frag, src.frag, s.loc))
-        return [ir.FragOp(s.loc, "cvt", dst, [src], declare=declare)]
+        return [ir.FragOp(s.loc, ir.RowOp.CVT, dst, [src], declare=declare)]
 
     # -- after the function ---------------------------------------------------------------
     def check_rows(self) -> None:
@@ -680,4 +680,4 @@ class FragmentRows:
 
 
 def _held(f: ir.Frag) -> str:
-    return f"{f.rows}-row {'warp-group ' if f.engine == 'wgmma' else ''}accumulator"
+    return f"{f.rows}-row {'warp-group ' if f.engine is ir.MmaEngine.WGMMA else ''}accumulator"
