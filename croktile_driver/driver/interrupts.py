@@ -90,11 +90,14 @@ def started_as_croktilec() -> bool:
     """This process is croktilec (the console script, ``python -m croktile_driver``), not a
     program that imports the package: then the handler goes in while ``cli`` is imported."""
     prog = sys.argv[0] if sys.argv else ""
-    main_module = os.path.join(os.path.dirname(os.path.abspath(__file__)), "__main__.py")
+    # this module is croktile_driver/driver/interrupts.py; the entry point is the top package's
+    package_dir = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    package = __package__.rpartition(".")[0]   # croktile_driver
+    main_module = os.path.join(package_dir, "__main__.py")
     if prog == "-m":   # `python -m croktile_driver` while the package itself is imported
         orig = list(getattr(sys, "orig_argv", ()))
-        return any(a == "-m" and b == __package__ for a, b in zip(orig, orig[1:])) or \
-            any(a == "-m" + __package__ for a in orig)
+        return any(a == "-m" and b == package for a, b in zip(orig, orig[1:])) or \
+            any(a == "-m" + package for a in orig)
     return os.path.basename(prog) == "croktilec" or prog == main_module
 
 

@@ -35,7 +35,7 @@ CHECK_S = 2.0   # how often an idle server looks whether its socket is still its
 _serving = False   # set in the server's children: a run there is done there
 # the stages served: where starting Python costs more than the work
 SERVED_FLAGS = frozenset(("-S", "--emit-source", "-E", "-fsyntax-only", "--dump-ast", "--dump-ir"))
-_PACKAGE = os.path.dirname(os.path.abspath(__file__))
+_PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))   # croktile_driver/, not driver/
 
 
 def _text_settings() -> tuple:

@@ -25,7 +25,7 @@ PROGRAMS = [REPO / "samples" / "ele_add.co.cpp", REPO / "tests" / "dialect" / "c
 pytestmark = pytest.mark.skipif(os.name != "posix", reason="the server listens on a Unix socket")
 
 # the client as the console program runs it: the same settings, so the same socket name
-CLIENT = ("import sys; from croktile_driver import server; "
+CLIENT = ("import sys; from croktile_driver.driver import server; "
           "sys.argv = ['croktilec'] + sys.argv[1:]; rc = server.served(sys.argv[1:]); "
           "open(sys.argv[-1] + '.served', 'w').write(repr(rc)); raise SystemExit(rc or 0)")
 
@@ -36,7 +36,7 @@ def env_for(runtime_dir: Path, server: str = "1") -> dict:
 
 def socket_of(env: dict) -> str:
     return subprocess.run([sys.executable, "-P", "-c", "import sys; sys.argv = ['croktilec']; "
-                           "from croktile_driver import server; print(server.socket_path())"],
+                           "from croktile_driver.driver import server; print(server.socket_path())"],
                           env=env, capture_output=True, text=True, check=True, stdin=subprocess.DEVNULL).stdout.strip()
 
 
