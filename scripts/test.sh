@@ -27,7 +27,8 @@ installed $OPENCL_PACKAGES || apt_install opencl $OPENCL_PACKAGES
 if ! command -v cmake >/dev/null 2>&1 || ! command -v ninja >/dev/null 2>&1; then
   apt_install CMake cmake ninja-build make
 fi
-# tests/cross build for aarch64 and riscv64 with GNU cross compilers and run under qemu-user.
+# The cross tests (tests/samples/test_samples_cross.py, tests/cmake/test_cross_cmake.py) build for
+# aarch64 and riscv64 with GNU cross compilers and run under qemu-user.
 CROSS_PACKAGES="g++-aarch64-linux-gnu g++-riscv64-linux-gnu qemu-user"
 installed $CROSS_PACKAGES || apt_install cross-compiling $CROSS_PACKAGES
 # The pages of --visualize are opened in headless Chromium (Debian's package, driven by

@@ -16,7 +16,7 @@ from typing import Dict, Iterator, List
 import pytest
 
 from .codeblocks import Block, blocks, problems
-from driver.util import run_croktilec, run_program
+from helpers.croktilec import run_croktilec, run_program
 
 REPO = Path(__file__).resolve().parents[2]
 DOCS = REPO / "docs"

@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from .util import ADD_PROGRAM, fails, leftovers
+from helpers.croktilec import fails, leftovers
+from helpers.programs import ADD_PROGRAM
 
 HOST_ERROR = ADD_PROGRAM.replace('std::cout << "Test Passed\\n"; }', 'std::cout << "Test Passed\\n"; no_such_call(); }')
 TILEFLOW_ERROR = ADD_PROGRAM.replace("parallel p by 6 {", "parallel p by 6 {\n    q = dma.copy nothing => local;")

@@ -5,8 +5,8 @@ import subprocess
 
 import pytest
 
-from .util import (ADD_KERNEL, ADD_MAIN, ADD_PROGRAM, fails, job, jobs_of, leftovers, ok,
-                       run_program)
+from helpers.croktilec import fails, job, jobs_of, leftovers, ok, run_program
+from helpers.programs import ADD_KERNEL, ADD_MAIN, ADD_PROGRAM
 
 
 @pytest.fixture(scope="module")

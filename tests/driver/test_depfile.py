@@ -6,7 +6,8 @@ from typing import Dict, List
 
 import pytest
 
-from .util import ADD_KERNEL, ADD_MAIN, leftovers, ok, run_program
+from helpers.croktilec import leftovers, ok, run_program
+from helpers.programs import ADD_KERNEL, ADD_MAIN
 
 SOURCE = ('#include <iostream>\n#include "user.h"\n#include "local.h"\n'
           + ADD_KERNEL + ADD_MAIN.replace("int main() {", "int main() { (void)USER_VALUE; (void)LOCAL_VALUE;"))

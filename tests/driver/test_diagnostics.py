@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from .util import ADD_CO_LINE, ADD_PROGRAM, KERNEL_LINE, fails, job, jobs_of, ok, run_program
+from helpers.croktilec import fails, job, jobs_of, ok, run_program
+from helpers.programs import ADD_CO_LINE, ADD_PROGRAM, KERNEL_LINE
 
 
 def test_device_function_error_maps_to_the_co_cpp_line(tmp_path):

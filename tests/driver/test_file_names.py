@@ -16,7 +16,7 @@ import time
 
 import pytest
 
-from .util import fails, ok, run_program
+from helpers.croktilec import fails, ok, run_program
 
 NAMES = ['a"b', "a\\b", "a\nb", "sp ace", "q??-x", "d$l#h", "end\\"]
 IDS = ["quote", "backslash", "newline", "space", "trigraph", "dollar-hash", "trailing-backslash"]
@@ -60,8 +60,8 @@ KERNEL_LINE = 4      # the __cok__ kernel's body
 
 @pytest.fixture(scope="module")
 def opencl_problem():
-    from opencl.test_opencl import _opencl_problem
-    return _opencl_problem()
+    from helpers.platforms import opencl_problem
+    return opencl_problem()
 
 
 def need(target: str, opencl_problem: str) -> None:

@@ -18,7 +18,8 @@ import pytest
 
 from croktile_driver.driver import interrupts
 
-from .util import ADD_PROGRAM, croktilec_cmd, driver_env
+from helpers.croktilec import croktilec_cmd, driver_env
+from helpers.programs import ADD_PROGRAM
 
 SIGNALS = [signal.SIGINT, signal.SIGTERM, signal.SIGHUP]
 IDS = [s.name for s in SIGNALS]

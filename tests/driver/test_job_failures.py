@@ -10,7 +10,8 @@ import signal
 
 import pytest
 
-from .util import ADD_PROGRAM, fails, leftovers
+from helpers.croktilec import fails, leftovers
+from helpers.programs import ADD_PROGRAM
 
 # (stub body, the message's tail after "<stub> ")
 SILENT_FAILURES = [

@@ -6,7 +6,8 @@ import shlex
 
 import pytest
 
-from .util import ADD_PROGRAM, fails, job, job_kind, jobs_of, leftovers, ok, run_program
+from helpers.croktilec import fails, job, job_kind, jobs_of, leftovers, ok, run_program
+from helpers.programs import ADD_PROGRAM
 
 
 @pytest.fixture

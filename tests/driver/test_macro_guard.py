@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from croktile_driver.codegen.macro_guard import guarded_head, runtime_identifiers
-from driver.util import run_croktilec
+from helpers.croktilec import run_croktilec
 
 HERE = Path(__file__).resolve().parent
 MACROS = ["-DM=3", "-DN=4", "-DK=1", "-DD=2", "-DT=3", "-DC=4"]

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from .util import run_croktilec
+from helpers.croktilec import run_croktilec
 
 PROGRAM = """#include <vector>
 #include "mykernels.h"

@@ -19,8 +19,8 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[2]
-PROGRAMS = [REPO / "samples" / "ele_add.co.cpp", REPO / "tests" / "dialect" / "cases" / "data" / "fills.co.cpp",
-            REPO / "tests" / "dialect" / "cases" / "data" / "err_span_ops.co.cpp"]
+PROGRAMS = [REPO / "samples" / "ele_add.co.cpp", REPO / "tests" / "language" / "data" / "fills.co.cpp",
+            REPO / "tests" / "language" / "data" / "err_span_ops.co.cpp"]
 
 pytestmark = pytest.mark.skipif(os.name != "posix", reason="the server listens on a Unix socket")
 

@@ -6,7 +6,8 @@ import stat
 
 import pytest
 
-from .util import ADD_PROGRAM, fails, leftovers, ok, run_program
+from helpers.croktilec import fails, leftovers, ok, run_program
+from helpers.programs import ADD_PROGRAM
 
 
 def _files(d):

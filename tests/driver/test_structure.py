@@ -15,7 +15,7 @@ from typing import Dict, List, Set
 
 import croktile_driver
 
-from .util import driver_env
+from helpers.croktilec import driver_env
 
 PACKAGE = Path(croktile_driver.__file__).resolve().parent
 

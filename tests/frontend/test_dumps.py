@@ -1,9 +1,9 @@
 """--dump-ast and --dump-ir on the spec's element-wise addition."""
 from __future__ import annotations
 
-from pathlib import Path
+from helpers.corpus import CORPUS
 
-ELE_ADD = Path(__file__).parent / "cases" / "spec1_ele_add.co.cpp"
+ELE_ADD = CORPUS / "spec" / "spec1_ele_add.co.cpp"
 
 
 def test_dump_ast(croktilec):

@@ -12,9 +12,9 @@ import subprocess
 
 import pytest
 
-from driver.util import croktilec_cmd, driver_env
+from helpers.croktilec import croktilec_cmd, driver_env
 
-from .conftest import parse_diags
+from helpers.inprocess import parse_diags
 
 KERNEL = b"__device__ void kernel(int n) {}\n"
 

@@ -1,13 +1,13 @@
 """An internal compiler error: exit status 2, one line, no traceback unless --debug."""
 from __future__ import annotations
 
-from pathlib import Path
 
 import pytest
 
 from croktile_driver.frontend.sema import checker as sema
+from helpers.corpus import CORPUS
 
-ELE_ADD = Path(__file__).parent / "cases" / "spec1_ele_add.co.cpp"
+ELE_ADD = CORPUS / "spec" / "spec1_ele_add.co.cpp"
 
 
 @pytest.fixture

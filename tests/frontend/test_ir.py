@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import re
 import textwrap
-from pathlib import Path
+from helpers.corpus import CORPUS
 
-CASES = Path(__file__).parent / "cases"
+CASES = CORPUS / "spec"
 
 
 def dump_ir(croktilec, path) -> str:

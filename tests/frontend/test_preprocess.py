@@ -5,7 +5,7 @@ from __future__ import annotations
 import textwrap
 from pathlib import Path
 
-from .conftest import parse_diags
+from helpers.inprocess import parse_diags
 
 KERNEL = "__device__ void kernel(int *a, int n) {}\n"
 

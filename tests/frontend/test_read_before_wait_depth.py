@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from driver.util import run_croktilec
+from helpers.croktilec import run_croktilec
 
 
 def nested_masks(depth: int) -> str:

@@ -8,7 +8,7 @@ import shutil
 
 import pytest
 
-from driver.util import ok, run_program
+from helpers.croktilec import ok, run_program
 
 RETURN_TYPES = ["s32 [4, 2]", "auto", "s32 mdspan<2>"]
 

@@ -1,7 +1,7 @@
 """Absurd but possible input gets a diagnostic, never an internal compiler error."""
 from __future__ import annotations
 
-from .conftest import parse_diags
+from helpers.inprocess import parse_diags
 
 
 def test_very_deep_expression_is_an_error(tmp_path, croktilec):

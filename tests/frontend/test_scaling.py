@@ -12,6 +12,7 @@ from croktile_driver.diagnostics import Diagnostics
 from croktile_driver.frontend import pipeline
 from croktile_driver.frontend.lexer import CroktileLexer
 from croktile_driver.frontend.parser import Grammar
+from helpers.corpus import CORPUS
 
 
 class _Production:
@@ -100,8 +101,7 @@ def test_collector_is_paused_while_parsing_and_checking(monkeypatch):
 def test_every_node_has_a_position(croktilec):
     """The parser runs without PLY's position tracking (half the parse time): a location
     taken from a nonterminal would be line 0. Every node of every case has a real one."""
-    from pathlib import Path
-    cases = sorted((Path(__file__).parent / "cases").glob("*.co.cpp"))
+    cases = sorted((CORPUS / "spec").glob("*.co.cpp"))
     for case in cases:
         r = croktilec("--dump-ast", case)
         lines = re.findall(r"<(\d+):(\d+)>", r.out)

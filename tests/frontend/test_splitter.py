@@ -3,14 +3,14 @@ strings, character literals, raw strings, comments and nested braces."""
 from __future__ import annotations
 
 import textwrap
-from pathlib import Path
 
 from croktile_driver.diagnostics import Diagnostics
 from croktile_driver.frontend.splitter import split
 
-from .conftest import parse_diags
+from helpers.inprocess import parse_diags
+from helpers.corpus import CORPUS
 
-CASES = Path(__file__).parent / "cases"
+CASES = CORPUS / "spec"
 
 
 def segments(text: str):

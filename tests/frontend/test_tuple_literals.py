@@ -10,9 +10,9 @@ import shutil
 
 import pytest
 
-from driver.util import ok, run_program
+from helpers.croktilec import ok, run_program
 
-from .conftest import parse_diags
+from helpers.inprocess import parse_diags
 
 LITERAL = "{2, 4}"
 NAMED = "tt2_4_"   # as long as LITERAL: columns of both forms agree

@@ -18,8 +18,8 @@ import numpy as np
 import pytest
 
 import croktile
-from driver.util import run_croktilec
-from opencl.test_opencl import _opencl_problem
+from helpers.croktilec import run_croktilec
+from helpers.platforms import opencl_problem
 
 pytestmark = pytest.mark.python
 
@@ -38,7 +38,7 @@ def _line_of(path: Path, text: str) -> int:
 
 def _target_or_skip(target: str) -> None:
     if target == "opencl":
-        problem = _opencl_problem()
+        problem = opencl_problem()
         if problem and os.environ.get("CROKTILE_REQUIRE_OPENCL") == "1":
             pytest.fail(f"CROKTILE_REQUIRE_OPENCL=1, but {problem}")
         if problem:

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from driver.util import run_croktilec
-from runtime.targets import TARGETS, build_for_targets, program
+from helpers.croktilec import run_croktilec
+from helpers.targets import TARGETS, build_for_targets, program
 
 SOURCE = Path(__file__).resolve().parent / "empty.co.cpp"
 

@@ -11,7 +11,7 @@ import subprocess
 import pytest
 
 from croktile_driver.ir import mma_forms
-from runtime import mma_harness as h
+from helpers import mma_harness as h
 
 
 def test_runtime_table_is_the_compilers():

@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from driver.util import run_croktilec
+from helpers.croktilec import run_croktilec
 
 SAMPLE = Path(__file__).resolve().parents[2] / "samples" / "attention" / "attention.co.cpp"
 VARIANTS = [("f16", 64, 0), ("f16", 64, 1), ("bf16", 64, 1), ("f16", 128, 0), ("bf16", 128, 1)]

@@ -16,7 +16,7 @@ from typing import Dict, List, Tuple
 
 import pytest
 
-import shared_builds
+from helpers import shared_builds
 
 REPO = Path(__file__).resolve().parents[2]
 SAMPLES = sorted((REPO / "samples").glob("*.co.cpp"))
@@ -53,7 +53,7 @@ def test_expected_samples_exist():
 
 @pytest.mark.parametrize("src", SAMPLES, ids=[_name(p) for p in SAMPLES])
 def test_sample_builds_and_passes(src: Path, tmp_path_factory):
-    # the session's shared cpu build, which tests/cross runs as its x86-64 reference too
+    # the session's shared cpu build, which test_samples_cross.py runs as its x86-64 reference too
     build, exe = shared_builds.cpu_build(tmp_path_factory, src)
     assert build.rc == 0, f"croktilec failed:\n{build.out}{build.err}"
     run = subprocess.run([str(exe)], cwd=exe.parent, capture_output=True, text=True, timeout=60)

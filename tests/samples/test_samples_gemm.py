@@ -14,9 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from cuda_target.test_cuda import gpu  # noqa: F401  (the fixture that skips, saying why, without a GPU)
-from driver.util import run_croktilec
-from opencl.test_opencl import _opencl_problem
+from helpers.croktilec import run_croktilec
+from helpers.platforms import opencl_problem
 
 GEMMS = sorted((Path(__file__).resolve().parents[2] / "samples" / "gemm").glob("*.co.cpp"))
 IDS = [p.name[: -len(".co.cpp")] for p in GEMMS]
@@ -25,7 +24,7 @@ IDS = [p.name[: -len(".co.cpp")] for p in GEMMS]
 @pytest.mark.parametrize("target", ["cpu", "factor", "opencl"])
 @pytest.mark.parametrize("src", GEMMS, ids=IDS)
 def test_gemm_passes_on_the_host_targets(src: Path, target: str, tmp_path: Path):
-    problem = _opencl_problem() if target == "opencl" else ""
+    problem = opencl_problem() if target == "opencl" else ""
     if problem:
         if os.environ.get("CROKTILE_REQUIRE_OPENCL") == "1":
             pytest.fail(f"CROKTILE_REQUIRE_OPENCL=1, but {problem}")

@@ -7,12 +7,12 @@
   code has function templates: shared_builds.FACTOR_KT); every build prints ``Test Passed``
   and, with ``CROKTILE_DUMP=1``, the same result elements as the cpu build; on factor also
   when each DMA copy is delayed and the core count differs.
-* ``-t cuda -S`` transpiles every sample (tests/cuda_target compiles and, on a GPU, runs them).
+* ``-t cuda -S`` transpiles every sample (tests/targets/cuda compiles and, on a GPU, runs them).
 
 The builds are the session's shared ones (shared_builds.sample_build; the cpu builds are
-those tests/samples/test_samples_cpu.py and tests/cross run too), made in parallel once.
+those tests/samples/test_samples_cpu.py and test_samples_cross.py run too), made in parallel once.
 Without an OpenCL platform the opencl tests skip with the reason (``CROKTILE_REQUIRE_OPENCL=1``
-turns that into a failure), as in tests/opencl.
+turns that into a failure), as in tests/targets/opencl.
 """
 from __future__ import annotations
 
@@ -24,10 +24,10 @@ from pathlib import Path
 
 import pytest
 
-import shared_builds
-from driver.util import ok
-from factor.test_factor import SLOW_DMA
-from opencl.test_opencl import _opencl_problem
+from helpers import shared_builds
+from helpers.croktilec import ok
+from helpers.platforms import opencl_problem
+from helpers.targets import SLOW_DMA
 
 REPO = Path(__file__).resolve().parents[2]
 SAMPLES = sorted((REPO / "samples").glob("*.co.cpp"))
@@ -36,7 +36,7 @@ SOURCES = dict(zip(NAMES, SAMPLES))
 
 
 def _opencl_skip() -> None:
-    problem = _opencl_problem()
+    problem = opencl_problem()
     if problem:
         if os.environ.get("CROKTILE_REQUIRE_OPENCL") == "1":
             pytest.fail(f"CROKTILE_REQUIRE_OPENCL=1, but {problem}")
@@ -46,7 +46,7 @@ def _opencl_skip() -> None:
 @pytest.fixture(scope="module")
 def built(tmp_path_factory):
     """Every sample for cpu, factor and (where it runs here) opencl, in parallel."""
-    targets = ["cpu", "factor"] + ([] if _opencl_problem() else ["opencl"])
+    targets = ["cpu", "factor"] + ([] if opencl_problem() else ["opencl"])
     jobs = {(name, t): (shared_builds.sample_build, tmp_path_factory, src, t)
             for name, src in SOURCES.items() for t in targets}
     with concurrent.futures.ThreadPoolExecutor(max_workers=max(2, os.cpu_count() or 2)) as pool:

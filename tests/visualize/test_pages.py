@@ -7,7 +7,7 @@ import os
 import re
 
 import pytest
-from driver.util import fails, ok, run_croktilec
+from helpers.croktilec import fails, ok, run_croktilec
 
 from .pages import SAMPLES, copy_card, make_pages, parse, selected, tile_rects
 
@@ -132,7 +132,7 @@ def test_memory_plan_is_the_targets_report(tmp_path, target, profile):
 
 
 def test_memory_plan_is_the_factor_scratchpads(tmp_path):
-    program = SAMPLES.parent / "tests" / "factor" / "async.co.cpp"
+    program = SAMPLES.parent / "tests" / "targets" / "factor" / "async.co.cpp"
     report = ok("-t", "factor", "-S", "-o", os.devnull, "--memory-report", program, cwd=tmp_path).err
     ok("-t", "factor", "--visualize=pics", program, cwd=tmp_path)
     expected, shown = [], []

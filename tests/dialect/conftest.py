@@ -1,2 +1,0 @@
-"""The in-process ``croktilec`` fixture of the frontend tests, for the dialect's error cases."""
-from frontend.conftest import croktilec  # noqa: F401  (a fixture pytest finds by name)

@@ -1,0 +1,67 @@
+// Data written in full before any read: no declaration here is zero-filled (README "Zero
+// fills"; tests/analysis/test_fills.py checks that the -S output of every target has no fill)
+// and the results are right on every target. Expected values are worked out by hand.
+
+// dma tiles of a 2-level chunkat over constant bounds: every element written
+__co__ s32 [4, 8] tiles(s32 [4, 8] a) {
+  s32 [a.span] out;
+  parallel p by 2 {
+    with index = {i, j} in [2, 4] {
+      foreach index {
+        t = dma.copy a.chunkat(p, _).chunkat(i, j) => local;
+        local s32 [t.span] u;
+        dma.copy t.data => u;                      // a copy fills u entirely: no fill
+        dma.copy u => out.chunkat(p # i, j);
+      }
+    }
+  }
+  return out;
+}
+
+// symbolic shapes: `parallel p by M` rows, elements over the whole row
+__co__ s32 [a.span] rows(s32 [M, N] a) {
+  s32 [a.span] out;
+  parallel p by M {
+    foreach c in [N]
+      out.at(p, c) = a.at(p, c) * 2;
+  }
+  return out;
+}
+
+// `shared` data written by the threads of the block, then read by the block
+__co__ s32 [2, 8] staged(s32 [2, 8] a) {
+  s32 [a.span] out;
+  parallel p by 2 {
+    shared s32 [8] s;
+    parallel q by 4 {
+      foreach k in [2]
+        s.at(q # k) = a.at(p, q # k) - 1;
+    }
+    foreach k in [8]
+      out.at(p, k) = s.at(7 - k);
+  }
+  return out;
+}
+
+int main() {
+  int a[32];
+  for (int i = 0; i < 32; ++i) a[i] = i + 1;
+  auto t = tiles(choreo::make_spanview<2>(a, {4, 8}));
+  long ts = 0;
+  for (int i = 0; i < 32; ++i) ts += (long)t.data()[i] * (i + 1);
+  std::cout << "tiles " << t[0][0] << " " << t[3][7] << " " << ts << "\n";
+  // out == a: sum of i^2 for i in 1..32 = 32*33*65/6
+  // expect-output: tiles 1 32 11440
+
+  auto r = rows(choreo::make_spanview<2>(a, {6, 5}));
+  long rs = 0;
+  for (int i = 0; i < 30; ++i) rs += r.data()[i];
+  std::cout << "rows " << r[0][0] << " " << r[5][4] << " " << rs << "\n";
+  // 2 * (1 + ... + 30) = 930
+  // expect-output: rows 2 60 930
+
+  auto s = staged(choreo::make_spanview<2>(a, {2, 8}));
+  std::cout << "staged " << s[0][0] << " " << s[0][7] << " " << s[1][0] << " " << s[1][7] << "\n";
+  // row p reversed, minus 1: out[p][k] = a[p][7 - k] - 1 = 8 p + 7 - k
+  // expect-output: staged 7 0 15 8
+}
