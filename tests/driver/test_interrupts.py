@@ -7,7 +7,6 @@ while croktilec imports its modules, and at a sweep of moments through a real bu
 """
 from __future__ import annotations
 
-import os
 import signal
 import subprocess
 import sys
@@ -19,6 +18,7 @@ import pytest
 from croktile_driver.driver import interrupts
 
 from helpers.croktilec import croktilec_cmd, driver_env
+from helpers.processes import processes_with, running, with_default_signals
 from helpers.programs import ADD_PROGRAM
 
 SIGNALS = [signal.SIGINT, signal.SIGTERM, signal.SIGHUP]
@@ -61,12 +61,15 @@ def project(tmp_path):
     return src, tmpdir, state
 
 
-def start(argv, cwd, env, python_flags=()):
-    cmd = croktilec_cmd()
-    if python_flags and cmd[:2] == [sys.executable, "-m"]:
-        cmd = [sys.executable, *python_flags, *cmd[1:]]
-    return subprocess.Popen(cmd + [str(a) for a in argv], cwd=str(cwd), env=driver_env(env),
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+def start(argv, cwd, env, ignored=()):
+    """croktilec as a shell starts it: the signals at their default, whatever this process
+    inherited (``nohup``), except ``ignored``."""
+    return popen(croktilec_cmd() + [str(a) for a in argv], cwd, env, ignored)
+
+
+def popen(cmd, cwd, env, ignored=()):
+    return subprocess.Popen(cmd, cwd=str(cwd), env=driver_env(env), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, preexec_fn=with_default_signals(ignored))
 
 
 def wait_for(path: Path, proc, timeout: float = 60) -> None:
@@ -75,28 +78,6 @@ def wait_for(path: Path, proc, timeout: float = 60) -> None:
         assert proc.poll() is None, proc.communicate()
         assert time.monotonic() < end, f"{path} was never written"
         time.sleep(0.01)
-
-
-def running(pid: int) -> bool:
-    """Alive and not a zombie (an orphan's zombie waits for a reaper we do not control)."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return False
-    return stat.rsplit(")", 1)[1].split()[0] != "Z"
-
-
-def processes_with(text: str):
-    """Processes whose environment mentions ``text`` (croktilec's children get TMPDIR)."""
-    found = []
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit() and int(entry.name) != os.getpid():
-            try:
-                if text.encode() in (entry / "environ").read_bytes() and running(int(entry.name)):
-                    found.append(int(entry.name))
-            except OSError:
-                pass
-    return found
 
 
 def assert_clean_interrupt(proc, sig, src: Path, tmpdir: Path, stderr: str) -> None:
@@ -140,6 +121,27 @@ def test_a_compiler_that_ignores_the_signal_is_killed(project):
     assert not running(int((state / "pid").read_text()))
 
 
+def test_signals_ignored_at_start_stay_ignored_and_the_others_still_clean_up(project):
+    """Started as `nohup croktilec ... &` from a script (SIGHUP and SIGINT ignored, which its
+    compiler inherits): those signals do not end the run, as in gcc and make, but a
+    SIGTERM still does, and leaves nothing behind."""
+    src, tmpdir, state = project
+    stub = write_stub(state.parent)
+    proc = start(["-t", "cpu", "-o", "app", "add.co.cpp"], src,
+                 {"TMPDIR": str(tmpdir), "CXX": str(stub), "STUB_DIR": str(state)},
+                 ignored=(signal.SIGINT, signal.SIGHUP))
+    wait_for(state / "pid", proc)
+    for sig in (signal.SIGINT, signal.SIGHUP):
+        proc.send_signal(sig)
+    time.sleep(0.5)
+    assert proc.poll() is None, proc.communicate()
+    assert running(int((state / "pid").read_text()))
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=60)
+    assert_clean_interrupt(proc, signal.SIGTERM, src, tmpdir, err)
+    assert not running(int((state / "pid").read_text()))
+
+
 # What pip writes for the console script `croktilec = croktile_driver.cli:main`.
 CONSOLE_SCRIPT = """import re
 import sys
@@ -165,8 +167,7 @@ def test_signal_while_croktilec_imports_its_modules(project, sig, entry, after):
         script = state / "croktilec"
         script.write_text(CONSOLE_SCRIPT)
         cmd = [sys.executable, "-X", "importtime", str(script), *argv]
-    proc = subprocess.Popen(cmd, cwd=str(src), env=driver_env({"TMPDIR": str(tmpdir)}),
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = popen(cmd, src, {"TMPDIR": str(tmpdir)})
     lines = []
     for line in proc.stderr:
         lines.append(line)

@@ -6,6 +6,9 @@ the root ``conftest.py``'s folder there), so that no test imports another test f
   ``fails``), and what its ``-###`` prints.
 - ``inprocess``: ``croktile_driver.cli.main`` in this process, and its diagnostics parsed
   (the ``croktilec`` fixture of ``tests/conftest.py`` runs it).
+- ``processes``: the processes a test starts and signals: default signal dispositions
+  for them (a suite under ``nohup`` passes its ignored signals on), which are running,
+  which hold a pipe.
 - ``programs``: small programs several folders build (``ADD_PROGRAM``).
 - ``platforms``: what this machine can run: OpenCL (PoCL), nvcc, a GPU, each with why not.
 - ``shared_builds``: builds made once per test session, for both xdist workers.
