@@ -49,6 +49,7 @@ class _State:
     received = 0        # the first signal, 0 while none came
     raised = False      # Interrupted was raised for it (the run is unwinding)
     defer_depth = 0
+    held = False        # install(held=True) ran: arm() only lifts the hold
 
 
 state = _State()
@@ -65,6 +66,13 @@ def _handler(signum, frame) -> None:
 def _raise() -> None:
     state.raised = True
     raise Interrupted(state.received)
+
+
+def interrupt(signum: int) -> None:
+    """The run ends as if ``signum`` came now, whatever its disposition (a served run
+    whose client died: server.py), held back like a signal inside ``deferred``.
+    Call it from a signal handler, where raising reaches the main thread."""
+    _handler(signum, None)
 
 
 def check() -> None:
@@ -106,7 +114,7 @@ def install(held: bool = False) -> dict:
     ``held``: signals are recorded, not raised, until ``arm()``.
 
     A signal the parent set to be ignored stays ignored (``nohup``, ``&`` in a script)."""
-    state.received, state.raised = 0, False
+    state.received, state.raised, state.held = 0, False, held
     state.defer_depth = 1 if held else 0
     previous = {}
     try:
@@ -123,7 +131,8 @@ def install(held: bool = False) -> dict:
 def arm() -> dict:
     """From here on a signal raises ``Interrupted`` (one held since start-up too).
     Returns the handlers replaced, where ``install`` had not run yet."""
-    if any(_signal.getsignal(signum) is _handler for signum in SIGNALS):
+    if state.held:   # since start-up: a signal held (or an interrupt()) is raised now
+        state.held = False
         state.defer_depth = 0
         check()
         return {}

@@ -11,7 +11,9 @@ console program first asks a server of the same installation for the run:
 - the server forks a child per request; the child takes the client's descriptors,
   directory and environment and runs ``cli.main`` as a fresh process would, so output,
   diagnostics and exit status are the same bytes; its pid comes back first, so a
-  signal the client gets is passed on to it;
+  signal the client gets is passed on to it; it starts with the client's ignored
+  signals ignored, the others at their default; a client that dies (SIGKILL) ends its
+  run: the child lets go of the client's streams and stops as on SIGHUP;
 - the socket's name hashes the interpreter, the package's location, and the settings
   that shape text output (encodings, flags); before each request the server compares the
   modification times and sizes of the installed package and its profile file with those
@@ -106,7 +108,8 @@ def served(argv) -> "int | None":
     try:
         conn.connect(path)
         streams = [(s.encoding, s.errors) for s in (sys.stdin, sys.stdout, sys.stderr)]
-        request = marshal.dumps((list(argv), sys.argv[0], os.getcwd(), dict(os.environ), _umask(), streams))
+        request = marshal.dumps((list(argv), sys.argv[0], os.getcwd(), dict(os.environ), _umask(), streams,
+                                 _ignored_signals()))
         fds = b"".join(fd.to_bytes(4, sys.byteorder) for fd in (0, 1, 2))   # a C int array
         message = len(request).to_bytes(8, "little") + request
         sent = conn.sendmsg([message], [(_socket.SOL_SOCKET, _socket.SCM_RIGHTS, fds)])
@@ -129,6 +132,14 @@ def served(argv) -> "int | None":
         return None   # the server ended without an answer: run the job here
     finally:
         conn.close()
+
+
+def _ignored_signals() -> list:
+    """The signals this process was started with ignored (``nohup``, ``&`` in a script):
+    the child ignores them too, as this process does (``interrupts.install``)."""
+    import _signal
+    from .interrupts import SIGNALS
+    return [signum for signum in SIGNALS if _signal.getsignal(signum) == _signal.SIG_IGN]
 
 
 def _umask() -> int:
@@ -298,8 +309,9 @@ def _child(conn, main) -> None:
         conn.settimeout(10.0)
         head, fds, _, _ = socket.recv_fds(conn, 8, 3)
         size = int.from_bytes(head, "little")
-        argv, prog, cwd, env, umask, streams = marshal.loads(_recv(conn, size))
+        argv, prog, cwd, env, umask, streams, ignored = marshal.loads(_recv(conn, size))
         signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+        _take_signals(ignored)
         for target, fd in enumerate(fds):
             os.dup2(fd, target)
             os.close(fd)
@@ -311,15 +323,74 @@ def _child(conn, main) -> None:
         _reopen_streams(streams)
         conn.settimeout(None)
         conn.sendall(os.getpid().to_bytes(8, "little"))
+        _end_with_client(conn)
         status = main()
         sys.stdout.flush()
         sys.stderr.flush()
     except BaseException:
         os._exit(2)   # no answer: the client runs the job itself
+    signal.signal(getattr(signal, _WAKE), signal.SIG_IGN)   # the run is over: the client may go
     try:
         conn.sendall(int(status).to_bytes(4, "little", signed=True))
     finally:
         os._exit(0)
+
+
+def _take_signals(ignored) -> None:
+    """The dispositions a fresh croktilec would start with: the client's ignored signals
+    ignored, the others at their default (not the server's, which may have been started
+    from a shell that ignores SIGINT), then the handler, holding signals until ``main``."""
+    import signal
+    from . import interrupts
+    for signum in interrupts.SIGNALS:
+        signal.signal(signum, signal.SIG_IGN if signum in ignored else signal.SIG_DFL)
+    interrupts.install(held=True)
+
+
+# the signal the watcher wakes the main thread with: its default action is to do nothing,
+# so one that comes after the run ended (the handler taken back) is harmless
+_WAKE = "SIGURG"
+
+
+def _end_with_client(conn) -> None:
+    """A client that dies (SIGKILL: it cannot pass a signal on) ends its run. A build tool
+    that killed it waits for end of file on the pipes it gave it, so the child must not
+    hold them, nor go on writing outputs for nobody.
+
+    A thread waits for the connection to close (the client sends nothing after its
+    request). It points the standard streams at /dev/null, which lets go of the client's
+    pipes whatever the main thread is doing (a write blocked on a full pipe included),
+    then wakes the main thread with a signal whose handler ends the run as a SIGHUP would:
+    temporaries removed, no output renamed into place (``interrupts.interrupt``)."""
+    import select
+    import signal
+    import socket
+    import threading
+    from . import interrupts
+    wake = getattr(signal, _WAKE)
+    main_thread = threading.get_ident()
+
+    def watch() -> None:
+        poller = select.poll()
+        poller.register(conn.fileno(), select.POLLIN)
+        while True:
+            poller.poll()
+            try:
+                if conn.recv(1, socket.MSG_PEEK | socket.MSG_DONTWAIT):
+                    return   # not an end: the client sends nothing more, this is not ours to read
+                break
+            except BlockingIOError:
+                continue     # still connected
+            except OSError:
+                break        # reset: gone
+        null = os.open(os.devnull, os.O_RDWR)
+        for fd in (0, 1, 2):
+            os.dup2(null, fd)
+        os.close(null)
+        signal.pthread_kill(main_thread, wake)
+
+    signal.signal(wake, lambda signum, frame: interrupts.interrupt(signal.SIGHUP))
+    threading.Thread(target=watch, name="croktile-client-watch", daemon=True).start()
 
 
 def _reopen_streams(settings) -> None:

@@ -18,6 +18,9 @@ from pathlib import Path
 
 import pytest
 
+from helpers.processes import holders_of, running, with_default_signals
+from helpers.programs import ADD_PROGRAM
+
 REPO = Path(__file__).resolve().parents[2]
 PROGRAMS = [REPO / "samples" / "ele_add.co.cpp", REPO / "tests" / "language" / "data" / "fills.co.cpp",
             REPO / "tests" / "language" / "data" / "err_span_ops.co.cpp"]
@@ -52,11 +55,22 @@ def short_runtime_dir():
 
 @pytest.fixture
 def server(short_runtime_dir):
-    runtime = short_runtime_dir
+    yield from start_server(short_runtime_dir)
+
+
+@pytest.fixture
+def server_ignoring_sigint(short_runtime_dir):
+    """A server started by a croktilec run from `nohup ... &` in a script: it inherited
+    SIGINT and SIGHUP ignored."""
+    yield from start_server(short_runtime_dir, ignored=(signal.SIGINT, signal.SIGHUP))
+
+
+def start_server(runtime: Path, ignored=()):
     env = env_for(runtime)
     path = socket_of(env)
     proc = subprocess.Popen([sys.executable, "-P", "-m", "croktile_driver.driver.serve_main", path], env=env,
-                            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            preexec_fn=with_default_signals(ignored))
     deadline = time.monotonic() + 120
     while not os.path.exists(path):
         assert proc.poll() is None and time.monotonic() < deadline, "the server did not start"
@@ -190,3 +204,97 @@ def test_a_changed_user_profile_is_read_by_the_next_served_run(server, tmp_path)
     rc, out, _, err, served = run(argv, env, tmp_path / "b.cpp", client=True)
     assert (rc, served, out) == (1, "1", None)
     assert b"mine" in err, err
+
+
+def start_stuck_run(cmd, env, tmp_path: Path, stuck: str):
+    """A served run that does not end by itself, its client, and the server's child doing
+    it: ``stuck`` "reading" its input (a FIFO the test opened and wrote half a program to),
+    or "writing" its output to stdout (a pipe the test does not read: 64 KiB fill it)."""
+    keep = []
+    if stuck == "reading":
+        os.mkfifo(tmp_path / "slow.co.cpp")
+        argv = ["-S", "slow.co.cpp", "-o", "out.cpp"]
+    else:
+        (tmp_path / "big.co.cpp").write_text(ADD_PROGRAM + "".join(f"int host_{i} = {i};\n" for i in range(20000)))
+        argv = ["-S", "big.co.cpp", "-o", "-"]
+    client = subprocess.Popen(cmd + argv, env=env, cwd=str(tmp_path), stdin=subprocess.DEVNULL,
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, preexec_fn=with_default_signals())
+    deadline = time.monotonic() + 60
+    while True:
+        assert client.poll() is None and time.monotonic() < deadline, client.communicate()
+        if stuck == "reading":
+            try:   # opens once the child opened the FIFO to read it
+                keep.append(os.open(tmp_path / "slow.co.cpp", os.O_WRONLY | os.O_NONBLOCK))
+            except OSError:
+                time.sleep(0.02)
+                continue
+            os.write(keep[-1], ADD_PROGRAM[:200].encode())
+            break
+        import fcntl
+        import termios
+        if int.from_bytes(fcntl.ioctl(client.stdout.fileno(), termios.FIONREAD, bytes(4)), sys.byteorder) >= 65536:
+            break
+        time.sleep(0.02)
+    children = set(holders_of(client.stderr.fileno())) - {client.pid}
+    assert len(children) == 1, children   # served: one process besides the client has its stderr
+    return client, children.pop(), keep
+
+
+def read_to_end(streams, timeout: float) -> list:
+    """Everything left on ``streams``; fails unless all reach end of file within ``timeout``."""
+    import select
+    data = {s: b"" for s in streams}
+    open_ = list(streams)
+    deadline = time.monotonic() + timeout
+    while open_:
+        left = deadline - time.monotonic()
+        assert left > 0, f"no end of file within {timeout} s: a process still holds the client's pipes"
+        ready, _, _ = select.select(open_, [], [], left)
+        for s in ready:
+            chunk = os.read(s.fileno(), 65536)
+            data[s] += chunk
+            if not chunk:
+                open_.remove(s)
+    return [data[s] for s in streams]
+
+
+def assert_gone_soon(pid: int, timeout: float = 5.0) -> None:
+    deadline = time.monotonic() + timeout
+    while running(pid):
+        assert time.monotonic() < deadline, f"the server's child {pid} runs on after its client"
+        time.sleep(0.02)
+
+
+@pytest.mark.parametrize("stuck", ["reading", "writing"])
+def test_a_killed_client_ends_its_run(server, tmp_path, stuck):
+    """A client killed with SIGKILL (a build tool that gave up on a job) cannot pass the
+    signal on: its run ends all the same. The pipes it was given reach end of file within
+    seconds (the build tool waits for them), the server's child is gone, and no output or
+    temporary is left."""
+    env, _, _ = server
+    client, child, keep = start_stuck_run([sys.executable, "-P", "-c", CLIENT], env, tmp_path, stuck)
+    client.kill()
+    client.wait(timeout=30)
+    out, _ = read_to_end([client.stdout, client.stderr], timeout=2.0)
+    assert_gone_soon(child)
+    if stuck == "writing":   # stopped, not run to its end once the pipe had room
+        assert len(out) < 2 * 65536, len(out)
+    for fd in keep:
+        os.close(fd)
+    assert sorted(p.name for p in tmp_path.iterdir()) == [f"{'slow' if stuck == 'reading' else 'big'}.co.cpp"]
+
+
+def test_a_served_run_takes_the_clients_signals_not_the_servers(server_ignoring_sigint, tmp_path):
+    """A server started with SIGINT ignored (from a script's background job) still serves
+    an interactive croktilec whose ^C ends the run: the child starts with the client's
+    dispositions, and stops as a fresh process does."""
+    env, _, _ = server_ignoring_sigint
+    client, child, keep = start_stuck_run([sys.executable, "-P", "-m", "croktile_driver"], env, tmp_path, "reading")
+    time.sleep(0.2)   # inside main(), its handler armed
+    client.send_signal(signal.SIGINT)
+    out, err = client.communicate(timeout=30)
+    assert (client.returncode, out, err) == (128 + signal.SIGINT, b"", b"croktilec: interrupted by SIGINT\n")
+    assert_gone_soon(child)
+    for fd in keep:
+        os.close(fd)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["slow.co.cpp"]
