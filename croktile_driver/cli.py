@@ -133,7 +133,7 @@ def _main(argv: List[str]) -> int:
         if visualize:   # pictures of the tiling (the target's memory plan and limits)
             from .visualize.command import visualize as draw
             from .visualize.page import Target
-            return draw(args, diag, Target(profile["target"], profile), toolchain)
+            return draw(args, diag, Target(profile["target"], profile, toolchain), toolchain)
         return _frontend_only(args, diag, toolchain)
     from .driver import jobs as driver
     return driver.compile_command(args, diag)

@@ -32,6 +32,21 @@ class ToolChain:
         self.profile = profile
         self.options = options
 
+    def limits(self) -> Dict[str, int]:
+        """The limits this run plans with (``shared_bytes``, ``local_bytes``): the profile's,
+        where an option does not set one (cuda's ``-arch`` of another GPU)."""
+        return dict(self.profile.get("limits", {}))
+
+    def limit_set_by(self, key: str) -> Optional[str]:
+        """The option that set ``limits()[key]``, as messages name it ("-arch=sm_90a");
+        None where the profile's ``limits`` did."""
+        return None
+
+    def setting(self) -> str:
+        """What the run is built for, as headers name it: the profile, then the options
+        that override part of it (cuda: "profile 'cuda-sm80', -arch=sm_90a")."""
+        return f"profile '{self.profile['name']}'"
+
     def check(self, module, diag) -> None:
         """The target's own rules on a checked program (e.g. cuda's threads per block);
         run by every build and by `-fsyntax-only` when a target is named."""

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import io
 from dataclasses import dataclass, field
-from typing import Dict, List, Optional, Tuple
+from typing import TYPE_CHECKING, Dict, List, Optional, Tuple
 
 from ..diagnostics import Diagnostics
 from .. import ir
@@ -22,6 +22,9 @@ from ..ir.symbolic import Sym
 from ..analysis.memplan import align_up, plan_arena, static_bytes, wait_extensions
 from .model import Env, value
 from .svg import el, sym_text, text, title
+
+if TYPE_CHECKING:
+    from .page import Target
 
 WIDTH, HEIGHT, LEFT, BOTTOM = 720.0, 184.0, 70.0, 38.0
 
@@ -126,9 +129,9 @@ def _launches(fn: ir.Function) -> List[ir.Parallel]:
     return [s for s in ir.walk(fn.body) if isinstance(s, ir.Parallel) and s.level == 1]
 
 
-def plan_levels(fn: ir.Function, target: str, profile: dict, env: Env) -> List[Level]:
-    limits = profile.get("limits", {})
-    name = profile.get("name", target)
+def plan_levels(fn: ir.Function, drawn_for: "Target", env: Env) -> List[Level]:
+    """``drawn_for``: page.Target, whose limits are those in force (an -arch's included)."""
+    target, limits, name = drawn_for.name, drawn_for.limits(), drawn_for.profile.get("name", drawn_for.name)
     data = [b for b in fn.buffers if b.storage == "global" and b.alias is None]
     pool = _arena("global data", "global", [b for b in data if b.origin != "param"], {}, None, "",
                   "each is its own allocation; drawn as if in one pool, and above it the parameters: "
@@ -143,7 +146,7 @@ def plan_levels(fn: ir.Function, target: str, profile: dict, env: Env) -> List[L
         where = f"launch {k} (line {par.loc.line}, parallel {par.var})"
         if target == "cuda":
             levels.append(_arena(f"{where}: shared arena of one block", "shared", list(par.buffers), extend,
-                                 limits.get("shared_bytes"), f"limits.shared_bytes of '{name}'",
+                                 limits.get("shared_bytes"), drawn_for.limit_name("shared_bytes"),
                                  "cuda keeps every buffer of the launch level in the block's shared arena"))
             levels.append(_arena(f"{where}: data of one thread", "local", inner, extend, None, ""))
         elif target == "factor":
@@ -154,7 +157,7 @@ def plan_levels(fn: ir.Function, target: str, profile: dict, env: Env) -> List[L
                 key = f"{storage}_bytes"
                 levels.append(_arena(f"{where}: {storage} data", storage,
                                      [b for b in mine if b.storage == storage], extend, limits.get(key),
-                                     f"limits.{key} of '{name}'" if key in limits else ""))
+                                     drawn_for.limit_name(key) if key in limits else ""))
     levels = [lv for lv in levels if lv.rows]
     for lv in levels:
         _place_runtime(lv, env)

@@ -23,8 +23,23 @@ Diag = Tuple[str, Optional[Loc], str]    # (kind, loc, message)
 
 @dataclass
 class Target:
+    """The target drawn for and what is in force there: the profile, and the options
+    (cuda's ``-arch``) that override part of it, as the toolchain says."""
     name: str          # cpu, cuda, opencl, factor
     profile: dict
+    toolchain: Optional[object] = None   # driver.toolchain.ToolChain; None: a target without a generator
+
+    def limits(self) -> dict:
+        return self.toolchain.limits() if self.toolchain else dict(self.profile.get("limits", {}))
+
+    def limit_name(self, key: str) -> str:
+        """Where limits()[key] comes from: "limits.shared_bytes of 'cuda-sm80'", "-arch=sm_90a"."""
+        by = self.toolchain.limit_set_by(key) if self.toolchain else None
+        return by or f"limits.{key} of '{self.profile.get('name', self.name)}'"
+
+    def setting(self) -> str:
+        """As the header names it: "profile 'cuda-sm80', -arch=sm_90a"."""
+        return self.toolchain.setting() if self.toolchain else f"profile '{self.profile.get('name', self.name)}'"
 
 
 def _document(title: str, body: str, data: Optional[dict] = None) -> str:
@@ -122,7 +137,7 @@ def _copy_card(copy: Copy, model: FunctionModel, env: Env) -> str:
 
 
 def _memory_html(model: FunctionModel, env: Env, target: Target) -> str:
-    levels = memory.plan_levels(model.fn, target.name, target.profile, env)
+    levels = memory.plan_levels(model.fn, target, env)
     if not levels:
         return el("p", "no buffers", class_="none")
     axis = memory.Axis.of(model.fn)
@@ -160,8 +175,7 @@ def _caller_text(lv: memory.Level) -> str:
 
 def function_page(model: FunctionModel, target: Target, diags: List[Diag]) -> str:
     fn, env = model.fn, model.env
-    profile = target.profile.get("name", target.name)
-    meta = (f"{text(fn.loc.file)}:{fn.loc.line} · target {text(target.name)} (profile '{text(profile)}') · "
+    meta = (f"{text(fn.loc.file)}:{fn.loc.line} · target {text(target.name)} ({text(target.setting())}) · "
             + el("a", "all functions", href="index.html"))
     header = el("header", el("h1", el("code", text(fn.name))) + el("p", meta, class_="meta"))
     copies = "".join(_copy_card(c, model, env) for c in model.copies) or el("p", "no copy statements", class_="none")
@@ -209,7 +223,7 @@ def index_page(filename: str, entries: List[Entry], diags: List[Diag], source: L
     table = el("table", el("tr", "".join(el("th", h) for h in ("__co__ function", "line", "status", "copies"))) + rows,
                class_="index")
     header = el("header", el("h1", el("code", text(filename))) + el(
-        "p", f"pictures of the tiling · target {text(target.name)}", class_="meta"))
+        "p", f"pictures of the tiling · target {text(target.name)} ({text(target.setting())})", class_="meta"))
     return _document(f"{filename} — croktile", header + el("main", el("section", table)
                                                           + _diagnostics_html(diags, source), class_="single"))
 

@@ -131,6 +131,24 @@ def test_memory_plan_is_the_targets_report(tmp_path, target, profile):
     assert len(buffers) == 3
 
 
+@pytest.mark.parametrize("flags, setting, limit, limit_name", [
+    ((), "profile 'cuda-sm80'", 166912, "limits.shared_bytes of 'cuda-sm80'"),
+    (("-arch=sm_90a",), "profile 'cuda-sm80', -arch=sm_90a", 232448, "-arch=sm_90a"),
+    (("--profile", "cuda-sm90a"), "profile 'cuda-sm90a'", 232448, "limits.shared_bytes of 'cuda-sm90a'"),
+], ids=["profile", "arch-option", "other-profile"])
+def test_the_header_and_the_limit_name_what_is_in_force(tmp_path, flags, setting, limit, limit_name):
+    """`-t cuda -arch=sm_90a` draws with sm_90a's shared-memory limit, and the pages say
+    so: the default profile with the option, not the profile alone beside another GPU's
+    number."""
+    out = make_pages("matmul", tmp_path / "pics", "-t", "cuda", *flags)
+    doc = page(out, "matmul")
+    assert f"target cuda ({setting})" in doc.find("header").find("p", cls="meta").all_text()
+    assert f"target cuda ({setting})" in page(out, "index").find("header").all_text()
+    levels = doc.find("section", id="memory").find_all("div", cls="level")
+    shared = next(lv for lv in levels if lv.attrs["data-storage"] == "shared")
+    assert f"limit {limit} B ({limit_name})" in shared.find("p", cls="sub").all_text()
+
+
 def test_memory_plan_is_the_factor_scratchpads(tmp_path):
     program = SAMPLES.parent / "tests" / "targets" / "factor" / "async.co.cpp"
     report = ok("-t", "factor", "-S", "-o", os.devnull, "--memory-report", program, cwd=tmp_path).err

@@ -183,9 +183,9 @@ class KernelEmitter(KernelEmitterBase, FragmentWriter, CudaEvents):
                 self.diag.error(b.loc, f"the size of '{b.source_name or b.name}' must be known when the kernel is "
                                        "launched on target 'cuda'")
         if limit is not None and self.plan.static_bytes > limit:
-            prof = self.toolchain.profile.get("name", "?")
+            source = self.toolchain.limit_set_by("shared_bytes") or f"profile '{self.toolchain.profile['name']}'"
             self.diag.error(self.par.loc, f"shared memory plan of this 'parallel' needs {self.plan.static_bytes} "
-                                          f"bytes per block, more than the {limit} bytes profile '{prof}' allows")
+                                          f"bytes per block, more than the {limit} bytes {source} allows")
             for slot in self.plan.peak():
                 b = slot.buffer
                 self.diag.note(b.loc, f"'{b.source_name or b.name}' ({b.storage} {b.elem} "
@@ -199,7 +199,7 @@ class KernelEmitter(KernelEmitterBase, FragmentWriter, CudaEvents):
         limit = self.toolchain.shared_limit()
         loc = self.par.loc
         out = [f"{loc.file}:{loc.line}:{loc.col}: memory plan of kernel '{self.name}' "
-               f"(profile '{self.toolchain.profile.get('name', '?')}'): shared arena {self.plan.static_bytes} bytes"
+               f"({self.toolchain.setting()}): shared arena {self.plan.static_bytes} bytes"
                + (" + run-time sized buffers" if self.plan.dynamic else "")
                + (f", limit {limit}" if limit is not None else "")]
         out.append(f"  {'offset':>8}  {'bytes':>8}  {'live':<12} buffer")

@@ -29,6 +29,7 @@ BARRIER = "__syncthreads();"
 
 
 # the most shared memory one block may take, by compute capability (CUDA programming
-# guide, "Technical Specifications per Compute Capability")
-ARCH_SHARED_BYTES = {70: 98304, 72: 98304, 75: 65536, 80: 166912, 86: 101376, 87: 166912, 89: 101376,
+# guide, "Technical Specifications per Compute Capability"); up to 6.x, the 48 KiB a
+# block may declare
+ARCH_SHARED_BYTES = {**dict.fromkeys((30, 32, 35, 37, 50, 52, 53, 60, 61, 62), 49152), 70: 98304, 72: 98304, 75: 65536, 80: 166912, 86: 101376, 87: 166912, 89: 101376,
                      90: 232448, 100: 232448, 103: 232448, 120: 101376}

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import re
-from typing import Dict, List, Optional
+from typing import Dict, List, Optional, Tuple
 
 from .levels import check_cuda_levels
 from ...frontend.pipeline import TranslationUnit
@@ -11,7 +11,6 @@ from .events import check_cuda_events
 from .mma import check_mma
 from .limits import ARCH_SHARED_BYTES, MAX_BLOCK
 from .host import Generator
-
 
 
 class CudaToolChain(ToolChain):
@@ -32,14 +31,35 @@ class CudaToolChain(ToolChain):
         arch = getattr(self.options, "arch", None) or self.profile.get("arch")
         return arch.lower() if arch else arch   # the reference takes -arch=SM_90 too
 
-    def shared_limit(self) -> Optional[int]:
-        """The profile's limit; an `-arch` other than the profile's has its GPU's own."""
-        limit = self.profile.get("limits", {}).get("shared_bytes")
+    def _arch_override(self) -> Optional[Tuple[str, Optional[int]]]:
+        """An `-arch` other than the profile's, and its GPU's shared-memory limit (None where
+        the table does not know it: then the profile's limit stays)."""
         chosen = getattr(self.options, "arch", None)
-        m = re.fullmatch(r"(?:sm|compute)_(\d+)a?", (chosen or "").lower())
-        if m and chosen.lower() != str(self.profile.get("arch", "")).lower():
-            return ARCH_SHARED_BYTES.get(int(m.group(1)), limit)
-        return limit
+        if not chosen or chosen.lower() == str(self.profile.get("arch", "")).lower():
+            return None
+        m = re.fullmatch(r"(?:sm|compute)_(\d+)a?", chosen.lower())
+        return chosen, ARCH_SHARED_BYTES.get(int(m.group(1))) if m else None
+
+    def limits(self) -> Dict[str, int]:
+        limits = super().limits()
+        override = self._arch_override()
+        if override and override[1] is not None:
+            limits["shared_bytes"] = override[1]
+        return limits
+
+    def limit_set_by(self, key: str) -> Optional[str]:
+        override = self._arch_override()
+        if key == "shared_bytes" and override and override[1] is not None:
+            return f"-arch={override[0]}"
+        return super().limit_set_by(key)
+
+    def setting(self) -> str:
+        override = self._arch_override()
+        return super().setting() + (f", -arch={override[0]}" if override else "")
+
+    def shared_limit(self) -> Optional[int]:
+        """The most shared memory a block may take: the profile's, or that of an `-arch`'s GPU."""
+        return self.limits().get("shared_bytes")
 
     def target_flags(self) -> List[str]:
         arch = self.arch()

@@ -224,6 +224,41 @@ def test_arena_reuses_bytes_of_buffers_not_live_together(tmp_path):
     assert a_last < b_first
 
 
+# a block of this needs 327680 bytes of shared memory: more than any GPU gives one
+OVER_EVERY_LIMIT = (
+    "__device__ void use(float* a, float* b) { a[0] = b[0]; }\n"
+    "__co__ void big(f32 [4, 256, 256] x) {\n"
+    "  parallel p by 4 {\n"
+    "    shared f32 [128, 128] acc;\n"
+    "    t = dma.copy x.chunkat(p, _, _) => shared;\n"
+    "    call use(acc, t.data);\n"
+    "  }\n"
+    "}\n")
+
+
+@pytest.mark.parametrize("arch, limit", [("sm_90a", 232448), ("SM_61", 49152)])
+def test_an_arch_option_plans_with_its_gpus_limit_and_says_so(croktilec, tmp_path, arch, limit):
+    """`-t cuda -arch=sm_90a` takes the default profile (cuda-sm80) with another GPU: the
+    limit is that GPU's, and the messages name the option that set it, not the profile
+    whose limit it is not; the memory report names the profile and the option."""
+    src = tmp_path / "big.co.cpp"
+    src.write_text(OVER_EVERY_LIMIT)
+    res = croktilec("-t", "cuda", f"-arch={arch}", "-S", src, "-o", tmp_path / "big.cu")
+    assert res.rc == 1, res
+    [error] = res.errors()
+    assert (error.line, error.col, error.msg) == (3, 3, "shared memory plan of this 'parallel' needs 327680 bytes "
+                                                        f"per block, more than the {limit} bytes -arch={arch} allows")
+    fits = tmp_path / "fits.co.cpp"
+    fits.write_text(OVER_EVERY_LIMIT.replace("256, 256", "2, 64").replace("[128, 128]", "[16, 16]"))
+    res = croktilec("-t", "cuda", f"-arch={arch}", "-S", "--memory-report", fits, "-o", tmp_path / "fits.cu")
+    assert res.rc == 0, res
+    assert re.search(rf"fits\.co\.cpp:3:3: memory plan of kernel 'big__launch0' \(profile 'cuda-sm80', "
+                     rf"-arch={arch}\): shared arena \d+ bytes, limit {limit}$", res.err, re.M), res.err
+    # the profile's own arch is no override: the profile is named, as without -arch
+    res = croktilec("-t", "cuda", "-arch=sm_80", "-S", src, "-o", tmp_path / "big.cu")
+    assert "more than the 166912 bytes profile 'cuda-sm80' allows" in res.errors()[0].msg, res
+
+
 def test_live_buffers_never_overlap(tmp_path):
     res = ok("-t", "cuda", "-S", "--memory-report", str(REPO / "samples" / "pipeline.co.cpp"),
              "-o", str(tmp_path / "p.cu"), cwd=tmp_path)
