@@ -41,6 +41,7 @@ class Job:
     dep_targets: List[str] = field(default_factory=list)
     extra_deps: List[str] = field(default_factory=list)  # more files the output depends on (profiles)
     copy_to: Optional[str] = None     # transpile: also write the generated sources here (to scan them)
+    text: Optional[str] = None        # transpile: the source, read once (a FIFO or /dev/stdin gives it once)
     runner: Optional[Callable[..., int]] = None   # runs argv (with env=) in place of run_child
 
 
@@ -286,7 +287,7 @@ def _run(args: ParsedArgs, diag: Diagnostics, toolchain, work: Callable[[], str]
                             + (["-kt"] if args.kernel_templates else [])
                             + macro_flags(args)
                             + [f"-I{d}" for d in args.include_dirs] + ["-o", gen_path, path],
-                            "transpile", path, gen_path))
+                            "transpile", path, gen_path, text=text))
             source = gen_path
             transpile = jobs[-1]
             if args.stage_source:
@@ -612,7 +613,7 @@ def _discard(staged) -> None:
 
 def _transpile(job: Job, args: ParsedArgs, diag: Diagnostics, toolchain, staged,
                declarations: List[str], functions: list) -> int:
-    text = read_source(job.source, diag)
+    text = job.text if job.text is not None else read_source(job.source, diag)
     if text is None:
         return 1
     from ..compiler import compile_source

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import os
 import shlex
+import threading
 
 import pytest
 
@@ -174,3 +175,21 @@ def test_Werror_and_w_apply_to_tileflow_warnings(src):
     assert (src / "aw1.cpp").exists() and not (src / "aw2.cpp").exists() and (src / "aw3.cpp").exists()
     tr = job(jobs_of(ok("-###", "-w", "-Werror", "aw.co.cpp", cwd=src).err), "transpile")
     assert "-w" in tr and "-Werror" in tr
+
+
+@pytest.mark.parametrize("stage", ["-S", "-c", "-fsyntax-only"])
+def test_an_input_that_can_be_read_once_is_read_once(src, tmp_path, stage):
+    """A FIFO (`mkfifo x.co.cpp; gen > x.co.cpp &`) gives its bytes once: the driver reads
+    the source once and transpiles that text, rather than opening the file again (which
+    waited for a writer that never came)."""
+    fifo = src / "piped.co.cpp"
+    os.mkfifo(fifo)
+    writer = threading.Thread(target=fifo.write_text, args=(ADD_PROGRAM,), daemon=True)
+    writer.start()
+    out = tmp_path / "piped.out"
+    res = ok(stage, "piped.co.cpp", *(() if stage == "-fsyntax-only" else ("-o", out)), cwd=src)
+    writer.join(timeout=5)
+    assert not writer.is_alive()
+    assert res.err == "", res
+    if stage != "-fsyntax-only":
+        assert out.stat().st_size > 0
