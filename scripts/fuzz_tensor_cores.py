@@ -61,7 +61,10 @@ def report(n: int, found: "tc.Found", args, work: Path) -> str:
         where = args.out
     # run again on the reproducer's own file, for the command and the output to show
     again = tc.check(text, found.seed.arch, where, (f.target,), args.limit, f"repro_{n}.co.cpp") or f
-    lines += ["--- input ---", text.rstrip("\n"), "--- end ---", f"command: {tc.command(again)}",
+    shown = tc.command(again)
+    if not args.out:   # the temporary folder is gone when this is read: the input saved as repro_N.co.cpp
+        shown = shown.replace(f"{work}/", "")
+    lines += ["--- input ---", text.rstrip("\n"), "--- end ---", f"command: {shown}",
               "what happened:", *("  " + line for line in again.detail.strip().splitlines()[-12:])]
     return "\n".join(lines)
 

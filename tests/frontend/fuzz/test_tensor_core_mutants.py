@@ -10,13 +10,10 @@ writes and minimizes again. The script runs the big campaigns (``--count 2000``)
 """
 from __future__ import annotations
 
-import importlib.util
 import re
 from pathlib import Path
 
 import pytest
-
-from helpers.paths import REPO
 
 from . import tensor_cores as tc
 from .harness import parser_tables, tokenize
@@ -119,12 +116,3 @@ def test_mutants(seed, tables, tmp_path):
                         f"--- minimized ---\n{small}--- end ---")
     assert not failures, "\n\n".join(failures)
 
-
-def test_script_runs_a_campaign(tables, capsys):
-    spec = importlib.util.spec_from_file_location("fuzz_tensor_cores", REPO / "scripts" / "fuzz_tensor_cores.py")
-    script = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(script)
-    status = script.main(["--seed", "5", "--count", "3", "--minimize-budget", "0"])
-    out = capsys.readouterr().out
-    assert out.startswith(f"3 mutants of {len(SEEDS)} programs (seed 5) in "), out
-    assert status == (1 if "=== [1]" in out else 0)
