@@ -149,7 +149,7 @@ def check_file(case: Case) -> None:
         "expect-output and expect-same-output exclude each other"
 
 
-def _check_source_and_caret(stderr_lines: List[str], d: Diag, source: List[str]) -> None:
+def check_source_and_caret(stderr_lines: List[str], d: Diag, source: List[str]) -> None:
     """A located diagnostic is followed by its source line and a caret under the column."""
     where = f"{d.kind} at {d.line}:{d.col} ({d.msg})"
     assert d.index + 2 < len(stderr_lines), f"{where}: no source line and caret after it"
@@ -182,7 +182,7 @@ def check_diagnostics(case: Case, croktilec) -> None:
 
     for d in diags:  # the file is named exactly as it was given on the command line
         assert d.file == str(path), f"diagnostic names another file: {d}"
-        _check_source_and_caret(err_lines, d, source)
+        check_source_and_caret(err_lines, d, source)
 
     # each expectation matches a distinct diagnostic of its kind at its line
     unmatched = list(diags)

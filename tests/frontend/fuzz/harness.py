@@ -1,19 +1,21 @@
 """Running many inputs through the frontend in-process: parser tables loaded once, a hang
 limit per input, and every failure reported with what reproduces it.
 
-Shared by tests/frontend/fuzz/test_generated.py and tests/frontend/fuzz/test_mutations.py.
+Shared by tests/frontend/fuzz/test_generated.py, test_mutations.py and tensor_cores.py (which
+also share the tokenizer the mutators edit programs with).
 """
 from __future__ import annotations
 
 import contextlib
 import importlib.util
 import io
+import re
 import signal
 import sys
 import threading
 import time
 import traceback
-from typing import Optional, Tuple
+from typing import List, Optional, Tuple
 
 from croktile_driver.diagnostics import Diagnostics, FatalError
 from croktile_driver.frontend import parser as co_parser
@@ -24,24 +26,32 @@ class InputTimeout(BaseException):
     """Raised by the SIGALRM handler; a BaseException so `except Exception` cannot eat it."""
 
 
+# the timers of time_limit: wall-clock time, or the processor time of this process (which a
+# machine busy with other work does not stretch)
+_CLOCKS = {"wall": ("ITIMER_REAL", "SIGALRM"), "cpu": ("ITIMER_PROF", "SIGPROF")}
+
+
 @contextlib.contextmanager
-def time_limit(seconds: float):
-    """Interrupts the body after ``seconds`` (main thread only; elsewhere the caller's
-    wall-clock check after the run still catches a slow input)."""
+def time_limit(seconds: float, clock: str = "wall"):
+    """Interrupts the body after ``seconds`` of ``clock`` ("wall" or "cpu"; the two nest) by
+    raising ``InputTimeout`` (main thread only; elsewhere the caller's own check of the time
+    taken still catches a slow input)."""
+    timer_name, signal_name = _CLOCKS[clock]
     if not hasattr(signal, "setitimer") or threading.current_thread() is not threading.main_thread():
         yield
         return
+    timer, signum = getattr(signal, timer_name), getattr(signal, signal_name)
 
     def on_alarm(signum, frame):
-        raise InputTimeout(f"no result after {seconds} s")
+        raise InputTimeout(f"no result after {seconds} s{' of processor time' if clock == 'cpu' else ''}")
 
-    old = signal.signal(signal.SIGALRM, on_alarm)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
+    old = signal.signal(signum, on_alarm)
+    signal.setitimer(timer, seconds)
     try:
         yield
     finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, old)
+        signal.setitimer(timer, 0)
+        signal.signal(signum, old)
 
 
 @contextlib.contextmanager
@@ -99,3 +109,41 @@ def run_in_process(text: str, filename: str, limit_s: float) -> Tuple[Optional[s
     if problem is None and elapsed > limit_s:
         problem = f"too slow: {elapsed:.2f} s > {limit_s} s"
     return problem, diag, diag.stream.getvalue() + stray.getvalue(), elapsed
+
+
+# ---------------------------------------------------------------------------
+# Tokens, for the mutators
+# ---------------------------------------------------------------------------
+
+_TOKEN_RE = re.compile(r"""
+    //[^\n]* | /\*.*?\*/                      # comments
+  | "(?:[^"\\\n]|\\.)*" | '(?:[^'\\\n]|\\.)*'  # string / char literals
+  | [A-Za-z_]\w*                               # identifiers, keywords
+  | \d[\w.]*                                   # numbers
+  | <-> | => | -> | :: | <<= | >>= | << | >> | <= | >= | == | != | && | \|\| | \+\+ | --
+  | \S                                         # any other single character
+""", re.X | re.S)
+
+
+def tokenize(text: str) -> List[Tuple[int, int]]:
+    """(start, end) spans of the tokens of ``text`` (C-ish, good enough to mutate)."""
+    return [m.span() for m in _TOKEN_RE.finditer(text)]
+
+
+def co_regions(text: str) -> List[Tuple[int, int]]:
+    """Character ranges of the ``__co__`` functions (from the keyword to the closing brace)."""
+    regions = []
+    for m in re.finditer(r"__co__", text):
+        depth, i = 0, text.find("{", m.start())
+        if i < 0:
+            continue
+        while i < len(text):
+            if text[i] == "{":
+                depth += 1
+            elif text[i] == "}":
+                depth -= 1
+                if depth == 0:
+                    break
+            i += 1
+        regions.append((m.start(), i + 1))
+    return regions

@@ -40,7 +40,7 @@ from croktile_driver import cli
 from croktile_driver.diagnostics import Diagnostics
 from helpers.paths import SAMPLES
 
-from .harness import InputTimeout, parser_tables, run_in_process, time_limit
+from .harness import InputTimeout, co_regions, parser_tables, run_in_process, time_limit, tokenize
 
 SEED_DIR = Path(__file__).parent / "seeds"
 SAMPLES_DIR = SAMPLES
@@ -87,39 +87,7 @@ ODD_TOKENS = ['"', "'", "/*", "*/", "//", "\\", "#define N 4\n", "\n#if 0\n", "\
               "\n#error boom\n", "__LINE__", "\t", "\n", "@", "$", "`", "\u00e9"]
 VOCABULARY = KEYWORDS + EXTRA_KEYWORDS + OPERATORS + IDENTIFIERS + INTEGERS + ODD_TOKENS
 
-_TOKEN_RE = re.compile(r"""
-    //[^\n]* | /\*.*?\*/                      # comments
-  | "(?:[^"\\\n]|\\.)*" | '(?:[^'\\\n]|\\.)*'  # string / char literals
-  | [A-Za-z_]\w*                               # identifiers, keywords
-  | \d[\w.]*                                   # numbers
-  | <-> | => | -> | :: | <<= | >>= | << | >> | <= | >= | == | != | && | \|\| | \+\+ | --
-  | \S                                         # any other single character
-""", re.X | re.S)
 _NUMBER_RE = re.compile(r"\b\d[\w.]*")
-
-
-def tokenize(text: str) -> List[Tuple[int, int]]:
-    """(start, end) spans of the tokens of ``text`` (C-ish, good enough to mutate)."""
-    return [m.span() for m in _TOKEN_RE.finditer(text)]
-
-
-def co_regions(text: str) -> List[Tuple[int, int]]:
-    """Character ranges of the ``__co__`` functions (from the keyword to the closing brace)."""
-    regions = []
-    for m in re.finditer(r"__co__", text):
-        depth, i = 0, text.find("{", m.start())
-        if i < 0:
-            continue
-        while i < len(text):
-            if text[i] == "{":
-                depth += 1
-            elif text[i] == "}":
-                depth -= 1
-                if depth == 0:
-                    break
-            i += 1
-        regions.append((m.start(), i + 1))
-    return regions
 
 
 # ---------------------------------------------------------------------------
