@@ -293,37 +293,51 @@ class SpannedData:
         if tile.region.strides is not None:
             return self.strided_from(e, base, vals)
         offsets = []
+        parent = tile.region
+        partial = parent.partial
         steps = tile.steps or tile.extents
         for i, (v, ub, ext, step, dim, off) in enumerate(zip(vals, bounds, tile.extents, steps, tile.region.extents,
                                                               tile.region.offsets)):
             start = v if name == "from" else v * step
             end = start + ext
-            fits = v.op(">=", 0).op("&&", end.op("<=", dim))
+            fits = v.op(">=", 0).op("&&", end.op("<=", dim))       # the whole tile lies in the data
+            begins = v.op(">=", 0).op("&&", start.op("<", dim))    # its first element does: a partial tile
             shown = v
             if ub is not None and not fits.is_const:   # a bounded index: its largest value decides
                 last = ub - 1 if name == "from" else (ub - 1) * step
-                by_bound = (last + ext).op("<=", dim)
-                if by_bound.is_const and not by_bound.value:
-                    # some values leave the data (the reference accepts this): checked at run time
+                by_bound, starts_by_bound = (last + ext).op("<=", dim), last.op("<", dim)
+                if starts_by_bound.is_const and not starts_by_bound.value:
+                    # some tiles lie past the data (the reference accepts this): checked at run time
                     self.ctx.diag.warning(e.args[min(i, len(e.args) - 1)].loc,
                                           f"index may be out of bounds for dimension {i}: at its largest value "
                                           f"{(ub - 1).to_c()} the tile is elements [{last.to_c()}, "
                                           f"{(last + ext).to_c()}) of {dim.to_c()}")
                 else:
-                    shown, fits = ub - 1, by_bound
-            if fits.is_const and not fits.value:
+                    shown, fits, begins = ub - 1, by_bound, starts_by_bound
+            if fits.is_const and fits.value:
+                offsets.append(off + start)
+                continue
+            if begins.is_const and not begins.value:   # no element of the tile in the data
                 where = e.args[min(i, len(e.args) - 1)].loc
                 what = f"index out of bounds for dimension {i}: elements [{start.to_c()}, {end.to_c()}) of {dim.to_c()}"
                 if not self._wraps_inside(tile, vals, name):
                     return self.error(where, what)
                 # the reference computes the address row-major and copies what is there
                 self.ctx.diag.warning(where, f"{what}; the tile runs on into the following elements of the data")
-            if not fits.is_const:
-                self.ctx.pending_checks(self.ctx.runtime_check(
-                    e.loc, fits, f"'.{name}' index {{0}} of dimension {i} is outside the data ({{1}} elements)",
-                    [shown, dim]))
+            else:
+                # the tile may cross the end of the data: a partial tile, whose elements past
+                # the end read as zeros and are not written; its first element must be inside
+                partial = True
+                if not begins.is_const:
+                    self.ctx.pending_checks(self.ctx.runtime_check(
+                        e.loc, begins, f"'.{name}' index {{0}} of dimension {i} is outside the data ({{1}} elements)",
+                        [shown, dim]))
             offsets.append(off + start)
-        return VData(tile.region.moved(offsets, list(tile.extents)), base.elem, base.future)
+        region = parent.moved(offsets, list(tile.extents))
+        if partial:   # the data a tile may cross the end of: what it is a tile of
+            region.limits = list(parent.limits) if parent.partial else \
+                [o + d for o, d in zip(parent.offsets, parent.extents)]
+        return VData(region, base.elem, base.future)
 
     @staticmethod
     def _wraps_inside(tile: Tile, vals: List[Sym], name: str) -> bool:
