@@ -48,6 +48,11 @@ def _shape(dims: List[Sym]) -> str:
     return "[" + ", ".join(d.to_c() for d in dims) + "]"
 
 
+
+def box_ends(region: ir.Region) -> List[Sym]:
+    """Where a box ends in each dimension (exclusive): the data a tile of it lies in."""
+    return [o + d for o, d in zip(region.offsets, region.extents)]
+
 class SpannedData:
     """Declarations of data and the spanned operations."""
 
@@ -235,6 +240,7 @@ class SpannedData:
             return self.error(e.loc, f"data rank ({rank}) must be consistent with the count of {what} "
                                      f"({len(vals)})")
         extents, steps = [], []
+        larger = False
         for i, (v, dim) in enumerate(zip(vals, region.extents)):
             if v is None:
                 extents.append(dim)
@@ -252,17 +258,24 @@ class SpannedData:
                 steps[-1] = extents[-1]
             else:
                 too_large = v.op(">", dim)
-                if too_large.is_const and too_large.value:
+                if too_large.is_const and too_large.value:   # (the reference's rule, for known sizes)
                     return self.error(e.loc, f"{name} too large for dimension {i} ({v.to_c()} > {dim.to_c()})")
                 if not too_large.is_const:
-                    self.ctx.pending_checks(self.ctx.runtime_check(
-                        e.loc, v.op("<=", dim), f"{name} dimension {i} ({{0}}) exceeds the data's ({{1}})", [v, dim]))
+                    if name == "modspan":
+                        self.ctx.pending_checks(self.ctx.runtime_check(
+                            e.loc, v.op("<=", dim), f"{name} dimension {i} ({{0}}) exceeds the data's ({{1}})",
+                            [v, dim]))
+                    else:   # a tile that may be larger than data known at run time: partial
+                        larger = True
                 extents.append(dim.mod(v) if name == "modspan" else v)
         tile = Tile(region, extents, name, steps)
         offsets = list(region.offsets)
         if name == "modspan":   # the remainder after the whole tiles: the last, partial tile
             offsets = [o if v is None else o + dim.floordiv(v) * v for o, v, dim in zip(offsets, vals, region.extents)]
-        return VData(region.moved(offsets, extents), base.elem, base.future, tile=tile)
+        out = region.moved(offsets, extents)
+        if larger and not region.partial:
+            out.limits = box_ends(region)
+        return VData(out, base.elem, base.future, tile=tile)
 
     def divided(self, e: A.Call, dim: Sym, factor: Sym, i: int) -> Sym:
         divisible = prove_divisible(dim, factor)
@@ -341,8 +354,7 @@ class SpannedData:
             offsets.append(off + start)
         region = parent.moved(offsets, list(tile.extents))
         if partial:   # the data a tile may cross the end of: what it is a tile of
-            region.limits = list(parent.limits) if parent.partial else \
-                [o + d for o, d in zip(parent.offsets, parent.extents)]
+            region.limits = list(parent.limits) if parent.partial else box_ends(parent)
         return VData(region, base.elem, base.future)
 
     @staticmethod
