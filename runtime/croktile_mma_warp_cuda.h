@@ -291,6 +291,7 @@ __device__ __forceinline__ void load_edge(frag<T, ROWS, COLS, R, IM, IN, IK>& f,
                                           long long s1, long long in_rows, long long in_cols) {
   using F = frag<T, ROWS, COLS, R, IM, IN, IK>;
   static_assert(R != role::e, "croktile::mma::load_edge: metadata tiles are whole");
+  if (in_rows >= ROWS && in_cols >= COLS) return load(f, p, s0, s1);   // a whole tile
   const int g = detail::lane_id() / 4, t = detail::lane_id() % 4;
 #pragma unroll
   for (int n = 0; n < F::count; ++n) {
@@ -303,6 +304,7 @@ template <class T, int ROWS, int COLS, role R, int IM, int IN, int IK, class E>
 __device__ __forceinline__ void store_edge(const frag<T, ROWS, COLS, R, IM, IN, IK>& f, E* p, long long s0,
                                            long long s1, long long in_rows, long long in_cols) {
   using F = frag<T, ROWS, COLS, R, IM, IN, IK>;
+  if (in_rows >= ROWS && in_cols >= COLS) return store(f, p, s0, s1);   // a whole tile
   const int g = detail::lane_id() / 4, t = detail::lane_id() % 4;
 #pragma unroll
   for (int n = 0; n < F::count; ++n) {

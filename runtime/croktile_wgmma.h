@@ -239,6 +239,7 @@ __device__ __forceinline__ void store(const acc<T, M, N>& c, E* p, long long s0,
 template <class T, int M, int N, class E>
 __device__ __forceinline__ void store_edge(const acc<T, M, N>& c, E* p, long long s0, long long s1, long long in_rows,
                                            long long in_cols) {
+  if (in_rows >= M && in_cols >= N) return store(c, p, s0, s1);   // a whole tile: the paired stores
 #pragma unroll
   for (int n = 0; n < acc<T, M, N>::count; ++n) {
     int i, j;
