@@ -63,6 +63,23 @@ def _p(text: str) -> str:
     return f"({text})"
 
 
+def whole_conditions(s: ir.Dma) -> List[Sym]:
+    """What makes a copy's partial tiles whole at run time: each crossing dimension ends
+    inside its data."""
+    return [(r.offsets[d] + r.extents[d]).op("<=", r.limits[d])
+            for r in (s.src, s.dst) for d in range(len(r.extents)) if r.crosses(d)]
+
+
+def whole_copy(s: ir.Dma) -> "ir.Dma | None":
+    """The same copy of whole tiles (for the run-time test of ``whole_conditions``), for a
+    plain copy from or to a partial tile; None otherwise."""
+    if s.op is not ir.DmaOp.COPY or not (s.src.partial or s.dst.partial):
+        return None
+    src, dst = s.src.moved(s.src.offsets, s.src.extents), s.dst.moved(s.dst.offsets, s.dst.extents)
+    src.limits = dst.limits = None
+    return ir.Dma(s.loc, src, dst, s.is_async, s.future, s.op, s.perm, s.pad, s.swizzle, s.engine)
+
+
 def element_loops(s: ir.Dma, ptr: Callable[[ir.Buffer], str], expr: Callable[[Sym], str],
                   ctype: str, index: str = "long long") -> Tuple[List[Tuple[str, Sym]], str]:
     """(loop variables with their trip counts, the statement for one element); the body

@@ -10,7 +10,8 @@ from typing import TYPE_CHECKING, Dict, List, Optional, Set, Tuple
 
 from ... import ir
 from ...ir.symbolic import Sym
-from ...codegen.dma_loops import copy_dims, element_loops, write_loops, write_shared_loops
+from ...codegen.dma_loops import (copy_dims, element_loops, whole_conditions, whole_copy, write_loops,
+                                  write_shared_loops)
 from ...codegen.cxx import (
     At,
     scalar_ctype,
@@ -751,12 +752,25 @@ class KernelEmitter(KernelEmitterBase, FragmentWriter, CudaEvents):
 
     def element_copy(self, s: ir.Dma, depth: int, shared: bool) -> None:
         """A copy as element loops (a transpose, a pad, a partial tile): by one thread, or
-        shared among the threads of the block."""
+        shared among the threads of the block. A partial tile found whole at run time (every
+        tile but the last ones) takes the box copy."""
+        whole = whole_copy(s)
+        if whole is not None:
+            cond = " && ".join(f"({dev_expr(c)})" for c in whole_conditions(s))
+            self.w(depth, f"if ({cond}) {{")
+            if shared:
+                self.block_copy(whole, depth + 1)
+            else:
+                self.thread_copy(whole, depth + 1)
+            self.w(depth, "} else {")
+            depth += 1
         loops, body = element_loops(s, self.ptr, dev_expr, elem_ctype(s.dst.buffer.elem))
         if shared:
             write_shared_loops(self.w, depth, loops, body, dev_expr, "croktile_tid", "croktile_nt")
         else:
             write_loops(self.w, depth, loops, body, dev_expr)
+        if whole is not None:
+            self.w(depth - 1, "}")
 
     def block_copy(self, s: ir.Dma, depth: int) -> None:
         """The threads of the block copy a box together, each a slice."""
