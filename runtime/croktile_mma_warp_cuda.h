@@ -284,6 +284,35 @@ __device__ __forceinline__ void store(const frag<T, ROWS, COLS, R, IM, IN, IK>& 
   store_swizzled<0>(f, p, s0, s1);
 }
 
+// A partial tile (docs/language/spans.md): only its first `in_rows` x `in_cols` elements lie
+// in the data; load reads zeros past them, store writes none there (element by element).
+template <class T, int ROWS, int COLS, role R, int IM, int IN, int IK, class E>
+__device__ __forceinline__ void load_edge(frag<T, ROWS, COLS, R, IM, IN, IK>& f, const E* p, long long s0,
+                                          long long s1, long long in_rows, long long in_cols) {
+  using F = frag<T, ROWS, COLS, R, IM, IN, IK>;
+  static_assert(R != role::e, "croktile::mma::load_edge: metadata tiles are whole");
+  if (in_rows >= ROWS && in_cols >= COLS) return load(f, p, s0, s1);   // a whole tile
+  const int g = detail::lane_id() / 4, t = detail::lane_id() % 4;
+#pragma unroll
+  for (int n = 0; n < F::count; ++n) {
+    int i, j;
+    const bool real = F::layout::where(n, g, t, i, j) && i < in_rows && j < in_cols;
+    f.set(n, real ? detail::operand_value<T, R>(p[i * s0 + j * s1]) : detail::convert<T>(0));
+  }
+}
+template <class T, int ROWS, int COLS, role R, int IM, int IN, int IK, class E>
+__device__ __forceinline__ void store_edge(const frag<T, ROWS, COLS, R, IM, IN, IK>& f, E* p, long long s0,
+                                           long long s1, long long in_rows, long long in_cols) {
+  using F = frag<T, ROWS, COLS, R, IM, IN, IK>;
+  if (in_rows >= ROWS && in_cols >= COLS) return store(f, p, s0, s1);   // a whole tile
+  const int g = detail::lane_id() / 4, t = detail::lane_id() % 4;
+#pragma unroll
+  for (int n = 0; n < F::count; ++n) {
+    int i, j;
+    if (F::layout::where(n, g, t, i, j) && i < in_rows && j < in_cols) p[i * s0 + j * s1] = detail::convert<E>(f.get(n));
+  }
+}
+
 // op(T&) on every element this lane holds (padding too for m8n8k4 operands).
 template <class T, int ROWS, int COLS, role R, int IM, int IN, int IK, class Op>
 __device__ __forceinline__ void for_each(frag<T, ROWS, COLS, R, IM, IN, IK>& f, Op op) {

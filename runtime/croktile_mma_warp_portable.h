@@ -33,6 +33,23 @@ inline void store(const frag<T, ROWS, COLS, R, IM, IN, IK>& f, E* p, long long s
     for (int j = 0; j < COLS; ++j) p[i * s0 + j * s1] = detail::convert<E>(f.at(i, j));
 }
 
+// A partial tile (docs/language/spans.md): only its first `in_rows` x `in_cols` elements lie
+// in the data; load reads zeros past them, store writes none there.
+template <class T, int ROWS, int COLS, role R, int IM, int IN, int IK, class E>
+inline void load_edge(frag<T, ROWS, COLS, R, IM, IN, IK>& f, const E* p, long long s0, long long s1,
+                      long long in_rows, long long in_cols) {
+  for (int i = 0; i < ROWS; ++i)
+    for (int j = 0; j < COLS; ++j)
+      f.at(i, j) = i < in_rows && j < in_cols ? detail::operand_value<T, R>(p[i * s0 + j * s1])
+                                              : detail::convert<T>(0);
+}
+template <class T, int ROWS, int COLS, role R, int IM, int IN, int IK, class E>
+inline void store_edge(const frag<T, ROWS, COLS, R, IM, IN, IK>& f, E* p, long long s0, long long s1,
+                       long long in_rows, long long in_cols) {
+  for (int i = 0; i < ROWS && i < in_rows; ++i)
+    for (int j = 0; j < COLS && j < in_cols; ++j) p[i * s0 + j * s1] = detail::convert<E>(f.at(i, j));
+}
+
 // Swizzled shared buffers are plain on the portable targets (croktile_swizzle.h).
 template <int SW, class T, int ROWS, int COLS, role R, int IM, int IN, int IK, class E>
 inline void load_swizzled(frag<T, ROWS, COLS, R, IM, IN, IK>& f, const E* p, long long s0, long long s1) {

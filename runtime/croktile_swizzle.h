@@ -29,13 +29,18 @@ CROKTILE_HOST_DEVICE constexpr unsigned offset(unsigned offset) {
 // bytes, dst aligned to 8 rows of it), 16 bytes per access where the source allows.
 // Ends with fence.proxy.async on sm_90 and newer, so that after the block's next barrier
 // wgmma and TMA see it (older GPUs have no async proxy: ldmatrix reads what threads wrote).
+// A partial tile (in_rows x in_cols of it lie in the source's data) reads zeros past them.
 template <class T, int SWIZZLE>
-__device__ inline void copy_2d(T* dst, const T* src, long long rows, long long cols, long long src_row_stride) {
+__device__ inline void copy_2d(T* dst, const T* src, long long rows, long long cols, long long src_row_stride,
+                               long long in_rows = -1, long long in_cols = -1) {
   const unsigned nthreads = blockDim.x * blockDim.y * blockDim.z;
   const unsigned tid = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
   char* out = reinterpret_cast<char*>(dst);
   constexpr int per16 = 16 / int(sizeof(T));
-  const bool vector = sizeof(T) <= 16 && cols % per16 == 0 && src_row_stride % per16 == 0 &&
+  if (in_rows < 0) in_rows = rows;
+  if (in_cols < 0) in_cols = cols;
+  const bool whole = in_rows >= rows && in_cols >= cols;
+  const bool vector = whole && sizeof(T) <= 16 && cols % per16 == 0 && src_row_stride % per16 == 0 &&
                       reinterpret_cast<unsigned long long>(src) % 16 == 0;
   if (vector) {
     const long long chunks = cols / per16;
@@ -47,7 +52,8 @@ __device__ inline void copy_2d(T* dst, const T* src, long long rows, long long c
   } else {
     for (long long n = tid; n < rows * cols; n += nthreads) {
       const long long r = n / cols, c = n % cols;
-      *reinterpret_cast<T*>(out + offset<SWIZZLE>(unsigned(n) * sizeof(T))) = src[r * src_row_stride + c];
+      *reinterpret_cast<T*>(out + offset<SWIZZLE>(unsigned(n) * sizeof(T))) =
+          r < in_rows && c < in_cols ? src[r * src_row_stride + c] : T(0.0f);
     }
   }
 #if __CUDA_ARCH__ >= 900
@@ -57,10 +63,14 @@ __device__ inline void copy_2d(T* dst, const T* src, long long rows, long long c
 #else
 // The portable targets keep shared buffers unswizzled: a plain row-major copy.
 template <class T, int SWIZZLE>
-inline void copy_2d(T* dst, const T* src, long long rows, long long cols, long long src_row_stride) {
+inline void copy_2d(T* dst, const T* src, long long rows, long long cols, long long src_row_stride,
+                    long long in_rows = -1, long long in_cols = -1) {
   (void)offset<SWIZZLE>(0);
+  if (in_rows < 0) in_rows = rows;
+  if (in_cols < 0) in_cols = cols;
   for (long long r = 0; r < rows; ++r)
-    for (long long c = 0; c < cols; ++c) dst[r * cols + c] = src[r * src_row_stride + c];
+    for (long long c = 0; c < cols; ++c)
+      dst[r * cols + c] = r < in_rows && c < in_cols ? src[r * src_row_stride + c] : T(0.0f);
 }
 #endif
 

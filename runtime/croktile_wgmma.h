@@ -93,6 +93,12 @@ inline void store(const acc<T, M, N>& c, E* p, long long s0, long long s1) {
   for (int i = 0; i < M; ++i)
     for (int j = 0; j < N; ++j) p[i * s0 + j * s1] = detail::convert<E>(c.x[i * N + j]);
 }
+// A partial tile: only its first in_rows x in_cols elements lie in the data.
+template <class T, int M, int N, class E>
+inline void store_edge(const acc<T, M, N>& c, E* p, long long s0, long long s1, long long in_rows, long long in_cols) {
+  for (int i = 0; i < M && i < in_rows; ++i)
+    for (int j = 0; j < N && j < in_cols; ++j) p[i * s0 + j * s1] = detail::convert<E>(c.x[i * N + j]);
+}
 template <class T, int M, int N, class Op>
 inline void for_each(acc<T, M, N>& c, Op op) {
   for (T& x : c.x) op(x);
@@ -227,6 +233,18 @@ __device__ __forceinline__ void store(const acc<T, M, N>& c, E* p, long long s0,
     int i, j;
     acc<T, M, N>::where(n, i, j);
     p[i * s0 + j * s1] = detail::convert<E>(c.get(n));
+  }
+}
+/// A partial tile: only its first in_rows x in_cols elements lie in the data (no store past them).
+template <class T, int M, int N, class E>
+__device__ __forceinline__ void store_edge(const acc<T, M, N>& c, E* p, long long s0, long long s1, long long in_rows,
+                                           long long in_cols) {
+  if (in_rows >= M && in_cols >= N) return store(c, p, s0, s1);   // a whole tile: the paired stores
+#pragma unroll
+  for (int n = 0; n < acc<T, M, N>::count; ++n) {
+    int i, j;
+    acc<T, M, N>::where(n, i, j);
+    if (i < in_rows && j < in_cols) p[i * s0 + j * s1] = detail::convert<E>(c.get(n));
   }
 }
 template <class T, int M, int N, class Op>

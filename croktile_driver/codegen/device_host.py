@@ -239,9 +239,9 @@ class DeviceHostEmitter(StatementWriter):
     # -- statements ----------------------------------------------------------------------
     def s_Dma(self, s: ir.Dma, at: At) -> None:
         depth = at.depth
-        if s.op is not ir.DmaOp.COPY:
-            self.gen.diag.error(s.loc, f"'dma.{s.op}' outside 'parallel' is not supported yet on target "
-                                       f"'{self.target}'")
+        if s.element_wise:
+            what = f"'dma.{s.op.value}'" if s.op is not ir.DmaOp.COPY else "a copy from or to a partial tile"
+            self.gen.diag.error(s.loc, f"{what} outside 'parallel' is not supported yet on target '{self.target}'")
             return
         self.w(depth, "{")
         for line in box_declarations(s, self.hx):

@@ -7,7 +7,8 @@ dimensions around an element loop over the run, with sizes that are constants wh
 the shapes are, the C++ compiler unrolls and vectorises it and keeps small buffers in
 registers; a call of a generic box copy with shape arrays hides all of that.
 
-`dma.transp` and `dma.pad`, which no box copy expresses, are element loops
+`dma.transp`, `dma.pad` and copies from or to a partial tile (zeros where the source
+leaves its data, no write where the destination does), which no box copy expresses, are element loops
 (``element_loops``), which every target writes the same way: one loop per destination
 dimension, and a body that computes the source element (or the padding value) of each
 destination element. Each destination element is independent, so a target may share the
@@ -62,17 +63,44 @@ def _p(text: str) -> str:
     return f"({text})"
 
 
+def whole_conditions(s: ir.Dma) -> List[Sym]:
+    """What makes a copy's partial tiles whole at run time: each crossing dimension ends
+    inside its data."""
+    return [(r.offsets[d] + r.extents[d]).op("<=", r.limits[d])
+            for r in (s.src, s.dst) for d in range(len(r.extents)) if r.crosses(d)]
+
+
+def whole_copy(s: ir.Dma) -> "ir.Dma | None":
+    """The same copy of whole tiles (for the run-time test of ``whole_conditions``), for a
+    plain copy from or to a partial tile; None otherwise."""
+    if s.op is not ir.DmaOp.COPY or not (s.src.partial or s.dst.partial):
+        return None
+    src, dst = s.src.moved(s.src.offsets, s.src.extents), s.dst.moved(s.dst.offsets, s.dst.extents)
+    src.limits = dst.limits = None
+    return ir.Dma(s.loc, src, dst, s.is_async, s.future, s.op, s.perm, s.pad, s.swizzle, s.engine)
+
+
 def element_loops(s: ir.Dma, ptr: Callable[[ir.Buffer], str], expr: Callable[[Sym], str],
                   ctype: str, index: str = "long long") -> Tuple[List[Tuple[str, Sym]], str]:
     """(loop variables with their trip counts, the statement for one element); the body
     reads the loop variables `croktile_i<d>` over the destination box."""
     rank = len(s.dst.extents)
     names = [f"croktile_i{d}" for d in range(rank)]
-    loops = list(zip(names, s.dst.extents))
+    # a partial destination is written only where it lies in its data
+    loops = [(n, s.dst.valid_extent(d)) for d, n in enumerate(names)]
     dst_st, src_st = strides(s.dst.shape), strides(s.src.shape)
     dst_at = " + ".join(f"({_p(expr(o))} + {n}) * {_p(expr(st))}"
                         for o, n, st in zip(s.dst.offsets, names, dst_st))
     dst = f"{ptr(s.dst.buffer)}[{dst_at}]"
+    if s.op is ir.DmaOp.COPY:   # from or to a partial tile: zeros for the source's elements past its data
+        src_at = " + ".join(f"({_p(expr(o))} + {n}) * {_p(expr(st))}"
+                            for o, n, st in zip(s.src.offsets, names, src_st))
+        read = f"{ptr(s.src.buffer)}[{src_at}]"
+        if not s.src.partial:
+            return loops, f"{dst} = {read};"
+        cond = " && ".join(_p(f"{_p(expr(s.src.offsets[d]))} + {n} < {_p(expr(s.src.limits[d]))}")
+                           for d, n in enumerate(names) if s.src.crosses(d))
+        return loops, f"{dst} = ({cond or '1'}) ? {read} : ({ctype})0;"
     if s.op is ir.DmaOp.TRANSP:
         idx = [""] * rank
         for k, d in enumerate(s.perm):

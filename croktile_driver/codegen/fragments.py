@@ -8,7 +8,7 @@ and shared data, are one call.
 """
 from __future__ import annotations
 
-from typing import Callable, Dict, List, Optional
+from typing import Callable, Dict, List, Optional, Tuple
 
 from .. import ir
 from ..ir.symbolic import Sym
@@ -58,6 +58,16 @@ def chunk_access(region: ir.Region, transposed: bool, expr) -> tuple:
     if transposed:
         s = s[::-1]
     return expr(region.flat_start()), expr(s[0]), expr(s[1])
+
+
+def edge_extents(region: ir.Region, transposed: bool, expr) -> Optional[Tuple[str, str]]:
+    """(rows, columns) of a partial 2-D chunk that lie in its data, in the order of
+    ``chunk_access``'s strides; None for a whole tile (its loads and stores need no test)."""
+    rank = len(region.extents)
+    if not (region.crosses(rank - 2) or region.crosses(rank - 1)):
+        return None
+    rows, cols = expr(region.valid_extent(rank - 2)), expr(region.valid_extent(rank - 1))
+    return (cols, rows) if transposed else (rows, cols)
 
 
 def swizzled_buffers(fn: ir.Function) -> Dict[str, int]:
@@ -226,6 +236,10 @@ class FragmentWriter(RowWriter):
             decl = f"{frag_type(f)} " if s.declare else ""
             self.w(at.depth, f"{decl}{self.frag_ref(s.ref)} = croktile::wgmma::smem({ptr});")
             return
+        edge = edge_extents(s.src, s.transposed, self.expr)
+        if edge is not None:   # a partial tile of global data (never swizzled: sema)
+            self.w(at.depth, f"croktile::mma::load_edge({self.frag_ref(s.ref)}, {ptr}, {s0}, {s1}, {edge[0]}, {edge[1]});")
+            return
         sw = self.swizzled.get(s.src.buffer.name)
         load = f"load_swizzled<{sw}>" if sw else "load"
         self.w(at.depth, f"croktile::mma::{load}({self.frag_ref(s.ref)}, {ptr}, {s0}, {s1});")
@@ -234,6 +248,11 @@ class FragmentWriter(RowWriter):
         off, s0, s1 = chunk_access(s.dst, False, self.expr)
         ptr = self.ptr(s.dst.buffer) + ("" if off == "0" else f" + ({off})")
         self.settle(s.ref, at.depth)
+        edge = edge_extents(s.dst, False, self.expr)
+        if edge is not None:
+            self.w(at.depth, f"{api(s.ref.frag)}::store_edge({self.frag_ref(s.ref)}, {ptr}, {s0}, {s1}, {edge[0]}, "
+                             f"{edge[1]});")
+            return
         self.w(at.depth, f"{api(s.ref.frag)}::store({self.frag_ref(s.ref)}, {ptr}, {s0}, {s1});")
 
     def s_MmaMul(self, s: ir.MmaMul, at: At) -> None:

@@ -73,10 +73,37 @@ class Region:
     view: Optional[List[Sym]] = None   # `span_as`: the row-major shape the box lies in
     strides: Optional[List[Sym]] = None  # `view(s : strides)`: element (i) is at base + sum(i_d * strides_d)
     base: Optional[Sym] = None
+    # a partial tile (`.subspan(s).at(i)` past the end of its data): per dimension, the end
+    # of the data it lies in (exclusive, in the coordinates of ``shape``); its elements at or
+    # past it read as zeros and are not written (docs/language/spans.md). None: a whole tile.
+    limits: Optional[List[Sym]] = None
+
+    @property
+    def partial(self) -> bool:
+        return self.limits is not None
 
     def moved(self, offsets: List[Sym], extents: List[Sym]) -> "Region":
         """Another box in the same coordinates (a chunk of this region's view)."""
-        return Region(self.buffer, offsets, extents, self.view, self.strides, self.base)
+        return Region(self.buffer, offsets, extents, self.view, self.strides, self.base, self.limits)
+
+    def crosses(self, d: int) -> bool:
+        """Whether dimension ``d`` of a partial tile may cross its data's end (not provably inside)."""
+        if self.limits is None:
+            return False
+        room = self.limits[d] - self.offsets[d] - self.extents[d]
+        return not (room.is_const and room.value >= 0)
+
+    def inside(self, d: int, index: Sym) -> Sym:
+        """Whether element ``index`` of the box's dimension ``d`` lies in the data."""
+        return (self.offsets[d] + index).op("<", self.limits[d])
+
+    def valid_extent(self, d: int) -> Sym:
+        """How many elements of the box's dimension ``d`` lie in the data: its extent for a
+        whole tile (at least 1 for a partial one, which starts inside its data)."""
+        if not self.crosses(d):
+            return self.extents[d]
+        room = self.limits[d] - self.offsets[d]
+        return room.op("<", self.extents[d]).op("?:", room, self.extents[d])
 
     def flat_start(self) -> Sym:
         """The element offset of the box's first element in its buffer."""
@@ -107,7 +134,8 @@ class Region:
         view = f", view={_syms(self.view)}" if self.view is not None else ""
         if self.strides is not None:
             view += f", base={self.base.to_c()}, strides={_syms(self.strides)}"
-        return f"{self.buffer.name}{{off={_syms(self.offsets)}, ext={_syms(self.extents)}{view}}}"
+        edge = ", partial" if self.partial else ""
+        return f"{self.buffer.name}{{off={_syms(self.offsets)}, ext={_syms(self.extents)}{view}{edge}}}"
 
 
 @dataclass(eq=False)
@@ -234,6 +262,12 @@ class Dma(Stmt):
 
     def __post_init__(self) -> None:
         self.op, self.engine = DmaOp(self.op), CopyEngine(self.engine)   # the frontend's words
+
+    @property
+    def element_wise(self) -> bool:
+        """Whether the copy is written as element loops (codegen/dma_loops.py) rather than
+        box copies: a transpose, a pad, or a copy from or to a partial tile."""
+        return self.op is not DmaOp.COPY or self.src.partial or self.dst.partial
 
 
 @dataclass(eq=False)

@@ -54,7 +54,8 @@ def substitute_region(r: ir.Region, mapping: dict) -> ir.Region:
     cand = mapping.get(id(r.buffer))
     if cand is None:
         return r
-    return ir.Region(cand.buffer, [c + o for c, o in zip(cand.offsets, r.offsets)], list(r.extents))
+    limits = None if r.limits is None else [c + lim for c, lim in zip(cand.offsets, r.limits)]
+    return ir.Region(cand.buffer, [c + o for c, o in zip(cand.offsets, r.offsets)], list(r.extents), limits=limits)
 
 
 def _aliases_of(s: ir.Stmt) -> List[ir.Buffer]:

@@ -105,7 +105,7 @@ class ElementChecks:
                                      f"{rank} dimension{'s' if rank != 1 else ''} of {name}; give one per dimension")
         index = []
         for d, (idx, bound, derived, loc) in enumerate(indices):
-            extent = region.extents[d]
+            extent = region.valid_extent(d)   # of a partial tile: the part in its data
             self._index_fits(loc, idx, None if derived else bound, extent, d, name)
             index.append(region.offsets[d] + idx)
         self.ctx.check_readable(data, _loc_of(e), "written" if write else "read")

@@ -48,6 +48,11 @@ def _shape(dims: List[Sym]) -> str:
     return "[" + ", ".join(d.to_c() for d in dims) + "]"
 
 
+
+def box_ends(region: ir.Region) -> List[Sym]:
+    """Where a box ends in each dimension (exclusive): the data a tile of it lies in."""
+    return [o + d for o, d in zip(region.offsets, region.extents)]
+
 class SpannedData:
     """Declarations of data and the spanned operations."""
 
@@ -235,6 +240,7 @@ class SpannedData:
             return self.error(e.loc, f"data rank ({rank}) must be consistent with the count of {what} "
                                      f"({len(vals)})")
         extents, steps = [], []
+        larger = False
         for i, (v, dim) in enumerate(zip(vals, region.extents)):
             if v is None:
                 extents.append(dim)
@@ -252,17 +258,24 @@ class SpannedData:
                 steps[-1] = extents[-1]
             else:
                 too_large = v.op(">", dim)
-                if too_large.is_const and too_large.value:
+                if too_large.is_const and too_large.value:   # (the reference's rule, for known sizes)
                     return self.error(e.loc, f"{name} too large for dimension {i} ({v.to_c()} > {dim.to_c()})")
                 if not too_large.is_const:
-                    self.ctx.pending_checks(self.ctx.runtime_check(
-                        e.loc, v.op("<=", dim), f"{name} dimension {i} ({{0}}) exceeds the data's ({{1}})", [v, dim]))
+                    if name == "modspan":
+                        self.ctx.pending_checks(self.ctx.runtime_check(
+                            e.loc, v.op("<=", dim), f"{name} dimension {i} ({{0}}) exceeds the data's ({{1}})",
+                            [v, dim]))
+                    else:   # a tile that may be larger than data known at run time: partial
+                        larger = True
                 extents.append(dim.mod(v) if name == "modspan" else v)
         tile = Tile(region, extents, name, steps)
         offsets = list(region.offsets)
         if name == "modspan":   # the remainder after the whole tiles: the last, partial tile
             offsets = [o if v is None else o + dim.floordiv(v) * v for o, v, dim in zip(offsets, vals, region.extents)]
-        return VData(region.moved(offsets, extents), base.elem, base.future, tile=tile)
+        out = region.moved(offsets, extents)
+        if larger and not region.partial:
+            out.limits = box_ends(region)
+        return VData(out, base.elem, base.future, tile=tile)
 
     def divided(self, e: A.Call, dim: Sym, factor: Sym, i: int) -> Sym:
         divisible = prove_divisible(dim, factor)
@@ -293,37 +306,56 @@ class SpannedData:
         if tile.region.strides is not None:
             return self.strided_from(e, base, vals)
         offsets = []
+        parent = tile.region
+        partial = parent.partial
         steps = tile.steps or tile.extents
         for i, (v, ub, ext, step, dim, off) in enumerate(zip(vals, bounds, tile.extents, steps, tile.region.extents,
                                                               tile.region.offsets)):
             start = v if name == "from" else v * step
             end = start + ext
-            fits = v.op(">=", 0).op("&&", end.op("<=", dim))
+            fits = v.op(">=", 0).op("&&", end.op("<=", dim))       # the whole tile lies in the data
+            begins = v.op(">=", 0).op("&&", start.op("<", dim))    # its first element does: a partial tile
             shown = v
             if ub is not None and not fits.is_const:   # a bounded index: its largest value decides
                 last = ub - 1 if name == "from" else (ub - 1) * step
-                by_bound = (last + ext).op("<=", dim)
-                if by_bound.is_const and not by_bound.value:
-                    # some values leave the data (the reference accepts this): checked at run time
+                by_bound, starts_by_bound = (last + ext).op("<=", dim), last.op("<", dim)
+                if starts_by_bound.is_const and not starts_by_bound.value:
+                    # some tiles lie past the data (the reference accepts this): checked at run time
                     self.ctx.diag.warning(e.args[min(i, len(e.args) - 1)].loc,
                                           f"index may be out of bounds for dimension {i}: at its largest value "
                                           f"{(ub - 1).to_c()} the tile is elements [{last.to_c()}, "
                                           f"{(last + ext).to_c()}) of {dim.to_c()}")
                 else:
-                    shown, fits = ub - 1, by_bound
-            if fits.is_const and not fits.value:
+                    shown, fits, begins = ub - 1, by_bound, starts_by_bound
+            if fits.is_const and fits.value:
+                offsets.append(off + start)
+                continue
+            whole_dim = ext == dim   # ('_'): it cannot move along its dimension
+            if fits.is_const and (whole_dim or (begins.is_const and not begins.value)):
+                # no element of the tile in the data, or a whole dimension moved along it
                 where = e.args[min(i, len(e.args) - 1)].loc
                 what = f"index out of bounds for dimension {i}: elements [{start.to_c()}, {end.to_c()}) of {dim.to_c()}"
                 if not self._wraps_inside(tile, vals, name):
                     return self.error(where, what)
                 # the reference computes the address row-major and copies what is there
                 self.ctx.diag.warning(where, f"{what}; the tile runs on into the following elements of the data")
-            if not fits.is_const:
+            elif whole_dim or (begins.is_const and not begins.value):
                 self.ctx.pending_checks(self.ctx.runtime_check(
                     e.loc, fits, f"'.{name}' index {{0}} of dimension {i} is outside the data ({{1}} elements)",
                     [shown, dim]))
+            else:
+                # the tile may cross the end of the data: a partial tile, whose elements past
+                # the end read as zeros and are not written; its first element must be inside
+                partial = True
+                if not begins.is_const:
+                    self.ctx.pending_checks(self.ctx.runtime_check(
+                        e.loc, begins, f"'.{name}' index {{0}} of dimension {i} is outside the data ({{1}} elements)",
+                        [shown, dim]))
             offsets.append(off + start)
-        return VData(tile.region.moved(offsets, list(tile.extents)), base.elem, base.future)
+        region = parent.moved(offsets, list(tile.extents))
+        if partial:   # the data a tile may cross the end of: what it is a tile of
+            region.limits = list(parent.limits) if parent.partial else box_ends(parent)
+        return VData(region, base.elem, base.future)
 
     @staticmethod
     def _wraps_inside(tile: Tile, vals: List[Sym], name: str) -> bool:

@@ -182,7 +182,7 @@ class FunctionEmitter(StatementWriter, FragmentWriter):
 
     def s_Dma(self, s: ir.Dma, at: At) -> None:
         depth = at.depth
-        if s.op is not ir.DmaOp.COPY:
+        if s.element_wise:
             loops, body = element_loops(s, self.ptr, sym_c, elem_ctype(s.dst.buffer.elem))
             write_loops(self.w, depth, loops, body, sym_c)
             return

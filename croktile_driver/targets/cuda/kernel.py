@@ -10,7 +10,8 @@ from typing import TYPE_CHECKING, Dict, List, Optional, Set, Tuple
 
 from ... import ir
 from ...ir.symbolic import Sym
-from ...codegen.dma_loops import copy_dims, element_loops, write_loops, write_shared_loops
+from ...codegen.dma_loops import (copy_dims, element_loops, whole_conditions, whole_copy, write_loops,
+                                  write_shared_loops)
 from ...codegen.cxx import (
     At,
     scalar_ctype,
@@ -173,7 +174,7 @@ class KernelEmitter(KernelEmitterBase, FragmentWriter, CudaEvents):
         return last
 
     def cp_async_eligible(self, dma: ir.Dma, level: int) -> bool:
-        return (level == 1 and dma.op is ir.DmaOp.COPY and dma.dst.buffer.name in self.arena_names
+        return (level == 1 and not dma.element_wise and dma.dst.buffer.name in self.arena_names
                 and dma.src.buffer.storage == "global" and dma.src.buffer.name not in self.arena_names)
 
     def check_limits(self) -> None:
@@ -719,18 +720,18 @@ class KernelEmitter(KernelEmitterBase, FragmentWriter, CudaEvents):
 
     def s_Dma(self, s: ir.Dma, at: At) -> Optional[State]:
         depth = at.depth
-        if s.op is not ir.DmaOp.COPY:
-            loops, body = element_loops(s, self.ptr, dev_expr, elem_ctype(s.dst.buffer.elem))
+        tma = self.tma.copies.get(id(s)) if at.level == 1 else None
+        swizzled = s.swizzle and s.dst.buffer.storage == "shared" and s.op is ir.DmaOp.COPY   # block_copy's
+        if s.element_wise and tma is None and not (swizzled and at.level == 1):
             if at.level != 1:
-                write_loops(self.w, depth, loops, body, dev_expr)
+                self.element_copy(s, depth, shared=False)
                 return None
             state = self.step(at, COOPERATIVE, self.keys(s.src.buffer), self.keys(s.dst.buffer))
-            write_shared_loops(self.w, depth, loops, body, dev_expr, "croktile_tid", "croktile_nt")
+            self.element_copy(s, depth, shared=True)
             return state
         if at.level != 1:
             self.thread_copy(s, depth)
             return None
-        tma = self.tma.copies.get(id(s))
         state = self.step(at, COOPERATIVE, self.keys(s.src.buffer), self.keys(s.dst.buffer),
                           record_writes=not (tma is not None and tma.load))
         if tma is not None:   # the fast instance's copy engine (targets/cuda/tma.py)
@@ -749,15 +750,45 @@ class KernelEmitter(KernelEmitterBase, FragmentWriter, CudaEvents):
             self.block_copy(s, depth)
         return state
 
+    def element_copy(self, s: ir.Dma, depth: int, shared: bool) -> None:
+        """A copy as element loops (a transpose, a pad, a partial tile): by one thread, or
+        shared among the threads of the block. A partial tile found whole at run time (every
+        tile but the last ones) takes the box copy."""
+        whole = whole_copy(s)
+        if whole is not None:
+            cond = " && ".join(f"({dev_expr(c)})" for c in whole_conditions(s))
+            self.w(depth, f"if ({cond}) {{")
+            if shared:
+                self.block_copy(whole, depth + 1)
+            else:
+                self.thread_copy(whole, depth + 1)
+            self.w(depth, "} else {")
+            depth += 1
+        loops, body = element_loops(s, self.ptr, dev_expr, elem_ctype(s.dst.buffer.elem))
+        if shared:
+            write_shared_loops(self.w, depth, loops, body, dev_expr, "croktile_tid", "croktile_nt")
+        else:
+            write_loops(self.w, depth, loops, body, dev_expr)
+        if whole is not None:
+            self.w(depth - 1, "}")
+
     def block_copy(self, s: ir.Dma, depth: int) -> None:
         """The threads of the block copy a box together, each a slice."""
         if s.swizzle and s.dst.buffer.storage == "shared":
-            # written in the swizzled layout a warp group's wgmma descriptors read
+            # written in the swizzled layout a warp group's wgmma descriptors read; a partial
+            # source gives its rows and columns in the data (zeros past them)
             ct = elem_ctype(s.dst.buffer.elem)
             rows, cols = s.dst.extents[-2:]   # the source's equal them (a checked copy)
             stride = strides(s.src.shape)[-2]
+            edge = ""
+            if s.src.partial:
+                rank = len(s.src.extents)
+                edge = f", {dev_expr(s.src.valid_extent(rank - 2))}, {dev_expr(s.src.valid_extent(rank - 1))}"
             self.w(depth, f"croktile::swizzle::copy_2d<{ct}, {s.swizzle}>({self.region_ptr(s.dst)}, "
-                          f"{self.region_ptr(s.src)}, {dev_expr(rows)}, {dev_expr(cols)}, {dev_expr(stride)});")
+                          f"{self.region_ptr(s.src)}, {dev_expr(rows)}, {dev_expr(cols)}, {dev_expr(stride)}{edge});")
+            return
+        if s.element_wise:
+            self.element_copy(s, depth, shared=True)
             return
         box = self.copy_box(s)
         if box is None:

@@ -127,6 +127,8 @@ class TmaPlan:
             return None
         load = s.src.buffer.storage == "global"
         glob, shared = (s.src, s.dst) if load else (s.dst, s.src)
+        if shared.partial:   # (a partial global box is the copy engine's own: zeros in, clipped out)
+            return None
         if glob.buffer not in k.globals or shared.buffer.name not in k.arena_names:
             return None
         if glob.buffer.storage != "global" or glob.strides is not None or glob.base is not None:

@@ -210,7 +210,7 @@ class EntryEmitter(FactorBarriers, StatementWriter, FactorEvents, FragmentWriter
 
     def s_Dma(self, s: ir.Dma, at: At) -> None:
         depth = at.depth
-        if s.op is not ir.DmaOp.COPY:   # element loops on the core; the future's ticket stays 0 (done)
+        if s.element_wise:   # element loops on the core; the future's ticket stays 0 (done)
             loops, body = element_loops(s, self.ptr, dev_expr, ir.ELEM_CTYPES[s.dst.buffer.elem])
             write_loops(self.w, depth, loops, body, dev_expr)
             return

@@ -150,7 +150,7 @@ class KernelEmitter(OpenclFast, OpenclEvents, OpenclBarriers, KernelEmitterBase,
         spaces = {self.space.get(dma.src.buffer.name), self.space.get(dma.dst.buffer.name)}
         k, _ = self.runs(dma)
         one_run = all(e.is_const and e.value == 1 for e in dma.src.extents[:k])
-        return (level == 1 and dma.op is ir.DmaOp.COPY and spaces == {"g", "l"} and self.kind.get(dma.src.buffer.name) != "scratch"
+        return (level == 1 and not dma.element_wise and spaces == {"g", "l"} and self.kind.get(dma.src.buffer.name) != "scratch"
                 and self.kind.get(dma.dst.buffer.name) != "scratch" and one_run)
 
     def free_scalars(self) -> List[str]:
@@ -475,7 +475,7 @@ class KernelEmitter(OpenclFast, OpenclEvents, OpenclBarriers, KernelEmitterBase,
 
     def s_Dma(self, s: ir.Dma, at: At) -> Optional[State]:
         depth, state = at.depth, None
-        if s.op is not ir.DmaOp.COPY:
+        if s.element_wise:
             loops, body = element_loops(s, self.ptr, dev_expr, self.ctype(s.dst.buffer), "long")
             if self.outer(at.level):
                 state = self.before(at, COOPERATIVE)

@@ -28,6 +28,7 @@ from ...codegen.fragments import (
     check_instructions,
     chunk_access,
     declared_in,
+    edge_extents,
     is_view,
     refs_of,
     replication,
@@ -184,6 +185,9 @@ class OpenclFragments(FragmentWriter):
             self.w(depth, f"{decl[0]}{name} = {ptr}; {decl[1]}{name}__s0 = {s0}, {name}__s1 = {s1};")
             return state
         element = f"croktile_p[croktile_i * ({s0}) + croktile_j * ({s1})]"
+        edge = edge_extents(s.src, s.transposed, self.expr)
+        if edge is not None:   # a partial tile: zeros past its data
+            element = f"(croktile_i < ({edge[0]}) && croktile_j < ({edge[1]}) ? {element} : 0)"
         self.w(depth, f"{{ {self.qual(buf)} const {self.ctype(buf)}* croktile_p = {ptr}; "
                       + self.elements_loop(f, f"{name}[croktile_x] = {rounded(f, stored_value(buf.elem, element))};")
                       + " }")
@@ -202,8 +206,10 @@ class OpenclFragments(FragmentWriter):
             guard = "if (croktile_lid == 0) "
         element = "croktile_p[croktile_i * ({}) + croktile_j * ({})]".format(s0, s1)
         value = storage(buf.elem, self.ctype(buf), name + '[croktile_x]')
+        edge = edge_extents(s.dst, False, self.expr)
+        inside = "" if edge is None else f"if (croktile_i < ({edge[0]}) && croktile_j < ({edge[1]})) "
         self.w(depth, f"{guard}{{ {self.qual(buf)} {self.ctype(buf)}* croktile_p = {ptr}; "
-                      + self.elements_loop(f, f"{element} = {value};") + " }")
+                      + self.elements_loop(f, f"{inside}{element} = {value};") + " }")
         return state
 
     def s_FragUpdate(self, s: ir.FragUpdate, at: At) -> None:
