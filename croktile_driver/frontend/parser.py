@@ -644,7 +644,8 @@ class Grammar:
                 | event_decl
                 | trigger_stmt
                 | mma_stmt"""
-        p[0] = A.Block(p[1].loc, [p[1]])
+        stmts = p[1] if isinstance(p[1], list) else [p[1]]   # a declaration of several names is several
+        p[0] = A.Block(self._loc(p, 1), stmts)
 
     def p_body_dma(self, p):
         """body : dma_expr SEMI"""
