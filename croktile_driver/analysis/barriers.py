@@ -1,6 +1,6 @@
-"""Where the threads of a group need a barrier, and what a `wait` may leave in flight:
-planned once for the device targets (cuda, opencl), which differ only in how they spell
-a barrier and in which accesses they follow.
+"""Where the threads of a group need a barrier: planned once for the device targets (cuda,
+opencl), which differ only in how they spell a barrier and in which accesses they follow
+(what a `wait` may leave in flight is futures.py's).
 
 Code of a kernel's outer level runs on every thread of the group (a cuda block, an
 OpenCL work-group). Each step of it is *cooperative* (every thread does a part: a copy, a
@@ -24,7 +24,7 @@ group work needs a barrier, as opencl's own planner had it before the two were o
 """
 from __future__ import annotations
 
-from typing import Callable, Dict, List, NamedTuple, Optional, Tuple
+from typing import Callable, List, NamedTuple, Tuple
 
 from .. import ir
 
@@ -153,55 +153,3 @@ class BarrierPlanner:
         if state[2] or state[3]:
             return _MASKED
         return EMPTY
-
-
-def wait_keeps(body: List[ir.Stmt], futures, future_of_buffer: Dict[str, str]) -> Dict[int, int]:
-    """For each `wait` (by id) among `body`, a group's outer level, of copies whose futures
-    are among `futures` (each copy one commit group per thread, waited in issue order): how
-    many groups issued after the waited ones may stay in flight, so that a prefetch issued
-    before the wait keeps overlapping the work after it.
-
-    Walks the level in program order with the issued-but-unwaited futures, oldest first;
-    `swap` exchanges two names; a loop body is walked twice (the first iteration and the
-    steady state), each wait keeping the smaller count; where the order is not known (a
-    loop whose state does not settle, an `if`), the next wait waits for everything."""
-    result: Dict[int, int] = {}
-
-    def walk(stmts: List[ir.Stmt], pending: Optional[tuple]) -> Optional[tuple]:
-        for st in stmts:
-            if isinstance(st, ir.Dma) and st.is_async and st.future in futures:
-                if pending is not None:
-                    pending = tuple(f for f in pending if f != st.future) + (st.future,)
-            elif isinstance(st, ir.Wait):
-                mine = [f for f in st.futures if f in futures]
-                if not mine:
-                    continue
-                if pending is None:
-                    keep, pending = 0, ()
-                else:
-                    last = max((i for i, f in enumerate(pending) if f in mine), default=-1)
-                    keep, pending = len(pending) - last - 1, pending[last + 1:]
-                result[id(st)] = min(result.get(id(st), keep), keep)
-            elif isinstance(st, ir.Swap) and pending is not None:
-                fa, fb = future_of_buffer.get(st.a.name), future_of_buffer.get(st.b.name)
-                if fa and fb:
-                    pending = tuple(fb if f == fa else fa if f == fb else f for f in pending)
-            elif isinstance(st, ir.Loop):
-                first = walk(st.body, pending)
-                steady = walk(st.body, first)
-                if steady != first:
-                    for inner in ir.walk(st.body):
-                        if isinstance(inner, ir.Wait):
-                            result[id(inner)] = 0
-                    pending = None
-                elif not (st.count.is_const and st.count.value >= 1 and not st.may_skip) and first != pending:
-                    pending = None
-                else:
-                    pending = first
-            elif isinstance(st, ir.If):
-                if walk(st.body, pending) != pending:
-                    pending = None
-        return pending
-
-    walk(body, ())
-    return result

@@ -410,6 +410,7 @@ class EventRef:
     """`e`, `e[i]`, `e[i][j]`: the `count` consecutive flags from flat element `first`."""
     event: Event
     index: List[Sym] = field(default_factory=list)
+    loc: Optional[Loc] = None   # where it is written (a diagnostic about one of several)
 
     def first(self) -> Sym:
         total = Sym.const(0)

@@ -18,11 +18,7 @@ from croktile_driver.analysis.barriers import (
     BarrierPlanner,
     State,
     conflict,
-    wait_keeps,
 )
-from croktile_driver import ir
-from croktile_driver.diagnostics import Loc
-from croktile_driver.ir.symbolic import Sym
 
 
 def keys(*names):
@@ -187,22 +183,3 @@ def test_the_coarse_policy_places_the_barriers_the_opencl_planner_did():
         now.stmts(program, EMPTY)
         assert now.trace == before.trace, program
         assert now.emissions == before.emissions, program
-
-
-# -- what a wait may leave in flight ------------------------------------------------------
-
-LOC = Loc("t.co.cpp", 1, 1)
-
-
-def _copy(future: str) -> ir.Dma:
-    buf = ir.Buffer(future + "_buf", "f32", "shared", [Sym.const(4)], 1, LOC, "decl")
-    region = ir.Region(buf, [Sym.const(0)], [Sym.const(4)])
-    return ir.Dma(LOC, region, region, is_async=True, future=future)
-
-
-def test_a_wait_leaves_the_later_prefetch_in_flight():
-    wait = ir.Wait(LOC, ["a"])
-    body = [_copy("a"), _copy("b"), wait]
-    assert wait_keeps(body, {"a", "b"}, {}) == {id(wait): 1}
-    last = ir.Wait(LOC, ["b"])
-    assert wait_keeps(body + [last], {"a", "b"}, {})[id(last)] == 0

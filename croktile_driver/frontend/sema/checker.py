@@ -64,7 +64,7 @@ class FunctionChecker:
             self.error(fn.body.loc if not fn.body.stmts else fn.name.loc,
                        f"no 'return' statement in __co__ function '{fn.name.name}' returning a value")
         P.analyse(self.ctx.flow, self.ctx.diag, fn.name.loc)
-        self.events.check_event_waits()
+        self.events.check_event_waits(entry + body)
         if ret_kind == "auto":
             ret_kind, ret_elem, ret_shape = self.ctx.auto_ret
         elif ret_kind == "data" and ret_shape is None:

@@ -14,6 +14,7 @@ from typing import List, Optional, Tuple
 
 from .. import ast as A
 from ... import ir
+from ...analysis.events import element_text, flags, unreached_waits
 from ...ir.symbolic import Sym
 from .context import BlockCheck, CheckContext, ExprCheck
 from .values import COMPARE, LOGICAL, Symbol, VBool, VError, VInt, VTuple, Value
@@ -41,7 +42,7 @@ class EventForms:
         self.error = ctx.error
         self.expr = expr                    # the expression checker's
         self.scoped_block = scoped_block    # the statement checker's (an `inthreads` body)
-        self.event_uses: List[tuple] = []   # (verb, events, loc) of each trigger and wait
+        self.triggers: List[ir.EventRef] = []   # of every `trigger` (a `while` body's has no IR)
 
     def stmt_EventDecl(self, s: A.EventDecl) -> List[ir.Stmt]:
         storage = s.storage or ("local" if self.ctx.level > 0 else "global")
@@ -79,30 +80,60 @@ class EventForms:
         return sizes
 
     def stmt_TriggerStmt(self, s: A.TriggerStmt) -> List[ir.Stmt]:
-        refs = [r for r in (self.event_ref(e, "trigger") for e in s.events) if r is not None]
-        self.event_uses.extend(("trigger", r, s.loc) for r in refs)
+        refs = self.event_refs(s.events, "trigger")
+        self.triggers.extend(refs)
         if not refs:
             return []
-        return self.ctx.take_prefix() + [ir.Trigger(s.loc, [ir.EventRef(r.event, r.index) for r in refs])]
+        return self.ctx.take_prefix() + [ir.Trigger(s.loc, refs)]
 
     def wait_events(self, s: A.WaitStmt, nodes: List[A.Node]) -> List[ir.Stmt]:
         """The events of a `wait` (its futures are sema's)."""
-        refs = [(r, n) for r, n in ((self.event_ref(n, "wait"), n) for n in nodes) if r is not None]
-        self.event_uses.extend(("wait", r, start_loc(n)) for r, n in refs)
-        return self.ctx.take_prefix() + [ir.EventWait(s.loc, [ir.EventRef(r.event, r.index) for r, _ in refs])] \
-            if refs else []
+        refs = self.event_refs(nodes, "wait")
+        return self.ctx.take_prefix() + [ir.EventWait(s.loc, refs)] if refs else []
 
-    def check_event_waits(self) -> None:
-        """A wait on an event (element) that no statement of the function triggers blocks
-        forever on every target: an error at the wait."""
-        triggered = [r for verb, r, _ in self.event_uses if verb == "trigger"]
-        for verb, r, loc in self.event_uses:
-            if verb != "wait":
-                continue
-            lo, n = r.event_range()
-            if not any(t.event is r.event and t.may_overlap(lo, n) for t in triggered):
-                what = "event" if n == 1 else "events"
-                self.error(loc, f"wait on {what} '{r.text()}' that nothing triggers: it would block forever")
+    def event_refs(self, nodes: List[A.Node], verb: str) -> List[ir.EventRef]:
+        uses = [(self.event_ref(n, verb), n) for n in nodes]
+        return [ir.EventRef(r.event, r.index, start_loc(n)) for r, n in uses if r is not None]
+
+    def check_event_waits(self, body: List[ir.Stmt]) -> None:
+        """A wait on an event (element) that no trigger can set before it blocks forever
+        on every target: an error at the wait (analysis/events.py follows the paths and
+        the instances that run at the same time), with a note at a trigger that comes
+        too late."""
+        shown = {id(r) for s in ir.walk(body) if isinstance(s, ir.Trigger) for r in s.events}
+        hidden = [r for r in self.triggers if id(r) not in shown]   # (a `while` body's)
+        triggers = [(s, r) for s in ir.walk(body) if isinstance(s, ir.Trigger) for r in s.events]
+        for u in unreached_waits(body, hidden):
+            ref, missing = u.ref, u.missing
+            lo, hi = flags(ref)[1:] if missing is None else (missing, missing + 1)
+            setters = [(s, r) for s, r in triggers + [(None, r) for r in hidden]
+                       if r.event is ref.event and _overlap(flags(r), lo, hi)]
+            what = "event" if ref.count == 1 else "events"
+            # an element of an array that other triggers set
+            part = element_text(ref.event, missing) if ref.count > 1 and missing is not None else None
+            never = "nothing triggers" if not setters else "no trigger before it sets"
+            if part and (setters or any(r.event is ref.event and _overlap(flags(r), *flags(ref)[1:])
+                                        for _, r in triggers)):
+                self.error(ref.loc or u.wait.loc, f"wait on {what} '{ref.text()}', of which {never} '{part}': "
+                                                  "it would block forever")
+            else:
+                self.error(ref.loc or u.wait.loc, f"wait on {what} '{ref.text()}' that {never}: it would block forever")
+            self.explain(u.wait, [(s, r) for s, r in setters if s is not None])
+
+    def explain(self, wait: ir.EventWait, setters: List[Tuple[ir.Trigger, ir.EventRef]]) -> None:
+        """A note at the trigger that could have ended the wait: the first after it, or
+        else the last before it (whose flag an earlier wait takes)."""
+        def place(t: Tuple[ir.Trigger, ir.EventRef]) -> Tuple[int, int]:
+            return t[0].loc.line, t[0].loc.col
+        line = wait.loc.line
+        later = [t for t in setters if place(t) > (line, wait.loc.col)]
+        if later:
+            t, r = min(later, key=place)
+            self.ctx.diag.note(t.loc, f"'{r.text()}' is triggered here, after the wait on line {line}")
+        elif setters:
+            t, r = max(setters, key=place)
+            self.ctx.diag.note(t.loc, f"'{r.text()}' is triggered here, but a wait between this and line {line} "
+                                      "takes the flag (one trigger ends one wait)")
 
     def is_event(self, node: A.Node) -> bool:
         base = node
@@ -239,18 +270,11 @@ class EventForms:
 
 
 class EventUse(VEvent):
-    """The events one `trigger`/`wait` names, with the flat flags they cover."""
+    """The events one `trigger`/`wait` names."""
 
     def text(self) -> str:
         return ir.EventRef(self.event, self.index).text()
 
-    def event_range(self) -> Tuple[Optional[int], int]:
-        """(first flat element or None where an index is not constant, count)."""
-        ref = ir.EventRef(self.event, self.index)
-        first = ref.first()
-        return (first.value if first.is_const else None), ref.count
 
-    def may_overlap(self, lo: Optional[int], n: int) -> bool:
-        mine, count = self.event_range()
-        return lo is None or mine is None or (mine < lo + n and lo < mine + count)
-
+def _overlap(flag: tuple, lo: int, hi: int) -> bool:
+    return flag[1] < hi and lo < flag[2]

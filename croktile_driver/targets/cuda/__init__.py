@@ -26,7 +26,7 @@ Mapping (docs/targets/cuda.md says it for users):
     level, is ``cp.async`` on sm_80 and newer (the runtime header falls back to
     plain copies for older architectures), one commit group per copy; ``wait`` is
     ``cp.async.wait_group N`` (N: the groups issued after the waited ones, which may
-    stay in flight; see ``wait_keeps`` in analysis/barriers.py) plus
+    stay in flight; see analysis/futures.py) plus
     ``__syncthreads()``. Other copies complete when issued.
 
 Host side: shapes are checked, every global array gets device memory (RAII, so it

@@ -23,7 +23,8 @@ from ...codegen.cxx import (
 )
 from ...codegen.fill_literal import fill_literal
 from .events import CudaEvents
-from ...analysis.barriers import COOPERATIVE, EMPTY, MASKED, NOTHING, State, accesses, reads_of, wait_keeps
+from ...analysis.barriers import COOPERATIVE, EMPTY, MASKED, NOTHING, State, accesses, reads_of
+from ...analysis.futures import plan_waits
 from ...analysis.inthreads import inthreads_barriers
 from ...codegen.kernel_emitter import (
     KernelEmitterBase,
@@ -90,7 +91,8 @@ class KernelEmitter(KernelEmitterBase, FragmentWriter, CudaEvents):
         self.issued_sync_async = self.sync_as_async and any(
             isinstance(s, ir.Dma) and self.cp_async_eligible(s, level) for s, level in self.all)
         self.copies_through_registers = self.last_of_copy_runs() if self.sync_as_async else set()
-        self.wait_groups = wait_keeps(self.par.body, self.async_futures, self.future_of_buffer)
+        # what each wait finds in flight: cp.async groups it may leave, futures complete already
+        self.waits = plan_waits(self.par.body, self.async_futures)
         self.swap_group: Dict[str, List[ir.Buffer]] = {}
         for st, _ in self.all:
             if isinstance(st, ir.Swap):
@@ -600,9 +602,13 @@ class KernelEmitter(KernelEmitterBase, FragmentWriter, CudaEvents):
 
     def s_Wait(self, s: ir.Wait, at: At) -> Optional[State]:
         depth = at.depth
-        pending = [f for f in s.futures if f in self.async_futures]
-        stores = [f for f in s.futures if f in self.tma.store_futures]
-        others = [f for f in s.futures if f not in self.async_futures and f not in stores]
+        done = self.waits.complete(s)   # waited already on every path: nothing left (analysis/futures.py)
+        if done:
+            self.w(depth, f"/* wait {', '.join(f for f in s.futures if f in done)}: complete already */")
+        futures = [f for f in s.futures if f not in done]
+        pending = [f for f in futures if f in self.async_futures]
+        stores = [f for f in futures if f in self.tma.store_futures]
+        others = [f for f in futures if f not in self.async_futures and f not in stores]
         if others:
             self.w(depth, f"/* wait {', '.join(others)}: these copies completed when issued */")
         if stores:
@@ -611,7 +617,7 @@ class KernelEmitter(KernelEmitterBase, FragmentWriter, CudaEvents):
                 self.barrier(depth)
                 return EMPTY
         if pending:
-            keep = self.wait_groups.get(id(s), 0)
+            keep = self.waits.keep.get(id(s), 0)
             d = depth
             if self.tma.futures:   # the fast instance's bulk tensor copies commit no cp.async group
                 self.w(depth, "if constexpr (CroktileFast) {")

@@ -7,7 +7,10 @@ arena is one `cp.async.bulk.tensor` (runtime/croktile_tma.h), issued by thread 0
 - a load completes on an mbarrier of its destination buffer (`expect_tx` of the box's
   bytes); every thread waits on the barrier's phase, right after the run of loads it
   belongs to (consecutive synchronous loads are all in flight together), or at the `wait`
-  of its future for an `.async` copy waited at the block level;
+  of its future for an `.async` copy waited at the block level: a phase completes once,
+  so a wait of a future that is complete already (analysis/futures.py) waits on nothing,
+  and where it is complete on some paths only (a wait in every iteration of a loop for a
+  copy issued before it) a bit per barrier records at run time that a load is in flight;
 - a store follows `fence.proxy.async` and a barrier, and completes before thread 0 goes on.
 
 The copies live in the kernel's fast instance (`CroktileFast`, which the launch takes when
@@ -95,6 +98,7 @@ class TmaPlan:
         self.store_futures: Set[str] = set()   # async stores that `wait` completes (thread 0's bulk groups)
         self.store_sources: Dict[str, frozenset] = {}   # a store future -> the names of the buffers it reads
         self.pending_stores: Set[str] = set()   # store futures issued and not waited, in emission order
+        self.tracked = False   # whether `croktile_tma_pending` records the async loads in flight
         if not has_tma(arch):
             return
         nested = {id(x) for s, _ in k.all if isinstance(s, ir.InThreads) for x in ir.walk(s.body)}
@@ -118,6 +122,7 @@ class TmaPlan:
         for c in self.copies.values():   # the arena places the buffer where the engine can reach it
             c.shared.buffer.align = max(c.shared.buffer.align, SMEM_ALIGN)
         self.futures = self._barrier_futures()
+        self.tracked = any(isinstance(s, ir.Wait) and k.waits.unsure(s) & self.futures for s, _ in k.all)
         self._plan_async_stores()
 
     # -- analysis -------------------------------------------------------------------
@@ -197,6 +202,8 @@ class TmaPlan:
         n = len(self.barrier_of)
         w(depth, f"__shared__ __align__(8) croktile::mbarrier::type croktile_tma_bar[{n}];")
         w(depth, "[[maybe_unused]] unsigned croktile_tma_phase = 0;   // bit i: the phase barrier i waits for")
+        if self.tracked:
+            w(depth, "[[maybe_unused]] unsigned croktile_tma_pending = 0;   // bit i: an async load on barrier i not waited yet")
         for name in sorted(self.swapped, key=self.barrier_of.get):
             w(depth, f"int croktile_tb_{name} = {self.barrier_of[name]};")
         w(depth, "if constexpr (CroktileFast) {")
@@ -228,6 +235,8 @@ class TmaPlan:
             w(depth, "}")
             if not (s.is_async and s.future in self.futures):
                 self.deferred.append(bar)
+            elif self.tracked:
+                w(depth, f"croktile_tma_pending |= 1u << {bar};")
             return
         w(depth, "croktile::tma::fence_proxy_async();   // the threads' writes, before the copy engine reads")
         w(depth, "__syncthreads();")
@@ -278,8 +287,14 @@ class TmaPlan:
         return c is not None and c.load and not (s.is_async and s.future in self.futures)
 
     def wait_future(self, future: str) -> str:
+        """Every thread waits for an async load (that may have been waited already, where
+        ``tracked``)."""
         name = next(b for b, f in self.k.future_of_buffer.items() if f == future)
-        return self.wait_line(self.bar(name))
+        bar = self.bar(name)
+        if not self.tracked:
+            return self.wait_line(bar)
+        return (f"if ((croktile_tma_pending >> {bar}) & 1u) {{ {self.wait_line(bar)} "
+                f"croktile_tma_pending &= ~(1u << {bar}); }}")
 
     def swap(self, a: ir.Buffer, b: ir.Buffer) -> str:
         if a.name in self.swapped and b.name in self.swapped:

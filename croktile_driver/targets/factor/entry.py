@@ -9,6 +9,7 @@ from .events import FactorEvents
 from .barriers import FactorBarriers
 from ...diagnostics import Loc
 from ... import ir
+from ...analysis.futures import plan_waits
 from ...codegen.dma_loops import element_loops, write_loops
 from ...codegen.fragments import FragmentWriter, replication
 from ...codegen.cxx import (
@@ -74,6 +75,7 @@ class EntryEmitter(FactorBarriers, StatementWriter, FactorEvents, FragmentWriter
         self.ends = place_static(self.slots, self.gen.limits, self.gen.profile, self.diag)
         self.future_of_buffer: Dict[str, str] = {}
         self.sync_futures = swap_tainted([self.par])   # swapped into a `dma.any`: no ticket follows
+        self.waits = plan_waits(self.par.body)
         for s in ir.walk([self.par]):
             if isinstance(s, ir.Dma) and s.future:
                 self.future_of_buffer.setdefault(s.dst.buffer.name, s.future)
@@ -229,8 +231,10 @@ class EntryEmitter(FactorBarriers, StatementWriter, FactorEvents, FragmentWriter
         self.w(depth, "}")
 
     def s_Wait(self, s: ir.Wait, at: At) -> None:
+        done = self.waits.complete(s)   # waited already on every path (analysis/futures.py)
         for f in s.futures:
-            self.w(at.depth, f"croktile_rt->wait(croktile_core, {f}__ticket);")
+            self.w(at.depth, f"// wait {f}: complete already" if f in done else
+                   f"croktile_rt->wait(croktile_core, {f}__ticket);")
 
     def region_ptr(self, r: ir.Region) -> str:
         off = linear(r.offsets, r.shape)

@@ -17,6 +17,7 @@ from .barriers import OpenclBarriers, check_exact_counts, uniform_count
 from .check import statement_line
 from ...codegen.fill_literal import fill_literal
 from ...analysis.barriers import COOPERATIVE, EMPTY, EVERYTHING, MASKED, BarrierPlanner, State
+from ...analysis.futures import plan_waits
 from ...analysis.grid_split import split_nest
 from ...codegen.kernel_emitter import (
     KernelEmitterBase,
@@ -137,6 +138,7 @@ class KernelEmitter(OpenclFast, OpenclEvents, OpenclBarriers, KernelEmitterBase,
         self.event_futures, self.future_of_buffer = waited_async_futures(self.all, self.eligible)
         self.swapped_events = self.events_swapped()
         self.event_futures -= self.events_out_of_scope()
+        self.waits = plan_waits(self.par.body)   # a future waited twice: the second wait does nothing
 
     def eligible(self, dma: ir.Dma, level: int) -> bool:
         """An outer-level copy of one contiguous run between global and __local memory: a
@@ -390,8 +392,11 @@ class KernelEmitter(OpenclFast, OpenclEvents, OpenclBarriers, KernelEmitterBase,
 
     def s_Wait(self, s: ir.Wait, at: At) -> Optional[State]:
         depth = at.depth
-        events = [f for f in s.futures if f in self.event_futures]
-        others = [f for f in s.futures if f not in self.event_futures]
+        done = self.waits.complete(s)   # waited already on every path: its event is released
+        events = [f for f in s.futures if f in self.event_futures and f not in done]
+        others = [f for f in s.futures if f not in self.event_futures and f not in done]
+        if done:
+            self.w(depth, f"/* wait {', '.join(f for f in s.futures if f in done)}: complete already */")
         if others:
             self.w(depth, f"/* wait {', '.join(others)}: these copies completed when issued */")
         if events:

@@ -99,3 +99,38 @@ def test_tma_copy_engine_by_arch(arch: str, engine: bool, tmp_path: Path):
     counts = (text.count("croktile::tma::load_async("), text.count("croktile::tma::store_async("))
     assert counts == ((1, 1) if engine else (0, 0)), counts
     assert ("CUtensorMap" in text) == engine
+
+
+RUN_TMA_WAITS = CORPUS / "mma" / "run_tma_waits.co.cpp"
+WAIT = "croktile::mbarrier::wait_parity("
+GUARDED = "if ((croktile_tma_pending >> 0) & 1u) { " + WAIT
+
+
+def _kernel(text: str, name: str) -> str:
+    kernel = text[text.index(f"{name}__launch0("):]
+    return kernel[:kernel.index("\n}\n")]
+
+
+def test_a_tma_future_waited_twice_waits_on_one_phase_once(tmp_path: Path):
+    """A load's mbarrier phase completes once (issue #36): the second wait of a future
+    waited on every path is no code (it waited for a phase that nothing completes, and
+    hung), and a wait of a future complete on some paths only (a loop's later iterations,
+    a `tma.any` before its first copy) waits only where the barrier's bit says a load is
+    in flight. run_tma_waits.co.cpp itself runs in the corpus (and on a GPU)."""
+    res = run_croktilec("-t", "cuda", "-arch=sm_90a", "-S", RUN_TMA_WAITS, "-o", "w.cu", cwd=tmp_path)
+    assert res.rc == 0, res
+    text = (tmp_path / "w.cu").read_text()
+    twice = _kernel(text, "twice")
+    assert twice.count(WAIT) == 1 and "croktile_tma_pending" not in twice
+    assert twice.count("/* wait f: complete already */") == 1
+    for name in ("looped", "prologue"):
+        kernel = _kernel(text, name)
+        loop = kernel[kernel.index("for (long long k__0"):]
+        assert kernel.count(WAIT) == kernel.count(GUARDED) >= 1, name
+        assert "croktile_tma_pending |= 1u << 0;" in kernel and "croktile_tma_pending &= ~(1u << 0);" in loop
+        assert GUARDED in loop, name
+    assert _kernel(text, "looped").count("/* wait f: complete already */") == 1   # after the loop
+    assert _kernel(text, "prologue").count("/* wait f: complete already */") == 1   # the second after it
+    branches = _kernel(text, "branches")   # one wait on each arm, none after them
+    assert branches.count(WAIT) == 2 and "croktile_tma_pending" not in branches
+    assert branches.count("/* wait f: complete already */") == 1
