@@ -122,6 +122,9 @@ class _Reach(Forward):
     def join(self, a: Flags, b: Flags) -> Flags:
         return a | b
 
+    def context(self) -> Flags:
+        return self.concurrent
+
     def transfer(self, st: ir.Stmt, state: Flags) -> Flags:
         if isinstance(st, ir.EventDecl):   # new flags, none set (again in each iteration)
             return frozenset(f for f in state if f[0] != st.event.name)

@@ -15,11 +15,12 @@ reached (``UNREACHED``, which ``join`` never sees).
 
 A statement may be visited once per iteration of each loop around it, each time in a
 state no smaller than the last, so an analysis that records what it sees keeps the join
-(or the worst) of its visits.
+(or the worst) of its visits. A loop entered again in a state it was entered in before
+(with the same ``context``) is not walked again: nested loops stay linear in practice.
 """
 from __future__ import annotations
 
-from typing import Any, List
+from typing import Any, Dict, List
 
 from .. import ir
 from ..ir.symbolic import Sym
@@ -59,6 +60,7 @@ class Forward:
 
     def __init__(self) -> None:
         self._loops: List[List[list]] = []   # per enclosing loop: [breaks, continues]
+        self._done: Dict[tuple, Any] = {}     # (loop, state, context) -> the state after it
 
     # -- what an analysis gives -------------------------------------------------------
     def join(self, a, b):
@@ -68,9 +70,14 @@ class Forward:
         """A statement without a body of its own."""
         return state
 
+    def context(self):
+        """What else a statement's effect depends on (hashable): part of a loop's cache key."""
+        return None
+
     def parallel(self, st: ir.Parallel, state):
         """A `parallel` inside the walked code: by default one instance's view of its
-        body, which may run for none of the enclosing control's paths' futures (joined)."""
+        body, joined with the state before it (what the instances together leave is not
+        followed further)."""
         return self.meet(state, self.nested(st.body, state))
 
     # -- the walk ---------------------------------------------------------------------
@@ -129,6 +136,12 @@ class Forward:
         return end, out
 
     def loop(self, loop: ir.Loop, state):
+        key = (id(loop), state, self.context())
+        if key not in self._done:
+            self._done[key] = self._loop(loop, state)
+        return self._done[key]
+
+    def _loop(self, loop: ir.Loop, state):
         head, leave = self.iteration(loop, state)   # the first iteration
         for _ in range(MAX_ROUNDS):
             if head is UNREACHED:
