@@ -4,9 +4,10 @@ and `wait` of events, checked and lowered to ``ir.EventDecl`` / ``ir.Trigger`` /
 
 The statement checker makes one ``EventForms`` and sends it these statements (and the
 events of a `wait`, and `inthreads`). Events order the `inthreads` blocks of the instances
-of a level (a producer and its consumers); a wait that nothing in the function can ever
-end (no trigger of that event, or of that element of it) is an error here, other
-deadlocks are reported at run time by the targets (a wait times out with its line).
+of a level (a producer and its consumers); a wait that no trigger can end (none of that
+event or element in the function, or none that can set it on a path before the wait:
+analysis/events.py) is an error here, other deadlocks are reported at run time by the
+targets (a wait times out with its line).
 """
 from __future__ import annotations
 
