@@ -77,16 +77,6 @@ def swizzled_buffers(fn: ir.Function) -> Dict[str, int]:
             if isinstance(s, ir.Dma) and s.swizzle and s.dst.buffer.storage == "shared"}
 
 
-def check_instructions(module: ir.Module, diag) -> None:
-    """The portable targets compute each instruction's k-slice as the instruction does: a
-    multiply that no instruction computes is an error at its line (as on cuda), not a
-    build that fails in the runtime's templates."""
-    for fn in module.functions:
-        for s in ir.walk(fn.body):
-            if isinstance(s, ir.MmaMul) and s.missing:
-                diag.error(s.loc, s.missing)
-
-
 def uses_mma(fn: ir.Function) -> bool:
     return bool(fn.frags)
 

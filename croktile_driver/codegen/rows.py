@@ -1,4 +1,4 @@
-"""Row operations on accumulators (frontend/sema/mma.py) as calls of the runtime's row API
+"""Row operations on accumulators (frontend/sema/mma/rows.py) as calls of the runtime's row API
 (runtime/croktile_rows.h): `croktile::mma::row_max(m, s)`, `croktile::wgmma::row_exp(s, m,
 scale)`, ... on the C++ targets. A row vector is `rowvec<R>`: on the portable targets the
 whole column of R values, on cuda the rows that the thread holds of its warp group's

@@ -421,7 +421,7 @@ class Grammar:
         p[0].async_word = async_loc
         p[0].config_loc = config_loc
 
-    # -- tensor-core operations (frontend/sema/mma.py gives the words their meaning) -----
+    # -- tensor-core operations (frontend/sema/mma/ gives the words their meaning) -----
     def p_mma_expr(self, p):
         """mma_expr : MMA mma_words mma_config expr"""
         words, locs = p[2]

@@ -105,7 +105,7 @@ def choose_shape(M: int, N: int, K: int, ta: str, tb: str, tc: str, sparse: bool
     return max(fits, key=lambda f: (f.m == 16, f.m * f.n * f.k))
 
 
-# -- what the checker needs beyond the instruction table (frontend/sema/mma.py) ---------------
+# -- what the checker needs beyond the instruction table (frontend/sema/mma/) ---------------
 
 # tiles one warp may hold besides one instruction's: the WMMA shapes (several mma.sync
 # instructions each), as the reference accepts them
@@ -149,3 +149,35 @@ def wgmma_shape(M: int, N: int, K: int, ta: str, tb: str, tc: str) -> Optional[t
 
 def describe_types(ta: str, tb: str, tc: str) -> str:
     return f"{ta} x {tb} -> {tc}"
+
+
+def _named(t: str) -> str:
+    """A table type as the language names it."""
+    return "f32" if t == "tf32" else t
+
+
+def no_instruction(M: int, N: int, K: int, ta: str, tb: str, tc: str, sparse: bool = False) -> str:
+    """Why no instruction multiplies this tile (choose_shape gave None), for every
+    target's one diagnostic: the types that do not pair, the accumulators the operands
+    take, or else the shape."""
+    text = (f"no tensor-core instruction multiplies a {M} x {N} x {K} tile of "
+            f"{describe_types(ta, tb, tc)}{' (sparse)' if sparse else ''}")
+    a, b = _operand(ta), _operand(tb)
+    forms = [f for f in FORMS if f.sparse == sparse]
+    if not any((f.ta, f.tb) == (a, b) for f in forms):
+        partners = sorted({_named(f.tb) for f in forms if f.ta == a})
+        if not partners:
+            return text + f": no {'sparse ' if sparse else ''}instruction takes {ta} operands"
+        return text + f": an A operand of {ta} multiplies a B operand of {' or '.join(partners)}"
+    accs = sorted({f.tc for f in forms if (f.ta, f.tb) == (a, b)})
+    if tc not in accs:
+        return text + f": {ta} x {tb} accumulates in {' or '.join(accs)}"
+    return text
+
+
+def accumulator_form(rows: int, cols: int, tc: str) -> Optional[Form]:
+    """The instruction whose layout holds an accumulator that no multiply computes (it is
+    only filled, loaded, updated and stored): an m16n8 one before an m8n8 one; None where
+    no instruction accumulates in `tc` or none tiles rows x cols."""
+    fits = [f for f in FORMS if f.tc == tc and not f.sparse and rows % f.m == 0 and cols % f.n == 0]
+    return max(fits, key=lambda f: (f.m == 16, -f.min_sm, f.k), default=None)

@@ -9,12 +9,15 @@ buffer into a box of another; shapes stay symbolic where the source is, and
 from __future__ import annotations
 
 from dataclasses import field
-from typing import Iterator, List, Optional
+from typing import TYPE_CHECKING, Iterator, List, Optional
 
 from ..diagnostics import Loc
 from .enums import CopyEngine, DmaOp, MmaEngine, RowOp
 from .symbolic import Sym
 from .dataclass import dataclass
+
+if TYPE_CHECKING:
+    from .mma_forms import Form
 
 ELEM_CTYPES = {
     "s8": "int8_t", "s16": "int16_t", "s32": "int32_t", "s64": "int64_t",
@@ -347,7 +350,8 @@ class MmaMul(Stmt):
     b: FragRef
     layout: str                       # "row.col", "row.row", ...
     e: Optional[FragRef] = None
-    missing: Optional[str] = None     # why no tensor-core instruction computes it (portable code does)
+    form: Optional["Form"] = None     # a warp's instruction (mma_forms.py; sema checked that one exists);
+                                      # None for a warp group's (wgmma: the accumulator's inst)
 
 
 @dataclass(eq=False)
@@ -360,7 +364,7 @@ class FragUpdate(Stmt):
 
 @dataclass(eq=False)
 class FragOp(Stmt):
-    """A row operation (frontend/sema/mma.py): `op` on the accumulator or row vector `ref`
+    """A row operation (frontend/sema/mma/rows.py): `op` on the accumulator or row vector `ref`
     with `args` (fragment refs, row vectors, and values: constants or EExprs):
     "fill" r = v; "max" r = max(r, row max of x); "sum" r += row sum of x; "scale" /
     "div" x *= / /= v per row; "exp" x = exp(scale * (x - m)) per row; "causal" elements

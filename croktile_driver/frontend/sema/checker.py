@@ -73,7 +73,7 @@ class FunctionChecker:
                            entry + body, self.ctx.buffers, self.ctx.max_level)
         irfn.unsupported = self.ctx.unsupported[:1]
         irfn.frags = self.mma.frags
-        self.mma.check_frags()
+        self.mma.check_frags(irfn.body)
         place_block_shared(irfn, self.ctx.diag)
         plan_fills(irfn, self.ctx.diag, self.ctx.diag.enabled("implicit-fill"))
         bound_local_buffers(irfn)

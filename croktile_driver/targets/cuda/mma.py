@@ -7,7 +7,6 @@ import re
 from typing import List, Optional
 
 from ... import ir
-from ...ir.mma_forms import choose_shape
 from ...codegen.fragments import swizzled_buffers
 
 MMA_KINDS = (ir.MmaFill, ir.MmaLoad, ir.MmaStore, ir.MmaMul, ir.FragUpdate, ir.FragOp)
@@ -103,14 +102,9 @@ def _check_stmts(stmts: List[ir.Stmt], stack: List[ir.Parallel], diag, arch, num
             diag.error(s.loc, "on the cuda target a tensor-core operation runs in a warp: inside a "
                               "'parallel ... : group' level of constant size directly inside the block level")
             continue
-        if isinstance(s, ir.MmaMul):
-            if s.missing:
-                diag.error(s.loc, s.missing)
-                continue
-            a, b, c = s.a.frag, s.b.frag, s.c.frag
-            form = choose_shape(c.rows, c.cols, a.cols * (2 if s.e is not None else 1), a.elem, b.elem, c.elem,
-                                s.e is not None)
-            if form is not None and number is not None and form.min_sm > number:
+        if isinstance(s, ir.MmaMul):   # (sema chose the instruction; the arch must have it)
+            a, b, c, form = s.a.frag, s.b.frag, s.c.frag, s.form
+            if number is not None and form.min_sm > number:
                 diag.error(s.loc, f"mma.sync m{form.m}n{form.n}k{form.k} of {a.elem} x {b.elem} -> {c.elem} needs "
                                   f"sm_{form.min_sm} or newer; -arch={arch} has no such instruction")
 

@@ -8,7 +8,6 @@ from typing import Dict, List, Optional
 from .events import check_factor_events
 from ...frontend.pipeline import TranslationUnit
 from ...driver.profiles import device_compiler_of
-from ...codegen.fragments import check_instructions
 from ...driver.toolchain import DeviceBuild, ToolChain
 from ...cstrings import c_string
 from .host import Generator
@@ -26,7 +25,6 @@ class FactorToolChain(ToolChain):
     module_suffix = ".so"
 
     def check(self, module, diag) -> None:
-        check_instructions(module, diag)
         check_factor_events(module, diag)
 
     def generate(self, tu: TranslationUnit, diag) -> Dict[str, str]:

@@ -25,7 +25,6 @@ from ...codegen.cxx import At
 from ...codegen.kernel_emitter import dev_expr
 from ...codegen.fragments import (
     FragmentWriter,
-    check_instructions,
     chunk_access,
     declared_in,
     edge_extents,
@@ -38,8 +37,6 @@ from ...codegen.fragments import (
 # The narrow integers and their OpenCL C types (a value wraps to them).
 INT_TYPES = {"s8": "char", "u8": "unsigned char", "s16": "short", "u16": "unsigned short", "s32": "int",
              "u32": "unsigned int"}
-# The wgmma instruction's k for its operand type (croktile_wgmma.h, instruction_k).
-WGMMA_K = {"f16": 16, "bf16": 16, "f32": 8, "f8_e4m3": 32, "f8_e5m2": 32}
 
 # Added to the device program of a module that uses tensor-core statements.
 PRELUDE = r"""// tensor-core fragments (targets/opencl/mma.py): a float operand as tf32, rounded to
@@ -76,9 +73,8 @@ def private_copies(fn: ir.Function, one_each=()) -> Dict[str, ir.Parallel]:
 
 
 def check_opencl_mma(module: ir.Module, diag) -> None:
-    """An instruction for each multiply, and fragments that fit private arrays: a copy per
-    instance of an inner level needs a constant count of them."""
-    check_instructions(module, diag)
+    """Fragments that fit private arrays: a copy per instance of an inner level needs a
+    constant count of them (sema checked that an instruction computes each multiply)."""
     for fn in module.functions:
         first = next((s for s in ir.walk(fn.body) if isinstance(s, ir.FragOp)), None)
         if first is not None:   # (one error per function: the others would say the same)
@@ -221,9 +217,6 @@ class OpenclFragments(FragmentWriter):
 
     def s_MmaMul(self, s: ir.MmaMul, at: At) -> None:
         depth = at.depth
-        if s.missing:
-            self.diag.error(s.loc, s.missing)
-            return
         c = s.c.frag
         if c.engine is ir.MmaEngine.WGMMA:
             k, product = self.wgmma_product(s)
@@ -285,4 +278,4 @@ class OpenclFragments(FragmentWriter):
                 x = f"as_float(as_uint({x}) & 0xffffe000u)"
             return f"({S}){x}"
         a_ik, b_kj = operand(a, A, "croktile_i", "croktile_k"), operand(b, B, "croktile_k", "croktile_j")
-        return (a.chunk[1], WGMMA_K[a.elem]), f"croktile_s += {a_ik} * {b_kj};"
+        return (a.chunk[1], c.inst[2]), f"croktile_s += {a_ik} * {b_kj};"   # (inst: wgmma's 64 x N x k)

@@ -1,4 +1,5 @@
-// Wrong uses of the row operations (sema_fragments.py), each reported at its statement.
+// Wrong uses of the row operations (frontend/sema/mma/rows.py; the kinds of fragments:
+// operands.py), each reported at its statement.
 
 __co__ void wrong(f16 [16, 16] a, f16 [16, 8] b, f16 [32, 16] a2, f32 [16, 8] out, f32 [32, 8] out2) {
   parallel p by 1 : block {
@@ -11,10 +12,10 @@ __co__ void wrong(f16 [16, 16] a, f16 [16, 8] b, f16 [32, 16] a2, f32 [16, 8] ou
       mma.row.col c, ma, mb;
       mma.row.col c2, ma2, mb;
       m = mma.row.max c;
-      mma.row.max ma, c; // expect-error: 'mma.row.max ma, ...' sets a row vector; 'ma' is a fragment (make one with 'm = mma.row.max s;' or 'mma.row.fill')
-      mma.row.sum c, m; // expect-error: 'mma.row.sum c, ...' sets a row vector; 'c' is a fragment (make one with 'm = mma.row.max s;' or 'mma.row.fill')
-      mma.row.scale c, ma; // expect-error: 'ma' is not a row vector; a per-row operand is a row vector (made by 'mma.row.max', '.sum' or '.fill') or a value
-      mma.row.max m, ma; // expect-error: 'ma' is an operand fragment; a row vector is reduced from an accumulator
+      mma.row.max ma, c; // expect-error: 'ma' is an A operand; 'mma.row.max' sets a row vector (make one with 'm = mma.row.max s;' or 'mma.row.fill')
+      mma.row.sum c, m; // expect-error: 'c' is an accumulator; 'mma.row.sum' sets a row vector (make one with 'm = mma.row.max s;' or 'mma.row.fill')
+      mma.row.scale c, ma; // expect-error: 'ma' is an A operand; a per-row operand is a row vector (made by 'mma.row.max', '.sum' or '.fill') or a value
+      mma.row.max m, ma; // expect-error: 'ma' is an A operand; a row vector is reduced from an accumulator
       mma.exp c, m; // expect-error: 'mma.exp' takes 3 operands: 'mma.exp x, m, scale'
       mma.row.mean m, c; // expect-error: unknown row operation 'mma.row.mean'; expected 'mma.row.fill', 'mma.row.max', 'mma.row.sum', 'mma.row.scale', 'mma.row.div', 'mma.exp', 'mma.mask.causal', 'mma.cvt'
       mma.mask.causal c, 1.5f, 0; // expect-error: the offsets of 'mma.mask.causal' are integers (the tile's first row and column), not float

@@ -1,4 +1,4 @@
-// The shapes and roles of fragments (croktile_driver/frontend/sema_mma.py): the tile of one
+// The shapes and roles of fragments (croktile_driver/frontend/sema/mma/): the tile of one
 // warp must be an instruction's or a WMMA shape, a fragment has one role, a chunk is a
 // 2-D tile of constant shape.
 
@@ -21,7 +21,7 @@ __co__ void two_roles(f16 [16, 16] a, f16 [16, 8] b, f32 [16, 8] c) {
       ma = mma.load a;
       mb = mma.load b;
       mma.row.col mc, ma, mb;
-      // expect-error@+1: 'mb' is used as the B operand elsewhere; here it would be the A operand
+      // expect-error@+1: 'mb' is a B operand; here it would be the A operand
       mma.row.col mc, mb, mb;
       mma.store mc, c;
     }
@@ -35,7 +35,7 @@ __co__ void store_operand(f16 [16, 16] a, f16 [16, 8] b, f32 [16, 8] c) {
       ma = mma.load a;
       mb = mma.load b;
       mma.row.col mc, ma, mb;
-      mma.store ma, c; // expect-error: 'ma' is an operand fragment; 'mma.store' stores an accumulator
+      mma.store ma, c; // expect-error: 'ma' is an A operand; 'mma.store' stores an accumulator
       mma.store mc, c;
     }
   }
