@@ -78,6 +78,27 @@ __co__ void warp_group(f16 [64, 64] lhs, f16 [64, 64] rhs, f32 [64, 64] out, f32
   }
 }
 
+__co__ void warp_group_reload(f16 [64, 64] lhs, f16 [64, 64] rhs, bf16 [64, 64] other, f32 [64, 64] out) {
+  parallel p by 1 : block {
+    shared f16 [64, 64] ls;
+    shared f16 [64, 64] rs;
+    shared bf16 [64, 64] os;
+    tma.copy.swiz<128> lhs => ls;
+    tma.copy.swiz<128> rhs => rs;
+    tma.copy.swiz<128> other => os;
+    mc = mma.fill.f32 0.0f;
+    foreach w in 4 {
+      parallel g by 1 : group-4 {
+        ma = mma.load.swiz<128> ls.chunkat(_, w);
+        mb = mma.load.swiz<128> rs.chunkat(_, w);
+        mma.row.row mc, ma, mb;
+        mb = mma.load.swiz<128> os.chunkat(_, w); // expect-error: 'mb' is a B operand of a warp group, a view of shared memory of f16; it cannot be loaded from bf16 data (wgmma reads it where it is)
+      }
+    }
+    mma.store mc, out;
+  }
+}
+
 __co__ void warp_group_cvt(f16 [64, 16] lhs, f16 [64, 16] rhs, f16 [64, 64] vals, f32 [64, 64] out) {
   parallel p by 1 : block {
     shared f16 [64, 16] ls;

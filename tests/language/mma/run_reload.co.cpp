@@ -1,14 +1,32 @@
 // Making a fragment again (issue #36): `x = mma.fill ...;` and `x = mma.load ...;` rebind
 // a fragment that the name already is, as a fill may fill a loaded fragment again. So a
 // fragment made by `mma.fill` may then be loaded (an accumulator that starts from C in
-// memory), an accumulator may be made by `mma.load` alone, an operand may be loaded again
-// after its multiply (a column-major A: the reload reads it transposed as the first load
-// does), and an accumulator that no multiply computes is only filled and stored. Run and
-// checked in main against products computed there (integer values: exact).
+// memory, converted to the fragment's type), an accumulator may be made by `mma.load`
+// alone, an operand may be loaded again after its multiply (a column-major A: the reload
+// reads it transposed as the first load does), and an accumulator that no multiply
+// computes is only filled and stored. Run and checked in main against products computed
+// there (integer values: exact).
 // cuda-arch: sm_80
 
 // c + a b, the accumulator filled, then loaded from c
 __co__ auto fill_then_load(f16 [16, 16] a, f16 [16, 8] b, f32 [16, 8] c) {
+  f32 [16, 8] out;
+  parallel p by 1 : block {
+    parallel g by 1 : group {
+      mc = mma.fill.f32 0.0f;
+      mc = mma.load c;
+      ma = mma.load a;
+      mb = mma.load b;
+      mma.row.col mc, ma, mb;
+      mma.store mc, out;
+    }
+  }
+  return out;
+}
+
+// c + a b again, c given as f16: loaded into the f32 accumulator, converted (as a store
+// converts into its destination)
+__co__ auto load_converted(f16 [16, 16] a, f16 [16, 8] b, f16 [16, 8] c) {
   f32 [16, 8] out;
   parallel p by 1 : block {
     parallel g by 1 : group {
@@ -61,6 +79,7 @@ int main() {
   auto a2t = choreo::make_spandata<choreo::f16>(16, 16);
   auto b = choreo::make_spandata<choreo::f16>(16, 8);
   auto c = choreo::make_spandata<choreo::f32>(16, 8);
+  auto c16 = choreo::make_spandata<choreo::f16>(16, 8);
   for (int i = 0; i < 16; ++i)
     for (int j = 0; j < 16; ++j) {
       a[i][j] = (float)((i + 2 * j) % 5 - 2);
@@ -71,11 +90,13 @@ int main() {
     for (int j = 0; j < 8; ++j) {
       b[i][j] = (float)((3 * i + j) % 7 - 3);
       c[i][j] = (float)(i - j);
+      c16[i][j] = (float)(i - j);
     }
   auto r0 = fill_then_load(a.view(), b.view(), c.view());
+  auto r3 = load_converted(a.view(), b.view(), c16.view());
   auto r1 = load_twice(at.view(), a2t.view(), b.view(), c.view());
   auto r2 = fill_only();
-  bool ok0 = true, ok1 = true, ok2 = true;
+  bool ok0 = true, ok1 = true, ok2 = true, ok3 = true;
   for (int i = 0; i < 16; ++i)
     for (int j = 0; j < 8; ++j) {
       float p = 0, q = 0;
@@ -84,13 +105,16 @@ int main() {
         q += ((float)at[k][i] + (float)a2t[k][i]) * (float)b[k][j];
       }
       ok0 = ok0 && r0[i][j] == c[i][j] + p;
+      ok3 = ok3 && r3[i][j] == c[i][j] + p;
       ok1 = ok1 && r1[i][j] == c[i][j] + q;
       ok2 = ok2 && r2[i][j] == 3.0f;
     }
   std::cout << "fill_then_load " << (ok0 ? "ok" : "differs") << "\n";
+  std::cout << "load_converted " << (ok3 ? "ok" : "differs") << "\n";
   std::cout << "load_twice " << (ok1 ? "ok" : "differs") << "\n";
   std::cout << "fill_only " << (ok2 ? "ok" : "differs") << "\n";
 }
 // expect-output: fill_then_load ok
+// expect-output: load_converted ok
 // expect-output: load_twice ok
 // expect-output: fill_only ok

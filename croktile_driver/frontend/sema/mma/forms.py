@@ -154,6 +154,8 @@ class MmaForms:
         return False
 
     def _load(self, name: A.Name, node: A.MmaOp, reuse: Optional[ir.FragRef]) -> List[ir.Stmt]:
+        """A fragment's type is fixed where it is made (a load's is its data's): loaded again,
+        the data is converted into it, as `mma.store` converts into its destination."""
         swizzle = 0
         for word, loc in zip(node.words[1:], node.word_locs[1:]):
             if word == "swiz":
@@ -172,17 +174,16 @@ class MmaForms:
             frag = self.operands.new(name, elem)
             frag.chunk = chunk
             load = ir.MmaLoad(node.loc, ir.FragRef(frag), region, declare=True, swizzle=swizzle)
-        else:   # loaded again: the same type and tile (a filled one takes the tile here)
+        else:   # loaded again: the same tile (a filled one takes it here), converted to its type
             frag = reuse.frag
             if not self.operands.is_kind(frag, name.loc, "abce", "'mma.load' loads an accumulator or an operand",
                                          assign=False):
                 return []
-            if frag.elem not in (None, elem) or frag.chunk not in (None, chunk):
-                have = " ".join(x for x in (frag.elem, frag.chunk and str(list(frag.chunk))) if x)
-                self.error(node.loc, f"'{name.name}' is a fragment of {have}; it cannot be loaded from {elem} "
-                                     f"{list(chunk)} data")
+            if frag.chunk not in (None, chunk):
+                self.error(node.loc, f"'{name.name}' is a {frag.chunk[0]} x {frag.chunk[1]} tile; it cannot be "
+                                     f"loaded from a {chunk[0]} x {chunk[1]} chunk")
                 return []
-            frag.elem, frag.chunk = elem, chunk
+            frag.elem, frag.chunk = frag.elem or elem, chunk
             load = ir.MmaLoad(node.loc, reuse, region, swizzle=swizzle,
                               transposed=frag.loads[0].transposed if frag.loads else False)
         frag.loads.append(load)

@@ -215,7 +215,11 @@ class FragOperands:
         f = s.ref.frag
         if f.name in self.in_errors or f.name in bad or f.engine is not ir.MmaEngine.WGMMA:
             return
-        if f.role in ("a", "b") and (f.converted or not isinstance(s, ir.MmaLoad)):
+        if f.role in ("a", "b") and not f.converted and isinstance(s, ir.MmaLoad) and s.src.buffer.elem != f.elem:
+            self.error(s.loc, f"'{f.name}' is {KIND[f.role]} of a warp group, a view of shared memory of {f.elem}; "
+                              f"it cannot be loaded from {s.src.buffer.elem} data (wgmma reads it where it is)")
+            bad[f.name] = True
+        elif f.role in ("a", "b") and (f.converted or not isinstance(s, ir.MmaLoad)):
             what = {ir.MmaFill: "filled", ir.FragUpdate: "updated", ir.MmaLoad: "loaded"}[type(s)]
             made = "made by 'mma.cvt' in registers" if f.converted else \
                 "a view of shared memory ('mma.load.swiz<N>')"
