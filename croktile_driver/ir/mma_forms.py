@@ -112,11 +112,11 @@ def choose_shape(M: int, N: int, K: int, ta: str, tb: str, tc: str, sparse: bool
 WMMA_TILES = {(t, shape) for t in ("f16", "bf16", "s8", "u8")
               for shape in ((16, 16, 16), (32, 8, 16), (8, 32, 16))} | {("tf32", (16, 16, 8)), ("f64", (8, 8, 4))}
 
-# warp-group (wgmma) forms: M = 64, N a multiple of 8 up to 256, K by input type
-WGMMA_K = {"f16": 16, "bf16": 16, "tf32": 8, "f8_e4m3": 32, "f8_e5m2": 32, "s8": 32, "u8": 32}
-WGMMA_ACC = {"f16": ("f16", "f32"), "bf16": ("f32",), "tf32": ("f32",), "f8_e4m3": ("f16", "f32"),
-             "f8_e5m2": ("f16", "f32"), "s8": ("s32",), "u8": ("s32",)}
-
+# warp-group (wgmma) forms: M = 64, N a multiple of 8 up to 256; (A, B, accumulator): the
+# instruction's k, as runtime/croktile_wgmma.h has them (its instruction_k)
+_F8 = ("f8_e4m3", "f8_e5m2")
+WGMMA_FORMS = {("f16", "f16", "f16"): 16, ("f16", "f16", "f32"): 16, ("bf16", "bf16", "f32"): 16,
+               ("tf32", "tf32", "f32"): 8, **{(a, b, c): 32 for a in _F8 for b in _F8 for c in ("f16", "f32")}}
 
 def default_accumulator(ta: str) -> str:
     """The accumulator of an untyped `mma.fill`: the input type where a form accumulates
@@ -140,12 +140,22 @@ def warp_tile_ok(M: int, N: int, K: int, ta: str, sparse: bool) -> bool:
 
 def wgmma_shape(M: int, N: int, K: int, ta: str, tb: str, tc: str) -> Optional[tuple]:
     """The warp-group instruction for a 64 x N tile of one warp group, or None."""
-    ta, tb = _operand(ta), _operand(tb)
-    k = WGMMA_K.get(ta)
-    if k is None or ta != tb or tc not in WGMMA_ACC[ta] or M != 64 or N % 8 or not 8 <= N <= 256 or K % k:
+    k = WGMMA_FORMS.get((_operand(ta), _operand(tb), tc))
+    if k is None or M != 64 or N % 8 or not 8 <= N <= 256 or K % k:
         return None
     return (64, N, k)
 
+
+def wgmma_no_instruction(M: int, N: int, K: int, ta: str, tb: str, tc: str) -> str:
+    """Why wgmma_shape gave None: the types, the tile or its K."""
+    text = f"no warp-group (wgmma) instruction computes a {M} x {N} x {K} tile of {describe_types(ta, tb, tc)}"
+    k = WGMMA_FORMS.get((_operand(ta), _operand(tb), tc))
+    if k is None:
+        return text + (": a warp group multiplies f16 x f16 -> f16 or f32, bf16 x bf16 -> f32, f32 (tf32) x f32 "
+                       "-> f32 and f8_e4m3 or f8_e5m2 x f8_e4m3 or f8_e5m2 -> f16 or f32")
+    if M == 64 and not N % 8 and 8 <= N <= 256:
+        return text + f": its K is a multiple of the instruction's k, {k}"
+    return text + ": a warp group's tile is 64 rows by 8 to 256 columns (a multiple of 8)"
 
 def describe_types(ta: str, tb: str, tc: str) -> str:
     return f"{ta} x {tb} -> {tc}"

@@ -105,3 +105,22 @@ __co__ void warp_group(f16 [64, 64] lhs, bf16 [64, 64] rhs, f32 [64, 64] out) {
     mma.store mc, out;
   }
 }
+
+// 8-bit integers have no warp-group instruction here (the runtime has none)
+__co__ void warp_group_s8(s8 [64, 128] lhs, s8 [64, 128] rhs, s32 [64, 64] out) {
+  parallel p by 1 : block {
+    shared s8 [64, 128] ls;
+    shared s8 [64, 128] rs;
+    tma.copy.swiz<128> lhs => ls;
+    tma.copy.swiz<128> rhs => rs;
+    mc = mma.fill.s32 0;
+    foreach w in 4 {
+      parallel g by 1 : group-4 {
+        ma = mma.load.swiz<128> ls.chunkat(_, w);
+        mb = mma.load.swiz<128> rs.chunkat(_, w);
+        mma.row.row mc, ma, mb; // expect-error: no warp-group (wgmma) instruction computes a 64 x 64 x 32 tile of s8 x s8 -> s32: a warp group multiplies f16 x f16 -> f16 or f32, bf16 x bf16 -> f32
+      }
+    }
+    mma.store mc, out;
+  }
+}

@@ -25,10 +25,10 @@ from .... import ir
 from ....ir.mma_forms import (
     choose_shape,
     default_accumulator,
-    describe_types,
     has_forms,
     no_instruction,
     warp_tile_ok,
+    wgmma_no_instruction,
     wgmma_shape,
 )
 from ..context import CheckContext, ExprCheck
@@ -350,9 +350,7 @@ class MmaForms:
                 return []
             inst = wgmma_shape(M, N, Ka, *types)
             if inst is None:
-                self.error(s.loc, f"no warp-group (wgmma) instruction computes a {M} x {N} x {Ka} tile of "
-                                  f"{describe_types(*types)}: a warp group's "
-                                  "tile is 64 rows by 8 to 256 columns (a multiple of 8)")
+                self.error(s.loc, wgmma_no_instruction(M, N, Ka, *types))
                 return []
         else:
             if has_forms(a.frag.elem) and not warp_tile_ok(M, N, Ka, a.frag.elem, sparse):
