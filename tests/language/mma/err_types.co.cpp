@@ -124,3 +124,21 @@ __co__ void warp_group_s8(s8 [64, 128] lhs, s8 [64, 128] rhs, s32 [64, 64] out) 
     mma.store mc, out;
   }
 }
+
+// a sparse A is a warp's (mma.sp): a warp group has no sparse multiply
+__co__ void warp_group_sparse(f16 [64, 32] lhs, u32 [64, 4] meta, f16 [64, 64] rhs, f32 [64, 64] out) {
+  parallel p by 1 : block {
+    shared f16 [64, 32] ls;
+    shared f16 [64, 64] rs;
+    tma.copy.swiz<64> lhs => ls;
+    tma.copy.swiz<128> rhs => rs;
+    mc = mma.fill.f32 0.0f;
+    parallel g by 1 : group-4 {
+      ma = mma.load.swiz<64> ls;
+      me = mma.load meta;
+      mb = mma.load.swiz<128> rs;
+      mma.row.row.sp mc, ma, mb, me; // expect-error: 'mma.row.row.sp' is a warp's sparse multiply (mma.sp); a warp group (wgmma, a 'group-4' level) has no sparse form here
+    }
+    mma.store mc, out;
+  }
+}

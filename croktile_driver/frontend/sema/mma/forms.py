@@ -346,6 +346,10 @@ class MmaForms:
         types = (a.frag.elem, b.frag.elem, c.frag.elem)
         form = None
         if engine is ir.MmaEngine.WGMMA:
+            if sparse:
+                self.error(s.loc, f"'mma.{'.'.join(words)}' is a warp's sparse multiply (mma.sp); a warp group "
+                                  "(wgmma, a 'group-4' level) has no sparse form here")
+                return []
             if not self._wgmma_operands(s, (a, b), f"{la}.{lb}"):
                 return []
             inst = wgmma_shape(M, N, Ka, *types)

@@ -156,7 +156,7 @@ class FragOperands:
             if assign:
                 frag.role = born[0]
             return True
-        if frag.role not in kinds:
+        if frag.role is None or frag.role not in kinds:
             self.error(loc, f"'{frag.name}' is {describe(frag)}; {needs}")
             return False
         return True
