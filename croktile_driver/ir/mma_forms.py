@@ -118,6 +118,7 @@ _F8 = ("f8_e4m3", "f8_e5m2")
 WGMMA_FORMS = {("f16", "f16", "f16"): 16, ("f16", "f16", "f32"): 16, ("bf16", "bf16", "f32"): 16,
                ("tf32", "tf32", "f32"): 8, **{(a, b, c): 32 for a in _F8 for b in _F8 for c in ("f16", "f32")}}
 
+
 def default_accumulator(ta: str) -> str:
     """The accumulator of an untyped `mma.fill`: the input type where a form accumulates
     in it (f16, f64) or where the reference infers it (s32: A's type), else the type the
@@ -156,6 +157,7 @@ def wgmma_no_instruction(M: int, N: int, K: int, ta: str, tb: str, tc: str) -> s
     if M == 64 and not N % 8 and 8 <= N <= 256:
         return text + f": its K is a multiple of the instruction's k, {k}"
     return text + ": a warp group's tile is 64 rows by 8 to 256 columns (a multiple of 8)"
+
 
 def describe_types(ta: str, tb: str, tc: str) -> str:
     return f"{ta} x {tb} -> {tc}"

@@ -189,9 +189,6 @@ class MmaForms:
         frag.loads.append(load)
         return [load]
 
-    def new_frag(self, name: A.Name, elem: Optional[str]) -> ir.Frag:
-        return self.operands.new(name, elem)
-
     def _fill_type(self, word: Optional[str], loc):
         """The type `mma.fill.T` names (None: none), or False after its error."""
         if word is None:
@@ -277,9 +274,6 @@ class MmaForms:
                    f"unknown tensor-core operation 'mma.{op}'; expected 'mma.fill', 'mma.load', 'mma.row.col', "
                    f"'mma.row.row', 'mma.store', 'mma.commit' or a row operation ({ROW_FORMS})")
         return []
-
-    def frag_operand(self, e: A.Node) -> Optional[ir.FragRef]:
-        return self.operands.lookup(e)
 
     def _store(self, s: A.MmaOp) -> List[ir.Stmt]:
         if len(s.words) != 1 or len(s.args) != 2:

@@ -92,8 +92,9 @@ class FragmentRows:
             out = [] if value is None else [ir.FragOp(node.loc, ir.RowOp.FILL, ref, [value], declare=True)]
         else:   # m = mma.row.max s: -inf (0 for a sum), then the rows of s
             src = self._row_source(node.args[0], frag)
-            out = [] if src is None else [ir.FragOp(node.loc, ir.RowOp.FILL, ref, ["-INFINITY" if words[1] == "max" else 0],
-                                                    declare=True), ir.FragOp(node.loc, words[1], ref, [src])]
+            start = "-INFINITY" if words[1] == "max" else 0
+            out = [] if src is None else [ir.FragOp(node.loc, ir.RowOp.FILL, ref, [start], declare=True),
+                                          ir.FragOp(node.loc, words[1], ref, [src])]
         return out
 
     # -- statements ------------------------------------------------------------------------
