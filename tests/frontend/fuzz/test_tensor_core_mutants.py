@@ -23,12 +23,7 @@ PER_PROGRAM = 8
 SEEDS = tc.seeds()
 # Seed programs whose first PER_PROGRAM mutants of CAMPAIGN meet a known compiler bug, that
 # bug (the test fails strictly until it is fixed; then remove the entry).
-KNOWN = {
-    # mutant #1 deletes the multiply that gives `s` its tile: the error at `p = mma.cvt.ELEM s`
-    # is reported, then the multiply of `p` unpacks its unknown tile (TypeError, sema/mma.py)
-    "samples/attention/attention.co.cpp": "known bug: mma.cvt of an accumulator of unknown tile, then "
-                                          "a multiply of the result: internal error after the first error",
-}
+KNOWN: dict = {}   # seed -> reason: a known bug its mutants hit (a strict xfail until fixed)
 
 
 @pytest.fixture(scope="module")
