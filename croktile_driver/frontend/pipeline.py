@@ -7,11 +7,10 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Iterator, List, Optional, Tuple
 
-from ..cstrings import line_marker
 from ..diagnostics import Diagnostics, Loc
 from . import ast as A
 from .. import ir
-from .preprocess import preprocess
+from .preprocess import preprocess_with_columns
 from .splitter import Segment, split
 
 
@@ -30,19 +29,20 @@ def run_frontend(text: str, filename: str, diag: Diagnostics, *,
                  include_dirs: List[str] = (), stop_after: str = "ir") -> TranslationUnit:
     """Stops early (with what it has) once errors are reported in a stage."""
     diag.add_source(filename, text)
-    pre = preprocess(text, filename, diag, list(defines), list(undefines), list(include_dirs))
+    pre, colmap = preprocess_with_columns(text, filename, diag, list(defines), list(undefines),
+                                          list(include_dirs))
     tu = TranslationUnit(filename, pre, [], macros=[name for name, _ in defines])
     if diag.errors or stop_after == "preprocess":
         return tu
-    colmap, tu.segments = _split(text, pre, filename, diag)
+    tu.segments = split(pre, filename, diag, colmap)
     unknown = _unknown_macros_in_co(tu.segments)
     if unknown and not diag.errors:
         # only croktilec reads a __co__ function: a conditional there on a macro that no
         # -D or #define gives is decided as gcc decides it (undefined), not passed through
         # for the C++ compiler as in host code
-        tu.preprocessed = preprocess(text, filename, diag, list(defines), list(undefines) + unknown,
-                                     list(include_dirs))
-        colmap, tu.segments = _split(text, tu.preprocessed, filename, diag)
+        tu.preprocessed, colmap = preprocess_with_columns(
+            text, filename, diag, list(defines), list(undefines) + unknown, list(include_dirs))
+        tu.segments = split(tu.preprocessed, filename, diag, colmap)
     if stop_after == "split":
         return tu
     # after a splitter error (a stray '}', an unterminated function) the functions it did
@@ -61,15 +61,6 @@ def run_frontend(text: str, filename: str, diag: Diagnostics, *,
         return tu
     tu.module = ir.Module(lowered)
     return tu
-
-
-def _split(text: str, pre: str, filename: str, diag: Diagnostics):
-    """(the column map of the preprocessed text, or None where it is the source; its segments)."""
-    colmap = None
-    if pre != line_marker(1, filename) + "\n" + text:
-        from .preprocess import ColumnMap
-        colmap = ColumnMap(text, pre, filename) or None
-    return colmap, split(pre, filename, diag, colmap)
 
 
 _CONDITIONAL_LINE = re.compile(r"^[ \t]*#[ \t]*(?:if|ifdef|ifndef|elif)\b(.*)$", re.M)

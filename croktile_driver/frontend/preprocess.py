@@ -16,6 +16,7 @@ from typing import Iterable, List, Optional, Tuple
 
 from ..cstrings import line_marker
 from ..diagnostics import Diagnostics, Loc, source_lines
+from .columns import ColumnMap, ExpansionTracker, RecordingWriter
 
 # Directives that change what the text means; without them (and without -D/-U)
 # preprocessing is the identity and pcpp need not even be imported.
@@ -94,14 +95,23 @@ def preprocess(text: str, filename: str, diag: Diagnostics,
                defines: List[Tuple[str, Optional[str]]] = (),
                undefines: List[str] = (), include_dirs: List[str] = ()) -> str:
     """Returns the preprocessed text, starting with a ``#line 1 "file"`` marker."""
+    return preprocess_with_columns(text, filename, diag, defines, undefines, include_dirs)[0]
+
+
+def preprocess_with_columns(text: str, filename: str, diag: Diagnostics,
+                            defines: List[Tuple[str, Optional[str]]] = (),
+                            undefines: List[str] = (), include_dirs: List[str] = ()
+                            ) -> Tuple[str, Optional[ColumnMap]]:
+    """The preprocessed text, and the map of its columns to the user's where macros
+    moved them (None where none moved)."""
     if not needs_preprocessing(text, defines, undefines, filename, include_dirs):
-        return line_marker(1, filename) + "\n" + text
+        return line_marker(1, filename) + "\n" + text, None
     empty = list(_EMPTY_CONDITION.finditer(text))
     for m in empty:  # pcpp fails on these with an IndexError; gcc: "#if with no expression"
         diag.error(Loc(filename, text.count("\n", 0, m.start()) + 1, m.start(1) - m.start() + 1),
                    f"#{m[2]} with no expression")
     if empty:
-        return line_marker(1, filename) + "\n" + text
+        return line_marker(1, filename) + "\n" + text, None
     # pcpp loads its bundled PLY as `ply` unless PLY is imported already; import
     # the pinned PLY first so the tileflow lexer and parser never get pcpp's copy,
     # which writes lextab.py files at run time.
@@ -129,13 +139,24 @@ def preprocess(text: str, filename: str, diag: Diagnostics,
         _expansion_depth = 0
 
         def expand_macros(self, tokens, expanding_from=[]):  # noqa: B006 (pcpp's signature)
-            if self._expansion_depth == 0 and tokens:
+            outermost = self._expansion_depth == 0
+            if outermost and tokens:
                 self.expanding = next((t for t in tokens if t.value in self.macros), tokens[0])
+            before = list(tokens) if outermost else None
             self._expansion_depth += 1
             try:
-                return super().expand_macros(tokens, expanding_from)
+                after = super().expand_macros(tokens, expanding_from)
             finally:
                 self._expansion_depth -= 1
+            if outermost:
+                tracker.mark(before, after)
+            return after
+
+        def token(self):
+            tok = super().token()
+            if tok is not None:
+                tracker.placed(tok)
+            return tok
 
         def include(self, tokens, original_line):
             """gcc's limit on nested #include: a file that includes itself (directly or in a
@@ -199,6 +220,7 @@ def preprocess(text: str, filename: str, diag: Diagnostics,
                 return True
             return None
 
+    tracker = ExpansionTracker(text, filename)
     pp = _Preprocessor()
     pp.passthru_includes = re.compile(r".*")
     pp.line_directive = "#line"
@@ -215,7 +237,7 @@ def preprocess(text: str, filename: str, diag: Diagnostics,
         pp.define(f"{name} {value if value is not None else 1}")
     for name in undefines:
         pp.undef(name)
-    out = io.StringIO()
+    out = RecordingWriter()
     limit = sys.getrecursionlimit()
     sys.setrecursionlimit(max(limit, PREPROCESS_RECURSION_LIMIT))  # pcpp recurses per macro level
     try:
@@ -226,15 +248,17 @@ def preprocess(text: str, filename: str, diag: Diagnostics,
         file, line = (tok.source or filename, tok.lineno) if tok is not None else (filename, 1)
         diag.error(Loc(file, line, _macro_column(file, line, filename, text, pp.macros)),
                    "macro expansion nested too deeply")
-        return line_marker(1, filename) + "\n" + text
+        return line_marker(1, filename) + "\n" + text, None
     finally:
         sys.setrecursionlimit(limit)
     # pcpp writes the file's name raw; a '"', '\\' or newline in it would break the markers
     raw_marker = re.compile(r'^#line (\d+) "' + re.escape(filename) + '"$', re.M)
     result = raw_marker.sub(lambda m: line_marker(int(m[1]), filename), out.getvalue())
+    first_line = 0
     if not result.startswith("#line"):
         result = line_marker(1, filename) + "\n" + result
-    return result
+        first_line = 1
+    return result, ColumnMap(text, result, filename, out.pieces, first_line) or None
 
 
 def _source_line(file: str, line: int, main_file: str, main_text: str) -> str:
@@ -263,50 +287,3 @@ def _macro_column(file: str, line: int, main_file: str, main_text: str, macros) 
         if m.group() in macros:
             return m.start() + 1
     return 1
-
-
-class ColumnMap:
-    """Maps columns of preprocessed lines back to the user's lines.
-
-    Macro expansion changes the length of a line, so a column in the preprocessed text
-    is not a column in the user's file. Lines that differ are aligned character by
-    character; a position inside an expansion maps to the start of the macro
-    invocation, as gcc points at the macro name.
-    """
-
-    _MARKER = re.compile(r"[ \t]*#[ \t]*(?:line[ \t]+)?\d")
-
-    def __init__(self, original: str, preprocessed: str, filename: str):
-        from .splitter import LineMap
-        self.filename = filename
-        orig_lines = source_lines(original)
-        self._pairs = {}
-        self._ops = {}
-        lines = LineMap(preprocessed, filename)
-        for idx, start in enumerate(lines.starts):
-            end = lines.starts[idx + 1] if idx + 1 < len(lines.starts) else len(preprocessed)
-            text = preprocessed[start:end].rstrip("\r\n")
-            file, line = lines.origin[idx]
-            if file != filename or not 1 <= line <= len(orig_lines) or self._MARKER.match(text):
-                continue
-            if text != orig_lines[line - 1]:
-                self._pairs[line] = (text, orig_lines[line - 1])
-
-    def __bool__(self) -> bool:
-        return bool(self._pairs)
-
-    def __call__(self, file: str, line: int, col: int) -> int:
-        pair = self._pairs.get(line) if file == self.filename else None
-        if pair is None:
-            return col
-        expanded, original = pair
-        ops = self._ops.get(line)
-        if ops is None:
-            import difflib
-            ops = difflib.SequenceMatcher(None, expanded, original, autojunk=False).get_opcodes()
-            self._ops[line] = ops
-        i = col - 1
-        for tag, i1, i2, j1, j2 in ops:
-            if i1 <= i < i2:
-                return (j1 + (i - i1) if tag == "equal" else j1) + 1
-        return len(original) + 1 if i >= len(expanded) else col

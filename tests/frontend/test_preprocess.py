@@ -209,6 +209,36 @@ def test_macro_expansion_keeps_user_columns(tmp_path, croktilec):
     assert lines[2].index("^") == lines[1].index("bad")
 
 
+def test_macro_arguments_keep_their_own_columns(tmp_path, croktilec):
+    """A macro's argument is the user's text moved: an error in it is at its own column;
+    an error in a macro's body is at the macro's name, as gcc says it. An expansion that
+    holds the text after it (`a + b` before ` + `) does not mislead the mapping."""
+    src = write(tmp_path / "args.co.cpp", """
+        #define PLUS_B a + b
+        #define HALF(x) ((x) / 2)
+        #define ADD(x, y) (x) + (y)
+        #define ONE 1
+        #define USES_BAD (bad6 + 1)
+        __co__ void f() {
+          int a = 1;
+          int b = 2;
+          int y = PLUS_B + HALF(bad1) + ADD(ONE, bad2) + bad3 + HALF(ONE + PLUS_B) + bad4;
+          int z = PLUS_B + /* comment */ HALF(b) +   bad5 * ONE + USES_BAD;
+        }
+        """)
+    r = croktilec("-fsyntax-only", src)
+    line9 = "  int y = PLUS_B + HALF(bad1) + ADD(ONE, bad2) + bad3 + HALF(ONE + PLUS_B) + bad4;"
+    line10 = "  int z = PLUS_B + /* comment */ HALF(b) +   bad5 * ONE + USES_BAD;"
+    assert only_errors(r) == [
+        (9, line9.index("bad1") + 1, "'bad1' was not declared in this scope"),
+        (9, line9.index("bad2") + 1, "'bad2' was not declared in this scope"),
+        (9, line9.index("bad3") + 1, "'bad3' was not declared in this scope"),
+        (9, line9.index("bad4") + 1, "'bad4' was not declared in this scope"),
+        (10, line10.index("bad5") + 1, "'bad5' was not declared in this scope"),
+        (10, line10.index("USES_BAD") + 1, "'bad6' was not declared in this scope"),
+    ]
+
+
 def test_preprocessor_errors_are_gcc_style(tmp_path, croktilec):
     src = write(tmp_path / "pperr.co.cpp", """
         #define F(x) x
