@@ -66,7 +66,9 @@ def compile_source(text: str, filename: str, diag: Diagnostics, toolchain: ToolC
     if memory_report:
         for line in instances.report(tu.module):
             print(line, file=sys.stderr)
-    files = toolchain.generate(tu, diag)
+    from .analysis.memo import generating
+    with generating():   # each function-wide analysis once, however many kernels ask
+        files = toolchain.generate(tu, diag)
     tu.module = checked
     if diag.errors:
         return None

@@ -22,6 +22,7 @@ from typing import Dict, List, Set, Tuple
 from .. import ir
 from ..cstrings import c_string
 from .events import TIMEOUT_ENV
+from .memo import per_function
 
 
 @dataclass
@@ -30,16 +31,23 @@ class Barrier:
     before: bool                # also one where the block starts
 
 
+@per_function
 def inthreads_barriers(fn: ir.Function) -> Dict[int, Barrier]:
     """id of each `ir.InThreads` that needs a barrier -> its barrier."""
     out: Dict[int, Barrier] = {}
+    # each level's facts, found at its first block: walking the level again at each block
+    # made a level of n blocks cost O(n^2)
+    uses_events: Dict[int, bool] = {}
+    own_data: Dict[int, Set[int]] = {}
 
     def visit(stmts: List[ir.Stmt], stack: List[ir.Parallel], in_loop: bool, inside: bool) -> None:
         for s in stmts:
             if isinstance(s, ir.InThreads) and not inside and not s.is_async and len(stack) > 1 \
-                    and _shares_writes(s, stack[-1]):
-                events = any(isinstance(x, (ir.EventWait, ir.Trigger)) for x in ir.walk(stack[1].body))
-                out[id(s)] = Barrier(stack[1:], in_loop and not events)
+                    and _shares_writes(s, _own_data(stack[-1], own_data)):
+                level = stack[1]
+                if id(level) not in uses_events:
+                    uses_events[id(level)] = any(isinstance(x, (ir.EventWait, ir.Trigger)) for x in ir.walk(level.body))
+                out[id(s)] = Barrier(stack[1:], in_loop and not uses_events[id(level)])
             if isinstance(s, ir.Parallel):
                 visit(s.body, stack + [s], False, inside)
             elif getattr(s, "body", None):
@@ -74,11 +82,18 @@ def level_barriers(s: ir.Parallel, barriers: Dict[int, Barrier],
     return out, of
 
 
-def _shares_writes(block: ir.InThreads, level: ir.Parallel) -> bool:
-    """Whether the block may write data that another instance of `level` can read: any
-    buffer but those of the instance itself (its level's and those of levels inside)."""
-    own = {id(b) for p in [level] + [x for x in ir.walk(level.body) if isinstance(x, ir.Parallel)]
-           for b in p.buffers if b.storage == "local"}
+def _own_data(level: ir.Parallel, known: Dict[int, Set[int]]) -> Set[int]:
+    """The ids of the buffers of an instance of `level` itself (its level's and those of
+    levels inside), kept in `known` by the level's id."""
+    if id(level) not in known:
+        known[id(level)] = {id(b) for p in [level] + [x for x in ir.walk(level.body) if isinstance(x, ir.Parallel)]
+                            for b in p.buffers if b.storage == "local"}
+    return known[id(level)]
+
+
+def _shares_writes(block: ir.InThreads, own: Set[int]) -> bool:
+    """Whether the block may write data that another instance of its level can read: any
+    buffer but the instance's own (`own`, their ids)."""
     return any(id(b) not in own for s in ir.walk(block.body) for b in ir.stmt_writes(s))
 
 
@@ -95,8 +110,9 @@ def refuse_barriers(module: ir.Module, diag, target: str) -> None:
     no barrier for an `inthreads` block yet: an error at each block that needs one, where
     a run would compute with data the block has not written yet."""
     for fn in module.functions if module is not None else []:
+        barriers = inthreads_barriers(fn)
         for s in ir.walk(fn.body):
-            if isinstance(s, ir.InThreads) and id(s) in inthreads_barriers(fn):
+            if isinstance(s, ir.InThreads) and id(s) in barriers:
                 diag.error(s.loc, f"this 'inthreads' block writes data that the other instances of its level read "
                                   f"after it, so it ends in a barrier of those instances, which the {target} target "
                                   "does not generate yet (the cpu and cuda targets do)")

@@ -76,10 +76,12 @@ def plan_arena(buffers: List[ir.Buffer], extend: Dict[str, int]) -> ArenaPlan:
         last = max(b.last_use, extend.get(b.name, -1))
         first = b.first_use if b.first_use >= 0 else 0
         plan.slots.append(Slot(b, first, max(last, first), static_bytes(b)))
-    placed: List[Slot] = []
+    live: List[Slot] = []   # placed slots still live where this one starts (in order of first use,
+    # a slot that ended before one starts ends before every later one: comparing each slot
+    # with every slot placed before it was O(n^2) in a kernel of n buffers)
     for slot in sorted((s for s in plan.slots if s.size is not None), key=lambda s: (s.first, -s.size, s.buffer.name)):
-        busy = sorted((p.offset, p.offset + align_up(p.size)) for p in placed
-                      if p.first <= slot.last and slot.first <= p.last)
+        live = [p for p in live if p.last >= slot.first]
+        busy = sorted((p.offset, p.offset + align_up(p.size)) for p in live)
         offset = 0
         for lo, hi in busy:
             offset = align_up(offset, slot.buffer.align)
@@ -87,7 +89,7 @@ def plan_arena(buffers: List[ir.Buffer], extend: Dict[str, int]) -> ArenaPlan:
                 break
             offset = max(offset, hi)
         slot.offset = align_up(offset, slot.buffer.align)
-        placed.append(slot)
+        live.append(slot)
         plan.static_bytes = max(plan.static_bytes, slot.offset + align_up(slot.size))
     return plan
 

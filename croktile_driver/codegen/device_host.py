@@ -44,7 +44,6 @@ class DeviceHostEmitter(StatementWriter):
         self.check_ids: Dict[int, int] = {}
         self.float_params = float_values(fn)   # name -> the C type kernels take it as
         self.narrow = {p.name for p in fn.params if p.kind in ("int", "bool")}
-        self.entry_names = {b.symbol for b in fn.bindings} | {p.name for p in fn.params}
         self.written_params = self._written_params()
 
     def hx(self, s: Sym) -> str:

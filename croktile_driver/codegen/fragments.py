@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Callable, Dict, List, Optional, Tuple
 
 from .. import ir
+from ..analysis.memo import per_function
 from ..ir.symbolic import Sym
 from .cxx import At, elem_ctype
 from .rows import RowWriter, row_refs
@@ -70,6 +71,7 @@ def edge_extents(region: ir.Region, transposed: bool, expr) -> Optional[Tuple[st
     return (cols, rows) if transposed else (rows, cols)
 
 
+@per_function
 def swizzled_buffers(fn: ir.Function) -> Dict[str, int]:
     """Shared buffers that a `.swiz<N>` copy writes: on cuda they hold the N-byte swizzled
     layout, which every tensor-core read of them follows (buffer name -> N)."""
@@ -81,6 +83,7 @@ def uses_mma(fn: ir.Function) -> bool:
     return bool(fn.frags)
 
 
+@per_function
 def replication(fn: ir.Function) -> Dict[str, ir.Parallel]:
     """Fragments that an inner level (of several instances) uses: on a target that runs
     those instances one after the other in one thread (cpu), each instance needs its own

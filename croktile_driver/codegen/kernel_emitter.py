@@ -11,6 +11,7 @@ from typing import Dict, List, Optional, Set, Tuple
 
 from .. import ir
 from ..analysis.barriers import EMPTY, BarrierPlanner, State
+from ..analysis.memo import per_function
 from ..ir.symbolic import Sym
 from .cxx import At, condition, loop_header, scalar_ctype, sym_c
 from .element_writer import ElementWriter, float_names
@@ -169,9 +170,17 @@ def kernel_free_names(stmts_with_levels) -> List[str]:
     return sorted(used - defined)
 
 
-def host_level_names(fn: ir.Function, entry_names: Set[str]) -> Set[str]:
-    """Names defined at host level (level 0): what a kernel may take from the host."""
-    names = set(entry_names)
+@per_function
+def global_buffers(fn: ir.Function) -> List[ir.Buffer]:
+    """The function's buffers in global memory, in order: those a kernel may take as arguments."""
+    return [b for b in fn.buffers if b.storage == "global"]
+
+
+@per_function
+def host_level_names(fn: ir.Function) -> Set[str]:
+    """Names defined at host level (level 0): what a kernel may take from the host (the
+    function's parameters and the names of their dimensions among them)."""
+    names = {b.symbol for b in fn.bindings} | {p.name for p in fn.params}
     for s, level in walk_levels(fn.body, 0):
         if level == 0 and isinstance(s, ir.ScalarDef):
             names.add(s.name)
@@ -253,7 +262,7 @@ class KernelEmitterBase:
         self.lines: List[str] = []
         self.all = list(walk_levels([par], 0))
         # what the kernel may take from the host (sizes of its buffers must be among them)
-        self.host_names = host_level_names(self.fn, host.entry_names)
+        self.host_names = host_level_names(self.fn)
         self.label_count = 0
         self.end_label: Optional[str] = None
 

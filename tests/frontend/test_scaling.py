@@ -150,3 +150,100 @@ def test_wrong_closers_on_one_line_stay_linear(monkeypatch, unit):
 
     small, large = run(500), run(2000)
     assert large <= 5 * small, (small, large)
+
+
+# -- growth in time: t(10n) / t(n), never an absolute time (issue #36) -------------------
+LINEAR = 20   # t(10n) / t(n) of a linear pass is about 10 (less with fixed costs); O(n^2) is ~100
+
+
+def _growth(run, n: int, repeats: int = 2) -> float:
+    """t(10n) / t(n), each the best of `repeats` runs (a loaded machine only slows runs)."""
+    import time
+
+    def best(size: int) -> float:
+        times = []
+        for _ in range(repeats):
+            gc.collect()
+            start = time.perf_counter()
+            run(size)
+            times.append(time.perf_counter() - start)
+        return min(times)
+
+    best(n)   # warm: imports, tables
+    return best(10 * n) / best(n)
+
+
+def test_a_long_line_of_macros_stays_linear():
+    """Columns of a macro-expanded line were mapped back with difflib, quadratic or worse:
+    `int x = N + N + ... ;` of 400 terms took 13 s. The preprocessor now notes where each
+    token it writes came from."""
+    def run(n):
+        text = "#define N 16\n__co__ void f() {\n  int x = " + " + ".join(["N"] * n) + ";\n}\n"
+        diag = Diagnostics(stream=io.StringIO(), max_errors=10**9)
+        pipeline.run_frontend(text, "t.co.cpp", diag, stop_after="parse")
+        assert diag.errors == 0, diag.stream.getvalue()
+
+    assert _growth(run, 400) < LINEAR
+
+
+def test_a_long_device_line_aligns_linearly():
+    """The opencl check shows the device compiler's column on the user's line: aligning
+    a macro-expanded line of 40,000 tokens with the user's one is linear."""
+    from croktile_driver.targets.opencl.check import _aligned
+
+    def run(n):
+        user = "  int x = " + " + ".join(["N"] * n) + " + bad;"
+        generated = "  int x = " + " + ".join(["16"] * n) + " + bad;"
+        assert user[_aligned(generated, user, generated.index("bad")):].startswith("bad;")
+
+    assert _growth(run, 4000) < LINEAR
+
+
+def _wgmma_module(n: int):
+    """A checked function whose warp-group level holds `n` multiplies."""
+    from croktile_driver import ir
+    text = ("__co__ auto f(f16 [64, 64] lhs, f16 [64, 64] rhs) {\n  f32 [64, 64] out;\n"
+            "  parallel {bm, bn} by [1, 1] : block {\n    shared f16 [64, 64] ls;\n    shared f16 [64, 64] rs;\n"
+            "    mc = mma.fill.f32 0.0f;\n    tma.copy.swiz<128> lhs.chunkat(bm, _) => ls;\n"
+            "    tma.copy.swiz<128> rhs.chunkat(bn, _) => rs;\n    foreach w in 4 {\n"
+            "      parallel p by 1 : group-4 {\n        ma = mma.load.swiz<128> ls.chunkat(_, w);\n"
+            "        mb = mma.load.swiz<128> rs.chunkat(_, w);\n        mma.row.row mc, ma, mb;\n      }\n    }\n"
+            "    shared f32 [64, 64] os;\n    mma.store mc, os;\n    tma.copy os => out.chunkat(bm, bn);\n  }\n"
+            "  return out;\n}\n")
+    diag = Diagnostics(stream=io.StringIO())
+    tu = pipeline.run_frontend(text, "t.co.cpp", diag)
+    assert diag.errors == 0, diag.stream.getvalue()
+    group = next(s for s in tu.module.functions[0].walk() if isinstance(s, ir.Parallel) and s.kind == "group-4")
+    mul = next(s for s in group.body if isinstance(s, ir.MmaMul))
+    group.body[group.body.index(mul):] = [mul] * n
+    return tu.module
+
+
+def test_wgmma_checks_stay_linear():
+    """The cuda target checked that a block using wgmma is made of warp groups by walking
+    the launch again at each warp-group statement: 8,000 took 10 s. Now once a launch."""
+    from croktile_driver.targets.cuda.mma import check_mma
+    modules = {n: _wgmma_module(n) for n in (2000, 20000)}
+
+    def run(n):
+        diag = Diagnostics(stream=io.StringIO())
+        check_mma(modules[n], diag, "sm_90a")
+        assert diag.errors == 0, diag.stream.getvalue()
+
+    assert _growth(run, 2000) < LINEAR
+
+
+@pytest.mark.parametrize("target", ["cpu", "cuda", "factor", "opencl"])
+def test_a_function_of_many_launches_stays_linear(tmp_path, croktilec, target):
+    """Each launch's kernel asked the whole function its `inthreads` barriers, host-level
+    names, fragments and buffers again: a function of n launches cost O(n^2) (1,000 took
+    30 s on cuda). Function-wide answers are now kept while code is generated."""
+    def run(n):
+        body = "".join(f"  parallel p{i} by 4 {{\n    x = dma.copy a.chunkat(p{i}) => local;\n"
+                       f"    dma.copy x.data => out.chunkat(p{i});\n  }}\n" for i in range(n))
+        src = tmp_path / f"launches{n}.co.cpp"
+        src.write_text("__co__ s32 [64] f(s32 [64] a) {\n  s32 [64] out;\n" + body + "  return out;\n}\n")
+        r = croktilec("-t", target, "-S", src, "-o", tmp_path / f"out{n}")
+        assert r.rc == 0, r.err
+
+    assert _growth(run, 50, repeats=1) < LINEAR

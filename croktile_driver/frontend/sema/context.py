@@ -59,6 +59,7 @@ class CheckContext:
     co_functions: Set[str]           # the names of the translation unit's __co__ functions
     scope: Scope = field(default_factory=lambda: Scope(None))   # the innermost block's names
     used_names: Set[str] = field(default_factory=set)   # IR names given so far (``unique``)
+    last_suffix: Dict[str, int] = field(default_factory=dict)   # the last `_N` ``unique`` gave each name
     buffers: List[ir.Buffer] = field(default_factory=list)   # every buffer of the function
     level: int = 0                   # how many 'parallel' levels enclose the statement (0: host code)
     max_level: int = 0               # the deepest level so far
@@ -93,12 +94,15 @@ class CheckContext:
         return VError()
 
     def unique(self, name: str) -> str:
-        """``name``, or ``name_1``, ``name_2``...: an IR name not given before."""
+        """``name``, or ``name_1``, ``name_2``...: an IR name not given before (the count
+        goes on from the last one given, so n declarations of one name cost O(n))."""
         base = name
-        n = 0
-        while name in self.used_names:
-            n += 1
-            name = f"{base}_{n}"
+        if name in self.used_names:
+            n = self.last_suffix.get(base, 0)
+            while name in self.used_names:
+                n += 1
+                name = f"{base}_{n}"
+            self.last_suffix[base] = n
         self.used_names.add(name)
         return name
 

@@ -29,6 +29,7 @@ from ...analysis.inthreads import inthreads_barriers
 from ...codegen.kernel_emitter import (
     KernelEmitterBase,
     dev_expr,
+    global_buffers,
     kernel_free_names,
     linear,
     paren,
@@ -79,7 +80,7 @@ class KernelEmitter(KernelEmitterBase, FragmentWriter, CudaEvents):
         # global scratch buffer, one slot per thread of the launch
         self.scratch = [b for s, _ in self.all if isinstance(s, ir.Parallel) and s.level >= 2
                         for b in s.buffers if static_bytes(b) is None]
-        self.globals = [b for b in self.fn.buffers if b.storage == "global" and self.uses(b)]
+        self.globals = [b for b in global_buffers(self.fn) if self.uses(b)]
         # a loop of the threads whose iterations the fast instance spreads over more blocks
         self.split = None if self.scratch or self.fn.frags else split_nest(par, self.host_names)
         self.async_futures, self.future_of_buffer = waited_async_futures(self.all, self.cp_async_eligible)

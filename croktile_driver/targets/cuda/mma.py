@@ -4,7 +4,7 @@ written: an instruction for every multiply, an architecture that has it, and a w
 from __future__ import annotations
 
 import re
-from typing import List, Optional
+from typing import Dict, List, Optional
 
 from ... import ir
 from ...codegen.fragments import swizzled_buffers
@@ -20,7 +20,7 @@ def arch_number(arch: Optional[str]) -> Optional[int]:
 def check_mma(module: ir.Module, diag, arch: Optional[str]) -> None:
     number = arch_number(arch)
     for fn in module.functions:
-        _check_stmts(fn.body, [], diag, arch, number)
+        _check_stmts(fn.body, [], diag, arch, number, {})
         _check_swizzles(fn, diag)
         _check_tma_boxes(fn, diag)
 
@@ -79,18 +79,20 @@ def _check_swizzles(fn: ir.Function, diag) -> None:
                               f"'.swiz<{s.swizzle}>' copy for a warp group to read it with 'mma.load.swiz<{s.swizzle}>'")
 
 
-def _check_stmts(stmts: List[ir.Stmt], stack: List[ir.Parallel], diag, arch, number) -> None:
+def _check_stmts(stmts: List[ir.Stmt], stack: List[ir.Parallel], diag, arch, number,
+                 made_of_warp_groups: Dict[int, bool]) -> None:
+    """``made_of_warp_groups``: each launch's verdict (by id), found at its first wgmma."""
     for s in stmts:
         if isinstance(s, ir.Parallel):
-            _check_stmts(s.body, stack + [s], diag, arch, number)
+            _check_stmts(s.body, stack + [s], diag, arch, number, made_of_warp_groups)
             continue
         if getattr(s, "body", None):
-            _check_stmts(s.body, stack, diag, arch, number)
+            _check_stmts(s.body, stack, diag, arch, number, made_of_warp_groups)
         if not isinstance(s, MMA_KINDS):
             continue
         frag = s.c.frag if isinstance(s, ir.MmaMul) else s.ref.frag
         if frag.engine is ir.MmaEngine.WGMMA:
-            _check_wgmma(s, stack, diag, arch)
+            _check_wgmma(s, stack, diag, arch, made_of_warp_groups)
             continue
         if isinstance(s, ir.FragOp):
             diag.error(s.loc, "on the cuda target the row operations (mma.row.*, mma.exp, mma.mask.causal, mma.cvt) "
@@ -112,17 +114,27 @@ def _check_stmts(stmts: List[ir.Stmt], stack: List[ir.Parallel], diag, arch, num
 MAX_WARP_GROUPS = 8   # 1024 threads
 
 
-def _check_wgmma(s: ir.Stmt, stack: List[ir.Parallel], diag, arch: Optional[str]) -> None:
+def _check_wgmma(s: ir.Stmt, stack: List[ir.Parallel], diag, arch: Optional[str],
+                 made_of_warp_groups: Dict[int, bool]) -> None:
     """wgmma is sm_90a's; each warp group holds its own part of an accumulator, so a block
-    that uses it is made of warp groups: its inner levels are `group-4` levels, all of one
-    constant count (a thread is in the same warp group in each)."""
+    that uses it is made of warp groups (see _made_of_warp_groups), judged once a launch:
+    walking it again at each statement made n statements cost O(n^2)."""
     if not (arch or "").endswith("a") or (arch_number(arch) or 0) < 90:
         diag.error(s.loc, f"warp-group tensor-core operations (wgmma) need -arch=sm_90a; -arch={arch} has none")
         return
     launch = stack[0] if stack else None
-    inner = [p for p in ir.walk(launch.body) if isinstance(p, ir.Parallel)] if launch is not None else []
-    counts = {p.count.value for p in inner if p.count.is_const}
-    if not inner or any(p.kind != "group-4" or not p.count.is_const for p in inner) or len(counts) != 1 \
-            or not 1 <= min(counts) <= MAX_WARP_GROUPS:
+    key = id(launch)
+    if key not in made_of_warp_groups:
+        made_of_warp_groups[key] = _made_of_warp_groups(launch)
+    if not made_of_warp_groups[key]:
         diag.error(s.loc, "on the cuda target a block that uses wgmma is made of warp groups: its inner levels "
                           f"must be 'parallel p by G : group-4', all with the same constant G (1 to {MAX_WARP_GROUPS})")
+
+
+def _made_of_warp_groups(launch: Optional[ir.Parallel]) -> bool:
+    """The launch's inner levels are `group-4` levels, all of one constant count (a thread
+    is in the same warp group in each)."""
+    inner = [p for p in ir.walk(launch.body) if isinstance(p, ir.Parallel)] if launch is not None else []
+    counts = {p.count.value for p in inner if p.count.is_const}
+    return bool(inner) and all(p.kind == "group-4" and p.count.is_const for p in inner) and len(counts) == 1 \
+        and 1 <= min(counts) <= MAX_WARP_GROUPS

@@ -85,7 +85,7 @@ class EntryEmitter(FactorBarriers, StatementWriter, FactorEvents, FragmentWriter
         instance (`local s32 [p + 1]`, a chunk by such a bound) cannot be placed there
         (the generated host code named `p` and did not compile)."""
         fn = self.fn
-        host_names = host_level_names(fn, {b.symbol for b in fn.bindings} | {p.name for p in fn.params})
+        host_names = host_level_names(fn)
         for slot in self.slots:
             if not shape_vars(slot.buffer) <= host_names:
                 b = slot.buffer

@@ -14,6 +14,7 @@ from typing import Dict, Set
 
 from ... import ir
 from ...analysis.events import concurrent_levels, wait_message, wait_where
+from ...analysis.memo import per_function
 from ...analysis.inthreads import barrier_levels
 from ...codegen.cxx import At
 from ...codegen.kernel_emitter import dev_expr
@@ -34,7 +35,7 @@ class FactorEvents:
 
     def is_concurrent(self, s: ir.Parallel) -> bool:
         if not hasattr(self, "_concurrent"):
-            self._concurrent = concurrent_levels(self.fn) | barrier_levels(self.barriers)   # (targets/factor/barriers.py)
+            self._concurrent = per_function(concurrent_levels)(self.fn) | barrier_levels(self.barriers)   # (barriers.py)
         return id(s) in self._concurrent
 
     def concurrent_level(self, s: ir.Parallel, depth: int) -> None:

@@ -28,6 +28,7 @@ from ... import ir
 from ...analysis.barriers import COOPERATIVE, EMPTY, MASKED, State
 from ...ir.symbolic import Sym
 from ...analysis.events import concurrent_levels
+from ...analysis.memo import per_function
 from ...codegen.cxx import At
 from ...codegen.kernel_emitter import dev_expr, same_level
 from ...analysis.inthreads import inthreads_barriers
@@ -64,7 +65,7 @@ class OpenclEvents:
     end_label, setup_buffers, stmts, check_fail_call."""
 
     def events_setup(self) -> None:
-        concurrent = concurrent_levels(self.fn)
+        concurrent = per_function(concurrent_levels)(self.fn)   # the function's, once for all its kernels
         self.resumable_levels = [p for p in self.inner if id(p) in concurrent]
         self.resumable = False          # emitting the body of a resumable level
         self.hoisted: Dict[str, str] = {}

@@ -22,6 +22,7 @@ from ...analysis.grid_split import split_nest
 from ...codegen.kernel_emitter import (
     KernelEmitterBase,
     dev_expr,
+    global_buffers,
     kernel_free_names,
     linear as _linear,
     paren as _paren,
@@ -130,8 +131,8 @@ class KernelEmitter(OpenclFast, OpenclEvents, OpenclBarriers, KernelEmitterBase,
                         self.diag.error(b.loc, f"the size of '{b.source_name or b.name}' must be known when the "
                                                "kernel is launched on target 'opencl'")
         # global buffers the kernel reaches: kernel arguments
-        for b in self.fn.buffers:
-            if b.name not in declared and b.storage == "global" and self.uses(b):
+        for b in global_buffers(self.fn):
+            if b.name not in declared and self.uses(b):
                 self.space[b.name] = "g"
                 self.kind[b.name] = "arg"
         # asynchronous copies that can be work-group copies with events
@@ -192,7 +193,7 @@ class KernelEmitter(OpenclFast, OpenclEvents, OpenclBarriers, KernelEmitterBase,
         par = self.par
         self.uses_checks = any(isinstance(s, (ir.Check, ir.EventWait)) for s, _ in self.all)
         # kernel parameters
-        for b in self.fn.buffers:
+        for b in global_buffers(self.fn):
             if self.kind.get(b.name) == "arg":
                 self.global_args.append(b)
                 self.args.append(KernelArg(f"__global {self.ctype(b)}* {RESTRICT}{self.ptr(b)}",

@@ -16,10 +16,11 @@ fragments), except a store into memory, which work-item 0 does.
 """
 from __future__ import annotations
 
-from typing import Dict, Optional, Tuple
+from typing import Dict, Optional, Set, Tuple
 
 from ... import ir
 from ...analysis.barriers import COOPERATIVE, MASKED, State
+from ...analysis.memo import per_function
 from ...codegen.element_writer import BITS16
 from ...codegen.cxx import At
 from ...codegen.kernel_emitter import dev_expr
@@ -55,21 +56,41 @@ def private_copies(fn: ir.Function, one_each=()) -> Dict[str, ir.Parallel]:
     only in one part of the level, they are set before they are read each time a
     work-item runs an instance of it; and less those whose every level is in `one_each`
     (a work-item per instance: its private copy is the instance's)."""
-    out = replication(fn)
-    levels = [s for s in ir.walk(fn.body) if isinstance(s, ir.Parallel) and s.level == 2]
+    out = dict(replication(fn))
+    parts = _parts_using(fn)
     exact = {id(p) for p in one_each}
     for name in list(out):
-        using = [p for p in levels if any(r.frag.name == name for x in ir.walk(p.body)
-                                          for r in refs_of(x, declared=True))]
-        if using and all(id(p) in exact for p in using):
+        using = [k for k in parts.get(name, ()) if k is not None]
+        if using and all(k in exact for k in using):
             del out[name]
-    for p in levels:
-        own = {id(s) for s in ir.walk(p.body)}
-        outside = {r.frag.name for s in ir.walk(fn.body) if id(s) not in own for r in refs_of(s, declared=True)}
-        for f in declared_in(p.body):
-            if f.name not in outside:
-                out.pop(f.name, None)
+    for name, using in parts.items():
+        if len(using) == 1 and None not in using and name in _declared_in_parts(fn):
+            out.pop(name, None)
     return out
+
+
+@per_function
+def _parts_using(fn: ir.Function) -> Dict[str, Set[Optional[int]]]:
+    """Each fragment's name -> the ids of the level-2 `parallel`s (parts of levels) whose
+    statements use or declare it, None for statements outside every one. One walk of the
+    function (a walk of it for each part, and for each kernel, was O(n^2) and more)."""
+    out: Dict[str, Set[Optional[int]]] = {}
+
+    def visit(stmts, part: Optional[int]) -> None:
+        for s in stmts:
+            for r in refs_of(s, declared=True):
+                out.setdefault(r.frag.name, set()).add(part)
+            if getattr(s, "body", None):
+                visit(s.body, id(s) if isinstance(s, ir.Parallel) and s.level == 2 else part)
+    visit(fn.body, None)
+    return out
+
+
+@per_function
+def _declared_in_parts(fn: ir.Function) -> Set[str]:
+    """The fragments declared inside a level-2 `parallel`."""
+    return {f.name for p in ir.walk(fn.body) if isinstance(p, ir.Parallel) and p.level == 2
+            for f in declared_in(p.body)}
 
 
 def check_opencl_mma(module: ir.Module, diag) -> None:
