@@ -428,7 +428,7 @@ class CoFunction(Node):
     ret: TypeSpec
     name: Name
     params: List[Param]
-    body: Block
+    body: Optional[Block]      # None: a prototype (only its head is checked)
     text_range: Any = field(default=None, repr=False)
 
 

@@ -42,6 +42,7 @@ ELEM_ALIASES = {"f8": "f8_e4m3"}
 
 tokens = sorted(set(KEYWORDS.values())) + [
     "AFTER",  # `after` right after an operand (`dma.copy a => b after f`); elsewhere a name
+    "PROTOTYPE",  # never in the text: put first where a prototype is parsed (parser.CroktileParser.parse)
     "ID", "INT_CONST", "FLOAT_CONST",
     "PLUS", "MINUS", "TIMES", "DIVIDE", "MOD", "LSHIFT", "RSHIFT",
     "AND", "OR", "XOR", "NOT", "LNOT", "LAND", "LOR",

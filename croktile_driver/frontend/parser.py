@@ -75,7 +75,7 @@ class Grammar:
     """The grammar rules. Kept apart from the driver class so PLY's reflection sees only them."""
 
     tokens = tokens
-    start = "co_function"
+    start = "co_unit"
     # the dangling `else` belongs to the nearest `if` (as in C)
     # `after f, g` takes every future of the list: a comma after it continues the list
     # (AFTER_LIST below COMMA makes that shift explicit instead of a reported conflict)
@@ -112,6 +112,15 @@ class Grammar:
         return self._loc(p, i)
 
     # -- top level -------------------------------------------------------------
+    def p_co_unit(self, p):
+        """co_unit : co_function
+                   | PROTOTYPE co_prototype"""
+        p[0] = p[len(p) - 1]
+
+    def p_co_prototype(self, p):
+        """co_prototype : CO ret_type ID LPAREN param_list_opt RPAREN SEMI"""
+        p[0] = A.CoFunction(self._loc(p, 1), p[2], A.Name(self._loc(p, 3), p[3]), p[5], None)
+
     def p_co_function(self, p):
         """co_function : CO ret_type ID LPAREN param_list_opt RPAREN block"""
         p[0] = A.CoFunction(self._loc(p, 1), p[2], A.Name(self._loc(p, 3), p[3]), p[5], p[7])
@@ -1101,8 +1110,16 @@ class CroktileParser:
         # syntax errors the dropped character causes on its line are follow-on noise
         self.grammar.cascade_line = (exc.loc.file, exc.loc.line)
 
-    def parse(self, text: str, filename: str, line: int, col: int, end_loc: Loc) -> Optional[A.CoFunction]:
+    def parse(self, text: str, filename: str, line: int, col: int, end_loc: Loc,
+              prototype: bool = False) -> Optional[A.CoFunction]:
+        """A ``__co__`` function, or with ``prototype`` its declaration (`...(params);`,
+        a CoFunction without a body): its head is checked as a definition's is."""
         self.lexer.input(text, filename, line, col)
+        if prototype:
+            mark = ply.lex.LexToken()
+            mark.type, mark.value, mark.lineno, mark.lexpos = "PROTOTYPE", "", line, 0
+            mark.virtual = True
+            self.lexer.push_back(mark)
         self.grammar.last_error_pos = None
         self.grammar.cascade_line = None
         self.grammar.end_loc = end_loc

@@ -47,7 +47,8 @@ def run_frontend(text: str, filename: str, diag: Diagnostics, *,
         return tu
     # after a splitter error (a stray '}', an unterminated function) the functions it did
     # find are still parsed and checked: their errors usually show the cause
-    co_segments = [s for s in tu.segments if s.kind == "co" and s.brackets_match]
+    # prototypes too: only their heads are checked (a malformed one is an error at its token)
+    co_segments = [s for s in tu.segments if s.kind in ("co", "co_decl") and s.brackets_match]
     check = stop_after != "parse"
     # every __co__ name (definitions and prototypes) is known before the first check, so
     # a call to a later one is caught; each function is then parsed and checked in turn,
@@ -107,8 +108,8 @@ def _parse_and_check(tu: TranslationUnit, co_segments: List[Segment], diag: Diag
         end = seg.end_loc
         if colmap is not None:  # only reported ("expected '}' at end of input"): the user's column
             end = Loc(end.file, end.line, colmap(end.file, end.line, end.col))
-        fn = parser.parse(seg.text, seg.loc.file, seg.loc.line, seg.loc.col, end)
-        if fn is None:
+        fn = parser.parse(seg.text, seg.loc.file, seg.loc.line, seg.loc.col, end, prototype=seg.kind == "co_decl")
+        if fn is None or fn.body is None:
             continue
         fn.parsed_cleanly = diag.errors == before
         tu.functions.append(fn)

@@ -295,6 +295,8 @@ class Scanner:
 
 _CO_LINE = re.compile(r"^[ \t]*(?P<co>__co__)\b", re.M)   # a __co__ definition starting a line
 _BAD_BYTE = re.compile("[\udc80-\udcff]")   # a byte that is not UTF-8 (surrogateescape)
+_CO_WORD = re.compile(r"(?<!\w)__cok?__(?!\w)")
+_WORD = re.compile(r"\w+")
 
 
 def split(text: str, filename: str, diag: Diagnostics, colmap=None) -> List[Segment]:
@@ -332,6 +334,32 @@ def split(text: str, filename: str, diag: Diagnostics, colmap=None) -> List[Segm
             if i < 0 or text[i] in "{;" or (text[i] == "(" and depth == 0):
                 return i if i >= 0 and text[i] == "(" else -1
             depth += {"[": 1, "]": -1}.get(text[i], 0)
+            i += 1
+
+    def head_end(start: int) -> Tuple[int, int, int]:
+        """Where the head of the __co__ function from ``start`` ends: (the '{' of its body or
+        the ';' of a prototype, or -1; the first ';' inside the head's brackets, or -1; the
+        next `__co__` or `__cok__`, where the search stops, or -1).
+
+        A ';' inside the parameters' '(' ... ')' (or a '[' ... ']') does not end the head:
+        the head is malformed, and the parser reports it at that ';' (taking the function
+        for a prototype there left its body to the host code)."""
+        depth, inner_semi, i = 0, -1, start
+        while True:
+            i = scan.next_code_char(i, "()[]{;_")
+            if i < 0:
+                return -1, inner_semi, -1
+            c = text[i]
+            if c == "_":
+                if _CO_WORD.match(text, i):
+                    return -1, inner_semi, i
+                i = _WORD.match(text, i).end()
+                continue
+            if c == "{" or (c == ";" and depth <= 0):
+                return i, inner_semi, -1
+            if c == ";" and inner_semi < 0:
+                inner_semi = i
+            depth += 1 if c in "([" else -1 if c in ")]" else 0
             i += 1
 
     def matching_brace(open_pos: int) -> int:
@@ -422,7 +450,9 @@ def split(text: str, filename: str, diag: Diagnostics, colmap=None) -> List[Segm
             i = host_start = close + 1
             continue
         # a __co__ function definition (or a prototype ending in ';')
-        brace = scan.next_code_char(m.end(), "{;")
+        brace, inner_semi, stop = head_end(m.end())
+        if brace < 0 and inner_semi >= 0:   # `__co__ void f(int n;`: the parser reports the ';'
+            brace = inner_semi
         name_m = None
         paren = parameter_list(m.end())
         if paren >= 0:
@@ -431,7 +461,11 @@ def split(text: str, filename: str, diag: Diagnostics, colmap=None) -> List[Segm
         name = name_m.group(1) if name_m else None
         if brace < 0:
             diag.error(user_loc(lines.loc(i)), "expected a function body after '__co__' declaration")
-            return segments
+            if stop < 0:
+                return segments
+            flush_host(i)
+            i = host_start = stop   # the functions after it are still checked
+            continue
         if text[brace] == ";":
             flush_host(i)
             segments.append(Segment("co_decl", text[i:brace + 1], lines.loc(i), lines.loc(brace), name))

@@ -225,3 +225,29 @@ def test_brackets_of_passed_through_conditionals_are_not_matched(tmp_path, crokt
                    "      n);\n  }\n}\n__co__ void f() { parallel p by 2 {} }\n")
     r = croktilec("-fsyntax-only", src)
     assert (r.rc, r.err) == (0, "")
+
+
+def test_a_semicolon_in_the_parameters_does_not_end_the_head():
+    """`__co__ void f(;) { ... }` was taken for a prototype ending at the ';', its body for
+    host code: the head now ends at its '{' (the parser reports the ';'), and a head with
+    no '{' before the next __co__ function ends at that ';' (a prototype the parser checks)."""
+    segs, diag = segments('''
+        __co__ void f(;) {
+          int x = 1;
+        }
+        __co__ void g(int n;
+        __co__ void h() /* __co__ in a comment */ { }
+        ''')
+    assert diag.errors == 0, diag.messages
+    assert kinds(segs) == [("co", "f"), ("co_decl", "g"), ("co", "h")]
+    f, g, _ = [s for s in segs if s.kind != "host"]
+    assert "int x = 1;" in f.text and g.text == "__co__ void g(int n;"
+
+
+def test_a_head_without_body_is_an_error_and_the_next_function_is_found():
+    segs, diag = segments('''
+        __co__ void f(int n)
+        __co__ void g() { }
+        ''')
+    assert diag.messages and "expected a function body" in diag.messages[0]
+    assert kinds(segs) == [("co", "g")]
