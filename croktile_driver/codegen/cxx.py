@@ -36,17 +36,24 @@ def elem_ctype(elem: str) -> str:
 HOST_API = "croktile::host"    # the device API of the targets whose device memory is host memory
 
 
+# the arrays box_declarations declares, as a box copy takes them: (source, destination,
+# extents); prefixed, so that no user name (reserved.py) can be one of them
+BOX_SOURCE = "croktile_src_shape, croktile_src_off"
+BOX_DESTINATION = "croktile_dst_shape, croktile_dst_off"
+BOX_EXTENTS = "croktile_ext"
+
+
 def box_declarations(dma: ir.Dma, expr) -> List[str]:
     """The shape/offset/extent arrays a host-side box copy takes; ``expr`` renders a Sym."""
     rank = len(dma.src.extents)
 
     def arr(items):
         return "{" + ", ".join(f"(long long)({expr(x)})" for x in items) + "}"
-    return [f"const long long src_shape[{rank}] = {arr(dma.src.shape)}, "
-            f"src_off[{rank}] = {arr(dma.src.offsets)};",
-            f"const long long dst_shape[{rank}] = {arr(dma.dst.shape)}, "
-            f"dst_off[{rank}] = {arr(dma.dst.offsets)};",
-            f"const long long ext[{rank}] = {arr(dma.src.extents)};"]
+    return [f"const long long croktile_src_shape[{rank}] = {arr(dma.src.shape)}, "
+            f"croktile_src_off[{rank}] = {arr(dma.src.offsets)};",
+            f"const long long croktile_dst_shape[{rank}] = {arr(dma.dst.shape)}, "
+            f"croktile_dst_off[{rank}] = {arr(dma.dst.offsets)};",
+            f"const long long {BOX_EXTENTS}[{rank}] = {arr(dma.src.extents)};"]
 
 
 def check_stmt(check: ir.Check, indent: str) -> str:

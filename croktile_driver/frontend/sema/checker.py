@@ -49,6 +49,7 @@ class FunctionChecker:
 
     def run(self) -> Optional[ir.Function]:
         fn = self.ctx.fn
+        self.ctx.reject_reserved(fn.name, function=True)
         params: List[ir.Param] = []
         bindings: List[ir.DimBinding] = []
         entry: List[ir.Stmt] = []
@@ -85,6 +86,7 @@ class FunctionChecker:
         if not name.name:   # `int` with no name (a prototype-style parameter): not usable, still passed
             name = A.Name(name.loc, self.ctx.unique(f"__anon{len(bindings)}_{p.loc.line}_{p.loc.col}"))
             self.ctx.used_names.discard(name.name)
+            self.ctx.made_up_names.add(name.name)
         self.ctx.unique(name.name)
         if p.storage is not None and (p.storage != "global" or ty.kind != "spanned"):
             what = f"a '{p.storage}' parameter" if p.storage != "global" else "'global' on a scalar parameter"

@@ -20,6 +20,7 @@ from ...diagnostics import Diagnostics, Loc
 from ...ir.dataclass import dataclass
 from ...ir.symbolic import INT_MAX, INT_MIN, Sym, fits_int, prove_equal
 from . import pending as P
+from .reserved import reserved_reason
 from .values import Symbol, VBool, VData, VError, VInt, VSpan, VTuple, Value
 
 
@@ -60,6 +61,7 @@ class CheckContext:
     scope: Scope = field(default_factory=lambda: Scope(None))   # the innermost block's names
     used_names: Set[str] = field(default_factory=set)   # IR names given so far (``unique``)
     last_suffix: Dict[str, int] = field(default_factory=dict)   # the last `_N` ``unique`` gave each name
+    made_up_names: Set[str] = field(default_factory=set)   # declared by the checker, not written by the user
     buffers: List[ir.Buffer] = field(default_factory=list)   # every buffer of the function
     level: int = 0                   # how many 'parallel' levels enclose the statement (0: host code)
     max_level: int = 0               # the deepest level so far
@@ -106,7 +108,15 @@ class CheckContext:
         self.used_names.add(name)
         return name
 
+    def reject_reserved(self, name: A.Name, function: bool = False) -> None:
+        """An error at a user's name that the runtime or the generated code reserves (reserved.py)."""
+        why = reserved_reason(name.name, function)
+        if why is not None:
+            self.error(name.loc, f"the name '{name.name}' is reserved: {why}")
+
     def declare(self, name: A.Name, sym: Symbol) -> None:
+        if name.name not in self.made_up_names:
+            self.reject_reserved(name)
         prev = self.scope.names.get(name.name)
         if prev is not None:
             if prev.kind == "mdspan":

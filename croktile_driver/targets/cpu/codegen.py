@@ -23,6 +23,9 @@ from ...codegen.fragments import FragmentWriter, replication, uses_mma
 from ...analysis.events import concurrent_levels, wait_message, wait_where
 from ...analysis.inthreads import barrier_levels, barrier_wait_message, inthreads_barriers, level_barriers
 from ...codegen.cxx import (
+    BOX_DESTINATION,
+    BOX_EXTENTS,
+    BOX_SOURCE,
     At,
     box_declarations,
     call_arguments,
@@ -193,8 +196,8 @@ class FunctionEmitter(StatementWriter, FragmentWriter):
         self.w(depth, "{")
         for line in box_declarations(s, sym_c):
             self.w(depth + 1, line)
-        self.w(depth + 1, f"croktile::cpu::copy_box({self.ptr(s.src.buffer)}, src_shape, src_off, "
-                          f"{self.ptr(s.dst.buffer)}, dst_shape, dst_off, ext);")
+        self.w(depth + 1, f"croktile::cpu::copy_box({self.ptr(s.src.buffer)}, {BOX_SOURCE}, "
+                          f"{self.ptr(s.dst.buffer)}, {BOX_DESTINATION}, {BOX_EXTENTS});")
         self.w(depth, "}")
 
     def s_Wait(self, s: ir.Wait, at: At) -> None:

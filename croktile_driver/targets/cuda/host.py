@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, List
 
 from ... import ir
 from ...frontend.pipeline import TranslationUnit
-from ...codegen.cxx import At, elem_ctype, line_directive
+from ...codegen.cxx import BOX_DESTINATION, BOX_EXTENTS, BOX_SOURCE, At, elem_ctype, line_directive
 from ...cstrings import c_string
 from ...codegen.host_unit import host_translation_unit
 from ...codegen.device_host import DeviceHostEmitter, where as _where
@@ -121,8 +121,8 @@ class HostEmitter(DeviceHostEmitter):
                          f"{fill_literal(b.elem, s.value)}, croktile_st, {_where(s.loc)});")
 
     def copy_box_call(self, s: ir.Dma) -> str:
-        return (f"croktile::cuda::copy_box({self.mem(s.src.buffer)}.get(), src_shape, src_off, "
-                f"{self.mem(s.dst.buffer)}.get(), dst_shape, dst_off, ext, "
+        return (f"croktile::cuda::copy_box({self.mem(s.src.buffer)}.get(), {BOX_SOURCE}, "
+                f"{self.mem(s.dst.buffer)}.get(), {BOX_DESTINATION}, {BOX_EXTENTS}, "
                 f"sizeof({elem_ctype(s.src.buffer.elem)}), croktile_st, {_where(s.loc)});")
 
     def s_Parallel(self, s: ir.Parallel, at: At) -> None:

@@ -13,6 +13,9 @@ from ...analysis.futures import plan_waits
 from ...codegen.dma_loops import element_loops, write_loops
 from ...codegen.fragments import FragmentWriter, replication
 from ...codegen.cxx import (
+    BOX_DESTINATION,
+    BOX_EXTENTS,
+    BOX_SOURCE,
     At,
     StatementWriter,
     box_declarations,
@@ -221,7 +224,7 @@ class EntryEmitter(FactorBarriers, StatementWriter, FactorEvents, FragmentWriter
             self.w(depth + 1, line)
         self.w(depth + 1, f"const croktile_factor_copy croktile_copy = {{{self.ptr(s.src.buffer)}, "
                           f"{self.ptr(s.dst.buffer)}, {s.src.buffer.elem_bytes}, {len(s.src.extents)}, "
-                          "src_shape, src_off, dst_shape, dst_off, ext};")
+                          f"{BOX_SOURCE}, {BOX_DESTINATION}, {BOX_EXTENTS}}};")
         is_async = s.is_async and s.future not in self.sync_futures
         issue = f"croktile_rt->dma(croktile_core, &croktile_copy, {1 if is_async else 0});"
         if s.is_async and s.future:

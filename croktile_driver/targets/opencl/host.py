@@ -11,7 +11,7 @@ from ...frontend.splitter import LineMap
 from ...cstrings import escaped
 from .mma import PRELUDE as MMA_PRELUDE, needs_prelude
 from ...cstrings import c_string
-from ...codegen.cxx import At, elem_ctype, line_directive
+from ...codegen.cxx import BOX_DESTINATION, BOX_EXTENTS, BOX_SOURCE, At, elem_ctype, line_directive
 from ...codegen.host_unit import host_translation_unit
 from ...codegen.device_host import DeviceHostEmitter, where as _where
 from ...codegen.cok_blocks import blank, host_device_functions, parse_cok, report_non_cok_call
@@ -218,8 +218,8 @@ class HostEmitter(DeviceHostEmitter):
                          f"{_where(s.loc)});")
 
     def copy_box_call(self, s: ir.Dma) -> str:
-        return (f"croktile::opencl::copy_box(croktile_rt, croktile_q, {self.mem(s.src.buffer)}, src_shape, src_off, "
-                f"{self.mem(s.dst.buffer)}, dst_shape, dst_off, ext, sizeof({elem_ctype(s.src.buffer.elem)}), "
+        return (f"croktile::opencl::copy_box(croktile_rt, croktile_q, {self.mem(s.src.buffer)}, {BOX_SOURCE}, "
+                f"{self.mem(s.dst.buffer)}, {BOX_DESTINATION}, {BOX_EXTENTS}, sizeof({elem_ctype(s.src.buffer.elem)}), "
                 f"{_where(s.loc)});")
 
     def s_Parallel(self, s: ir.Parallel, at: At) -> None:
