@@ -20,7 +20,7 @@ from ...diagnostics import Diagnostics, Loc
 from ...ir.dataclass import dataclass
 from ...ir.symbolic import INT_MAX, INT_MIN, Sym, fits_int, prove_equal
 from . import pending as P
-from .reserved import reserved_reason
+from ..reserved_names import reserved_reason
 from .values import Symbol, VBool, VData, VError, VInt, VSpan, VTuple, Value
 
 
@@ -109,7 +109,7 @@ class CheckContext:
         return name
 
     def reject_reserved(self, name: A.Name, function: bool = False) -> None:
-        """An error at a user's name that the runtime or the generated code reserves (reserved.py)."""
+        """An error at a user's name that the runtime or the generated code reserves (frontend/reserved_names.py)."""
         why = reserved_reason(name.name, function)
         if why is not None:
             self.error(name.loc, f"the name '{name.name}' is reserved: {why}")

@@ -1,4 +1,4 @@
-// Names the runtime and the generated code reserve (issue #36, frontend/sema/reserved.py):
+// Names the runtime and the generated code reserve (issue #36, frontend/reserved_names.py):
 // a __co__ function, parameter or variable that takes one is an error at its name, on
 // every target; before, the C++ compiler failed on the generated code ("'choreo'
 // redeclared as different kind of entity") at a column that the line does not have.

@@ -1,4 +1,4 @@
-// Names near the reserved ones (frontend/sema/reserved.py) build and run on every
+// Names near the reserved ones (frontend/reserved_names.py) build and run on every
 // target: the spec's own example names a function `croktile_function`, and a variable
 // may take a namespace's name (C++ looks a name before `::` up among namespaces and
 // types only, so the generated code's `std::` and `croktile::` still mean the namespaces).
