@@ -56,3 +56,28 @@ def unescape(body: str) -> str:
             return chr(0xDC00 + code) if 0x80 <= code <= 0xFF else chr(min(code, 0x10FFFF))
         return _UNSIMPLE.get(other, other)
     return _ESCAPE.sub(one, body) if "\\" in body else body
+
+
+LINE_DIRECTIVE = re.compile(r'^[ \t]*#[ \t]*line[ \t]+(\d+)[ \t]+"((?:[^"\\]|\\.)*)"')
+_RAW_OPEN = re.compile(r'R"([^ ()\\\t\n]{0,16})\(')
+
+
+def directive_lines(text: str):
+    """Each line of generated C++ with the ``#line`` directive it is, as (file, line), or
+    None: a line inside a raw string literal (the opencl target embeds its device program,
+    directives and all, in one) or continuing a line that ends in a backslash is text."""
+    raw_end = None
+    continued = False
+    for line in text.split("\n"):
+        if raw_end is not None:
+            if raw_end in line:
+                raw_end = None
+            yield line, None, True
+            continue
+        m = None if continued else LINE_DIRECTIVE.match(line)
+        inside = continued
+        continued = line.endswith("\\")
+        opened = _RAW_OPEN.search(line)
+        if opened and f"){opened.group(1)}\"" not in line[opened.end():]:
+            raw_end = f"){opened.group(1)}\""
+        yield line, (unescape(m.group(2)), int(m.group(1))) if m else None, inside

@@ -1,10 +1,12 @@
 """What every target's toolchain provides, and the C++ emission they share."""
 from __future__ import annotations
 
-from typing import Any, List, NamedTuple
+import re
+from typing import Any, Callable, Dict, List, NamedTuple, Optional, Tuple
 
-from ..cstrings import c_string, line_marker
+from ..cstrings import c_string, directive_lines, line_marker
 from .. import ir
+from ..frontend.splitter import LineMap
 from ..ir.symbolic import Sym
 
 
@@ -37,7 +39,7 @@ HOST_API = "croktile::host"    # the device API of the targets whose device memo
 
 
 # the arrays box_declarations declares, as a box copy takes them: (source, destination,
-# extents); prefixed, so that no user name (reserved.py) can be one of them
+# extents); prefixed, so that no user name (frontend/reserved_names.py) can be one of them
 BOX_SOURCE = "croktile_src_shape, croktile_src_off"
 BOX_DESTINATION = "croktile_dst_shape, croktile_dst_off"
 BOX_EXTENTS = "croktile_ext"
@@ -230,3 +232,58 @@ class StatementWriter:
             self.w(at.depth, f"if ({condition(self.expr(s.cond))}) return {call};")
 
 
+# -- every generated line at the user's line it was generated for (issue #36) -----------
+# The generated sources put ``#line N "file.co.cpp"`` before the code of each statement, so
+# that the C++ compiler's messages and debuggers name the user's file. The lines after a
+# directive count on from N: right for the user's text copied (host C++, ``__cok__``
+# blocks), wrong for generated code, whose lines claimed the lines after N (the 25 lines a
+# kernel starts with took lines 13 to 38 of the user's file: other code, or no line at
+# all). ``pin_lines`` repeats the directive before each generated line after the first.
+_CODE = re.compile(r"\w")   # a line that could hold a token the compiler reports
+
+UserText = Callable[[str, int], Optional[str]]
+
+
+def user_lines(preprocessed: str, filename: str) -> UserText:
+    """(file, line) -> that line of the user's text as the code generators copy it (after
+    the preprocessor), None where the translation unit has none."""
+    lines = LineMap(preprocessed, filename)
+    text: Dict[Tuple[str, int], str] = {}
+    for k, start in enumerate(lines.starts):
+        end = lines.starts[k + 1] - 1 if k + 1 < len(lines.starts) else len(preprocessed)
+        text.setdefault(lines.origin[k], preprocessed[start:end].rstrip("\r"))
+    return lambda file, line: text.get((file, line))
+
+
+def pin_lines(text: str, user_text: UserText) -> str:
+    """``text`` with the directive in force repeated before each line of generated code
+    that would otherwise claim a later line of the user's file. A directive's region
+    (its lines up to the next directive) that has a line of the user's own text at its
+    place (``user_text``) is a copy, whose lines keep counting on (an edited one too:
+    `extern "C"` blanked); any other region is generated code."""
+    out: List[str] = []
+    anchor: Optional[str] = None              # the directive of the region
+    place: Optional[Tuple[str, int]] = None   # where the compiler puts its first line
+    region: List[Tuple[str, bool]] = []       # its lines, and whether each is code
+
+    def flush() -> None:
+        if anchor is None:
+            out.extend(line for line, _ in region)
+            return
+        copied = any(code and user_text(place[0], place[1] + k) == line for k, (line, code) in enumerate(region))
+        first = True
+        for line, code in region:
+            if code and not copied and not first:
+                out.append(line[:len(line) - len(line.lstrip())] + anchor)
+            first = first and not code
+            out.append(line)
+
+    for line, directive, inside in directive_lines(text):
+        if directive is not None:
+            flush()
+            out.append(line)
+            anchor, place, region = line.strip(), directive, []
+            continue
+        region.append((line, not inside and bool(_CODE.search(line)) and not line.lstrip().startswith("#")))
+    flush()
+    return "\n".join(out)

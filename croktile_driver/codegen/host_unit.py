@@ -9,7 +9,7 @@ from .half_alias import half_alias
 from .lean_headers import runtime_defines
 from .macro_guard import guarded_head
 from .signatures import device_prototype, has_device_form, signature
-from .cxx import HOST_API, line_directive
+from .cxx import HOST_API, line_directive, pin_lines, user_lines
 
 
 def host_translation_unit(tu: TranslationUnit, head: List[str], cok_lines, co_text, api: str = HOST_API) -> str:
@@ -20,6 +20,7 @@ def host_translation_unit(tu: TranslationUnit, head: List[str], cok_lines, co_te
     functions."""
     functions = {fn.name: fn for fn in (tu.module.functions if tu.module else [])}
     out = guarded_head(head[:1] + runtime_defines(tu.segments) + head[1:], tu.macros) + half_alias(tu.segments)
+    start = len(out)   # the head holds no directive of its own (opencl's holds the device program's, in a string)
     device_declared = set()
     for si, seg in enumerate(tu.segments):
         if seg.kind == "host":
@@ -30,6 +31,7 @@ def host_translation_unit(tu: TranslationUnit, head: List[str], cok_lines, co_te
             out.extend(cok_lines(si, seg))
         elif seg.kind in ("co_decl", "co") and seg.name in functions:
             fn = functions[seg.name]
+            out.append(line_directive(fn.loc))   # the declarations are the function's, not the text before
             if seg.kind == "co_decl":
                 out.append(signature(fn) + ";")
             # the stream's default argument goes on the first declaration only
@@ -39,4 +41,5 @@ def host_translation_unit(tu: TranslationUnit, head: List[str], cok_lines, co_te
             if seg.kind == "co":
                 out.extend(co_text(inst) for inst in getattr(fn, "instances", ()))
                 out.append(co_text(fn))
-    return "\n".join(out) + "\n"
+    body = pin_lines("\n".join(out[start:]), user_lines(tu.preprocessed, tu.filename))
+    return "\n".join(out[:start] + [body]) + "\n"

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Callable, List, Optional
 
 from . import interrupts
+from .cxx_messages import remapping_runner
 from .atomic import is_special, write_atomic, write_stdout
 from ..cstrings import escaped
 from ..diagnostics import Diagnostics
@@ -312,7 +313,8 @@ def _run(args: ParsedArgs, diag: Diagnostics, toolchain, work: Callable[[], str]
             compile_argv += toolchain.quote_include(os.path.dirname(path) or ".")
             compile_argv += _device_build(jobs, toolchain, source, flags, path)
         compile_argv += ["-c", source, "-o", obj]
-        job = Job(compile_argv, "compile", source, obj)
+        # the compiler's columns in generated code are the generated text's: told without them
+        job = Job(compile_argv, "compile", source, obj, runner=remapping_runner(source) if source != path else None)
         if want_dep:
             if args.stage_compile:
                 depfile = args.dep_file or os.path.splitext(obj)[0] + ".d"
@@ -418,7 +420,7 @@ def _device_build(jobs: List[Job], toolchain, generated: str, flags: List[str], 
     build = toolchain.device_build(generated, flags, os.path.dirname(co_source) or ".")
     if build is None:
         return []
-    jobs.append(Job(build.argv, "device", build.source, build.output))
+    jobs.append(Job(build.argv, "device", build.source, build.output, runner=remapping_runner(build.source)))
     return build.host_flags
 
 

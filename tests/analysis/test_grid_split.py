@@ -15,6 +15,7 @@ from pathlib import Path
 
 
 from helpers.croktilec import run_croktilec
+from helpers.generated import code
 
 PROGRAM = Path(__file__).resolve().parent / "grid_split.co.cpp"
 CASES = ("rows", "tail", "carried", "same_chunk", "prefix")
@@ -31,7 +32,7 @@ def test_only_independent_loops_are_spread(tmp_path):
     out = tmp_path / "grid_split.cu"
     res = run_croktilec("-t", "cuda", "-S", str(PROGRAM), "-o", str(out), cwd=tmp_path)
     assert res.rc == 0, res
-    text = out.read_text()
+    text = code(out.read_text())
     spread = {fn for fn in ("rows__v1", "rows", "tail", "carried", "same_chunk", "prefix")
               if "croktile::cuda::split_count(" in _host_part(text, fn)}
     # rows' generic instance keeps its run-time sized thread data in global scratch, one slot per thread

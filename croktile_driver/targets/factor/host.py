@@ -18,6 +18,7 @@ from ...codegen.signatures import with_device_form
 from ...codegen.cxx import At, line_directive
 from ...cstrings import c_string
 from ...codegen.host_unit import host_translation_unit
+from ...codegen.cxx import pin_lines, user_lines
 from ..cpu import FunctionEmitter
 from ...codegen.cok_blocks import masked_text, host_device_functions, parse_cok, report_non_cok_call, segment_loc
 from .entry import EntryEmitter, _where
@@ -199,7 +200,7 @@ class Generator:
         out.extend(self.entries)
         out.append("// Which runtime this module was built for.")
         out.append("CROKTILE_FACTOR_EXPORT const int croktile_factor_abi = CROKTILE_FACTOR_ABI_VERSION;")
-        return "\n".join(out) + "\n"
+        return pin_lines("\n".join(out), user_lines(self.tu.preprocessed, self.tu.filename)) + "\n"
 
     def host_source(self, host_fns: Dict[str, str], device: str) -> str:
         tu = self.tu

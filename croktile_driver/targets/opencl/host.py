@@ -11,6 +11,7 @@ from ...frontend.splitter import LineMap
 from ...cstrings import escaped
 from .mma import PRELUDE as MMA_PRELUDE, needs_prelude
 from ...cstrings import c_string
+from ...codegen.cxx import pin_lines, user_lines
 from ...codegen.cxx import BOX_DESTINATION, BOX_EXTENTS, BOX_SOURCE, At, elem_ctype, line_directive
 from ...codegen.host_unit import host_translation_unit
 from ...codegen.device_host import DeviceHostEmitter, where as _where
@@ -121,7 +122,7 @@ class Generator:
             out.append(self.clone_text(key))
         for name, text in self.kernels:
             out.extend(instance_texts(text, name, restrict="restrict" not in renamed))
-        return "\n".join(out) + "\n"
+        return pin_lines("\n".join(out), user_lines(self.tu.preprocessed, self.tu.filename)) + "\n"
 
     def clone_text(self, key) -> str:
         name, targs, sig = key

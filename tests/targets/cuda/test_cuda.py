@@ -23,6 +23,7 @@ from typing import Dict, Tuple
 import pytest
 
 from helpers.croktilec import fails, ok, run_croktilec
+from helpers.generated import code
 from helpers.paths import REPO, TESTS
 
 HERE = Path(__file__).resolve().parent
@@ -62,7 +63,7 @@ def test_compiles_with_nvcc(objects, name):
 def _source(tmp_path: Path, src: Path, *flags) -> str:
     out = tmp_path / (src.name + ".cu")
     ok("-t", "cuda", "-S", *flags, str(src), "-o", str(out), cwd=tmp_path)
-    return out.read_text()
+    return code(out.read_text())
 
 
 def _kernel(text: str, name: str) -> str:

@@ -32,6 +32,7 @@ import pytest
 
 from helpers import shared_builds
 from helpers.croktilec import fails, ok, run_croktilec
+from helpers.generated import code
 from helpers.paths import REPO
 from helpers.programs import ADD_PROGRAM
 
@@ -434,7 +435,7 @@ def test_kernels_with_vector_copies_get_a_fast_instance(tmp_path):
     overlaps another. A kernel whose work-items are its instances one to one has a fixed
     work-group size, and its loops are written for unrolling."""
     ok("-t", "opencl", "-S", str(HERE / "fast_instance.co.cpp"), "-o", str(tmp_path / "f.cpp"), cwd=tmp_path)
-    cl = (tmp_path / "f.cl").read_text()
+    cl = code((tmp_path / "f.cl").read_text())
     host = (tmp_path / "f.cpp").read_text()
 
     def kernel(name: str) -> str:
