@@ -60,10 +60,13 @@ class Remapper:
 
     def column_is_real(self, file: str, line: int) -> bool:
         """Whether every line of code the compiler may mean at ``file:line`` is the user's
-        line copied (then its columns are the user's). Lines without a word (a generated
+        line copied, up to a comment dropped at its end (then its columns are the user's). Lines without a word (a generated
         `}`, which pin_lines leaves where it falls) do not count."""
         user = self.user_line(file, line)
-        return all(text == user for text in self.at.get((file, line), []) if _WORD.search(text))
+        if user is None:
+            return False
+        # the copy may have lost a trailing comment (the preprocessor's): its columns are still the user's
+        return all(user.startswith(text.rstrip()) for text in self.at.get((file, line), []) if _WORD.search(text))
 
     def rewrite(self, output: str) -> str:
         out: List[str] = []

@@ -177,7 +177,10 @@ class KernelEmitter(KernelEmitterBase, FragmentWriter, CudaEvents):
         return last
 
     def cp_async_eligible(self, dma: ir.Dma, level: int) -> bool:
-        return (level == 1 and not dma.element_wise and dma.dst.buffer.name in self.arena_names
+        """(A copy from or to a partial tile is eligible too: its box copy, where the tile is
+        whole at run time, or the copy engine's, is asynchronous; its element loop and
+        swizzled copy are complete when issued, and a wait for them waits for nothing.)"""
+        return (level == 1 and dma.op is ir.DmaOp.COPY and dma.dst.buffer.name in self.arena_names
                 and dma.src.buffer.storage == "global" and dma.src.buffer.name not in self.arena_names)
 
     def check_limits(self) -> None:
@@ -765,8 +768,8 @@ class KernelEmitter(KernelEmitterBase, FragmentWriter, CudaEvents):
         if whole is not None:
             cond = " && ".join(f"({dev_expr(c)})" for c in whole_conditions(s))
             self.w(depth, f"if ({cond}) {{")
-            if shared:
-                self.block_copy(whole, depth + 1)
+            if shared:   # (synchronous: the barriers wait for cp.async only where planned)
+                self.block_copy(whole, depth + 1, as_async=False)
             else:
                 self.thread_copy(whole, depth + 1)
             self.w(depth, "} else {")
@@ -779,8 +782,9 @@ class KernelEmitter(KernelEmitterBase, FragmentWriter, CudaEvents):
         if whole is not None:
             self.w(depth - 1, "}")
 
-    def block_copy(self, s: ir.Dma, depth: int) -> None:
-        """The threads of the block copy a box together, each a slice."""
+    def block_copy(self, s: ir.Dma, depth: int, as_async: bool = True) -> None:
+        """The threads of the block copy a box together, each a slice (``as_async``: a
+        synchronous copy may be issued as cp.async, waited at the next barrier)."""
         if s.swizzle and s.dst.buffer.storage == "shared":
             # written in the swizzled layout a warp group's wgmma descriptors read; a partial
             # source gives its rows and columns in the data (zeros past them)
@@ -802,7 +806,7 @@ class KernelEmitter(KernelEmitterBase, FragmentWriter, CudaEvents):
             return
         nd, literal = box
         dst, src = self.region_ptr(s.dst), self.region_ptr(s.src)
-        sync_as_async = (self.sync_as_async and self.cp_async_eligible(s, 1)
+        sync_as_async = (as_async and self.sync_as_async and self.cp_async_eligible(s, 1)
                          and id(s) not in self.copies_through_registers)
         is_async = "true" if (s.future in self.async_futures and s.is_async) or sync_as_async else "false"
         self.w(depth, f"croktile::cuda::block_copy<{nd}, {is_async}>({dst}, {src}, "

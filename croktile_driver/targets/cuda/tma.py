@@ -134,6 +134,8 @@ class TmaPlan:
         glob, shared = (s.src, s.dst) if load else (s.dst, s.src)
         if shared.partial:   # (a partial global box is the copy engine's own: zeros in, clipped out)
             return None
+        if glob.partial and not all(lim == d for lim, d in zip(glob.limits, glob.shape)):
+            return None   # a tile of a chunk, partial at the chunk's end: the engine clips at the array's
         if glob.buffer not in k.globals or shared.buffer.name not in k.arena_names:
             return None
         if glob.buffer.storage != "global" or glob.strides is not None or glob.base is not None:
