@@ -654,7 +654,7 @@ class Grammar:
                 | trigger_stmt
                 | mma_stmt"""
         stmts = p[1] if isinstance(p[1], list) else [p[1]]   # a declaration of several names is several
-        p[0] = A.Block(self._loc(p, 1), stmts)
+        p[0] = A.Block(stmts[0].loc, stmts)
 
     def p_body_dma(self, p):
         """body : dma_expr SEMI"""

@@ -104,7 +104,13 @@ class EventForms:
         shown = {id(r) for s in ir.walk(body) if isinstance(s, ir.Trigger) for r in s.events}
         hidden = [r for r in self.triggers if id(r) not in shown]   # (a `while` body's)
         triggers = [(s, r) for s in ir.walk(body) if isinstance(s, ir.Trigger) for r in s.events]
-        for u in unreached_waits(body, hidden):
+        try:
+            unreached = unreached_waits(body, hidden)
+        except RecursionError:   # statements nested thousands deep: pending.py said so
+            if not self.ctx.diag.errors:
+                self.error(body[0].loc if body else None, "function too complex: its statements are nested too deeply")
+            return
+        for u in unreached:
             ref, missing = u.ref, u.missing
             lo, hi = flags(ref)[1:] if missing is None else (missing, missing + 1)
             setters = [(s, r) for s, r in triggers + [(None, r) for r in hidden]
