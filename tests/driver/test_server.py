@@ -219,7 +219,7 @@ def start_stuck_run(cmd, env, tmp_path: Path, stuck: str):
         os.mkfifo(tmp_path / "slow.co.cpp")
         argv = ["-S", "slow.co.cpp", "-o", "out.cpp"]
     else:
-        (tmp_path / "big.co.cpp").write_text(ADD_PROGRAM + "".join(f"int host_{i} = {i};\n" for i in range(20000)))
+        (tmp_path / "big.co.cpp").write_text(ADD_PROGRAM + "".join(f"int host_{i} = {i};\n" for i in range(50000)))
         argv = ["-S", "big.co.cpp", "-o", "-"]
     client = subprocess.Popen(cmd + argv, env=env, cwd=str(tmp_path), stdin=subprocess.DEVNULL,
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, preexec_fn=with_default_signals())
@@ -278,8 +278,8 @@ def test_a_killed_client_ends_its_run(server, tmp_path, stuck):
     client.wait(timeout=30)
     out, _ = read_to_end([client.stdout, client.stderr], timeout=3.0)
     assert_gone_soon(child)
-    if stuck == "writing":   # stopped, not run to its end once the pipe had room
-        assert len(out) < 2 * 65536, len(out)
+    if stuck == "writing":   # stopped, not run to its end (about 1.2 MB) once the pipe had room
+        assert len(out) <= 4 * 65536, len(out)   # (a busy machine lets a pipe-full or two through)
     for fd in keep:
         os.close(fd)
     assert sorted(p.name for p in tmp_path.iterdir()) == [f"{'slow' if stuck == 'reading' else 'big'}.co.cpp"]
