@@ -36,7 +36,22 @@ def check_source(text: str, filename: str, diag: Diagnostics, toolchain: Optiona
     tu = run_frontend(text, filename, diag, stop_after=stop_after, **options)
     if toolchain is not None and tu.module is not None and not diag.errors:
         toolchain.check(tu.module, diag)
+        if stop_after == "ir" and not diag.errors and toolchain.rules_in_generation:
+            _generation_rules(tu, diag, toolchain)
     return tu
+
+
+def _generation_rules(tu: TranslationUnit, diag: Diagnostics, toolchain: ToolChain) -> None:
+    """The target rules that only its code generator can judge (how the instances of a
+    level map onto threads, for the barriers `inthreads` needs on cuda): the generator
+    runs and its sources are dropped, so that `-fsyntax-only` rejects what `-S` would."""
+    from .analysis import instances
+    checked = tu.module
+    tu.module = instances.with_instances(checked)
+    try:
+        toolchain.generate(tu, diag)
+    finally:
+        tu.module = checked
 
 
 class Compiled:

@@ -27,6 +27,7 @@ class ToolChain:
     runtime_header = ""         # the target's runtime header: device views, streams, launches
     device_api = "croktile::host"   # the namespace of its device views and streams
     checks_device = False       # device_check may give a job: -S then checks a copy of its output
+    rules_in_generation = False  # some target rules are the generator's: -fsyntax-only runs it too
 
     def __init__(self, profile: Dict, options):
         self.profile = profile

@@ -569,6 +569,14 @@ class KernelEmitter(KernelEmitterBase, FragmentWriter, CudaEvents):
             return f"__syncwarp({hex((1 << threads) - 1)}u);"
         if runs is level and threads is not None and threads % 32 == 0:
             return BARRIER if threads == self.static_block() else f"croktile::cuda::bar_sync(1, {threads});"
+        if runs is level and threads is None and level.kind in ("group", "group-4"):
+            self.diag.error(s.loc, f"this 'inthreads' block ends in a barrier of the instances of its "
+                                   f"'{level.kind}' level, but on target 'cuda' each of them runs on one thread of "
+                                   "its warp here (this part of the level, between block-wide statements, holds no "
+                                   "tensor-core statement and no ': thread' level), and those threads cannot meet at "
+                                   "a barrier; give the level a ': thread' level for its work, or use "
+                                   "'inthreads.async' with events")
+            return ""
         self.diag.error(s.loc, "this 'inthreads' block ends in a barrier of the instances of its level, and "
                                "on target 'cuda' each instance must then be a thread (or a warp or warp group) "
                                "of its own, at most 32 of them or whole warps; make the level 'group'/'group-4' "

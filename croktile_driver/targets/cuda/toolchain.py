@@ -19,6 +19,8 @@ class CudaToolChain(ToolChain):
     runtime_header = "croktile_cuda.h"
     device_api = "croktile::cuda"
 
+    rules_in_generation = True   # the thread mapping of `inthreads` barriers (targets/cuda/kernel.py)
+
     def check(self, module, diag) -> None:
         check_cuda_levels(module, diag)
         check_cuda_events(module, diag, MAX_BLOCK)
