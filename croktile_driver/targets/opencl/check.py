@@ -226,7 +226,10 @@ class Renderer:
 
 
 _TOKEN = re.compile(r"\w+|\S")
-_RESYNC_WINDOW = 16   # tokens looked ahead on each side for the next common run
+# tokens looked ahead for the next common run: in the device line (a macro's expansion,
+# inserted qualifiers) and in the user's (blanked words)
+_RESYNC_GENERATED = 64
+_RESYNC_USER = 16
 
 
 def _aligned(generated: str, user: str, at: int) -> int:
@@ -266,10 +269,10 @@ def _match_tokens(gen: List[str], usr: List[str]) -> List[Optional[int]]:
             i, j = i + 1, j + 1
             continue
         best = None   # the nearest (i', j') from which two tokens (or the last) agree
-        for a in range(min(_RESYNC_WINDOW, len(gen) - i)):
+        for a in range(min(_RESYNC_GENERATED, len(gen) - i)):
             found = pairs.get((gen[i + a], gen[i + a + 1] if i + a + 1 < len(gen) else None), ())
             k = bisect.bisect_left(found, j)
-            if k < len(found) and found[k] - j <= _RESYNC_WINDOW and (best is None or a + found[k] - j < sum(best)):
+            if k < len(found) and found[k] - j <= _RESYNC_USER and (best is None or a + found[k] - j < sum(best)):
                 best = (a, found[k] - j)
         a, b = best or (1, 1)
         _match_in_order(gen, usr, range(i, i + a), range(j, j + b), match)
