@@ -29,10 +29,23 @@ _GLOBAL = {
        for name in ("croktile_device_source", "croktile_device_program", "croktile_factor_abi")},
 }
 
+# C++'s keywords and alternative tokens that are names in tileflow code (a variable
+# `int new = 1;` is C++ that no compiler takes)
+_CPP_KEYWORDS = (
+    "alignas alignof and and_eq asm auto bitand bitor bool break case catch char char8_t char16_t char32_t "
+    "class compl concept const consteval constexpr constinit const_cast continue co_await co_return co_yield "
+    "decltype default delete do double dynamic_cast else enum explicit export extern false float for friend "
+    "goto if inline int long mutable namespace new noexcept not not_eq nullptr operator or or_eq private "
+    "protected public register reinterpret_cast requires return short signed sizeof static static_assert "
+    "static_cast struct switch template this thread_local throw true try typedef typeid typename union "
+    "unsigned using virtual void volatile wchar_t while xor xor_eq").split()
+
 # Names no declaration may take: the generated code uses them unqualified, so a variable
 # of the name hides what the generated code means.
 _EVERYWHERE = {
+    **{name: "a C++ keyword (the generated code is C++)" for name in _CPP_KEYWORDS},
     **{f"{u}int{bits}_t": "a type the generated code uses" for u in ("", "u") for bits in (8, 16, 32, 64)},
+    "stdout": "the C library's standard output, which the generated code prints to",
     **{name: "a built-in variable of CUDA, which the generated kernels use"
        for name in ("threadIdx", "blockIdx", "blockDim", "gridDim", "warpSize")},
     # targets/opencl: the OpenCL C built-ins its kernels call (OpenCL C's reserved words

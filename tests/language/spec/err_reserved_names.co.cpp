@@ -14,6 +14,8 @@ __co__ void f__launch0() {}                         // expect-error: the name 'f
 __co__ void params(s32 [4] a, int croktile_stream) {}   // expect-error: the name 'croktile_stream' is reserved: names starting with 'croktile' are the generated code's
 __co__ void locals(s32 [4] a) {
   int uint8_t = 1;                                  // expect-error: the name 'uint8_t' is reserved: it is a type the generated code uses
+  int new = 2;                                      // expect-error: the name 'new' is reserved: it is a C++ keyword
+  int stdout = 3;                                   // expect-error: the name 'stdout' is reserved: it is the C library's standard output
   s32 [4] _Out;                                     // expect-error: the name '_Out' is reserved: C++ reserves names
   parallel threadIdx by 2 {                         // expect-error: the name 'threadIdx' is reserved: it is a built-in variable of CUDA
     a__ptr = dma.copy a.chunkat(threadIdx) => local;   // expect-error: the name 'a__ptr' is reserved: C++ reserves names that hold '__'
