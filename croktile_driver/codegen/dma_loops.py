@@ -17,6 +17,7 @@ loops end: its future, if any, waits for nothing.
 """
 from __future__ import annotations
 
+import dataclasses
 from typing import Callable, List, Tuple
 
 from .. import ir
@@ -75,9 +76,8 @@ def whole_copy(s: ir.Dma) -> "ir.Dma | None":
     plain copy from or to a partial tile; None otherwise."""
     if s.op is not ir.DmaOp.COPY or not (s.src.partial or s.dst.partial):
         return None
-    src, dst = s.src.moved(s.src.offsets, s.src.extents), s.dst.moved(s.dst.offsets, s.dst.extents)
-    src.limits = dst.limits = None
-    return ir.Dma(s.loc, src, dst, s.is_async, s.future, s.op, s.perm, s.pad, s.swizzle, s.engine)
+    return dataclasses.replace(s, src=dataclasses.replace(s.src, limits=None),
+                               dst=dataclasses.replace(s.dst, limits=None))
 
 
 def element_loops(s: ir.Dma, ptr: Callable[[ir.Buffer], str], expr: Callable[[Sym], str],

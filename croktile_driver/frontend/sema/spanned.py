@@ -331,7 +331,8 @@ class SpannedData:
                 offsets.append(off + start)
                 continue
             whole_dim = ext == dim   # ('_'): it cannot move along its dimension
-            if fits.is_const and (whole_dim or (begins.is_const and not begins.value)):
+            partial_here = not whole_dim and not (begins.is_const and not begins.value)
+            if fits.is_const and not partial_here:
                 # no element of the tile in the data, or a whole dimension moved along it
                 where = e.args[min(i, len(e.args) - 1)].loc
                 what = f"index out of bounds for dimension {i}: elements [{start.to_c()}, {end.to_c()}) of {dim.to_c()}"
@@ -339,17 +340,14 @@ class SpannedData:
                     return self.error(where, what)
                 # the reference computes the address row-major and copies what is there
                 self.ctx.diag.warning(where, f"{what}; the tile runs on into the following elements of the data")
-            elif whole_dim or (begins.is_const and not begins.value):
-                self.ctx.pending_checks(self.ctx.runtime_check(
-                    e.loc, fits, f"'.{name}' index {{0}} of dimension {i} is outside the data ({{1}} elements)",
-                    [shown, dim]))
             else:
-                # the tile may cross the end of the data: a partial tile, whose elements past
-                # the end read as zeros and are not written; its first element must be inside
-                partial = True
-                if not begins.is_const:
+                # a tile that may cross the end of the data is partial: its elements past the
+                # end read as zeros and are not written, and only its first element must be inside
+                partial = partial or partial_here
+                inside = begins if partial_here else fits
+                if not inside.is_const:
                     self.ctx.pending_checks(self.ctx.runtime_check(
-                        e.loc, begins, f"'.{name}' index {{0}} of dimension {i} is outside the data ({{1}} elements)",
+                        e.loc, inside, f"'.{name}' index {{0}} of dimension {i} is outside the data ({{1}} elements)",
                         [shown, dim]))
             offsets.append(off + start)
         region = parent.moved(offsets, list(tile.extents))

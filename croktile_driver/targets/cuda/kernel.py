@@ -739,8 +739,7 @@ class KernelEmitter(KernelEmitterBase, FragmentWriter, CudaEvents):
     def s_Dma(self, s: ir.Dma, at: At) -> Optional[State]:
         depth = at.depth
         tma = self.tma.copies.get(id(s)) if at.level == 1 else None
-        swizzled = s.swizzle and s.dst.buffer.storage == "shared" and s.op is ir.DmaOp.COPY   # block_copy's
-        if s.element_wise and tma is None and not (swizzled and at.level == 1):
+        if s.element_wise and tma is None and not (self.swizzled_copy(s) and at.level == 1):
             if at.level != 1:
                 self.element_copy(s, depth, shared=False)
                 return None
@@ -790,10 +789,16 @@ class KernelEmitter(KernelEmitterBase, FragmentWriter, CudaEvents):
         if whole is not None:
             self.w(depth - 1, "}")
 
+    @staticmethod
+    def swizzled_copy(s: ir.Dma) -> bool:
+        """A copy into a swizzled shared tile: block_copy writes it by `copy_2d`, zeros past a
+        partial source included."""
+        return bool(s.swizzle) and s.dst.buffer.storage == "shared" and s.op is ir.DmaOp.COPY
+
     def block_copy(self, s: ir.Dma, depth: int, as_async: bool = True) -> None:
         """The threads of the block copy a box together, each a slice (``as_async``: a
         synchronous copy may be issued as cp.async, waited at the next barrier)."""
-        if s.swizzle and s.dst.buffer.storage == "shared":
+        if self.swizzled_copy(s):
             # written in the swizzled layout a warp group's wgmma descriptors read; a partial
             # source gives its rows and columns in the data (zeros past them)
             ct = elem_ctype(s.dst.buffer.elem)
