@@ -7,6 +7,7 @@ while croktilec imports its modules, and at a sweep of moments through a real bu
 """
 from __future__ import annotations
 
+import re
 import signal
 import subprocess
 import sys
@@ -199,7 +200,10 @@ def test_signal_at_any_moment_of_a_real_build(project, sig):
             assert (src / "app").is_file()
             (src / "app").unlink()
         elif proc.returncode == -sig:
-            assert err == "", (delay, err)
+            # Nothing printed, or the interpreter's KeyboardInterrupt from before
+            # croktilec's first line (runpy still finding the module): no frame of ours.
+            frames = re.findall(r'File "([^"]+)"', err)
+            assert err == "" or (frames and all(f.startswith("<frozen") for f in frames)), (delay, err)
         elif "Fatal Python error: init_" in err:   # the interpreter's own start-up (its streams, site)
             assert "croktile" not in err, (delay, err)
         else:
