@@ -409,6 +409,7 @@ class ForeachStmt(Node):
     ranges: List[LoopRange]
     cond: Optional[Node]
     body: Block
+    stages: Optional[Node] = None   # `foreach k : pipelined(S)`: S (frontend/pipelined_loops.py)
 
 
 @dataclass(eq=False)
@@ -430,6 +431,7 @@ class CoFunction(Node):
     params: List[Param]
     body: Optional[Block]      # None: a prototype (only its head is checked)
     text_range: Any = field(default=None, repr=False)
+    made_up_names: Set[str] = field(default_factory=set, repr=False)   # the frontend's, not the user's
 
 
 def walk(node: Node) -> Iterator[Node]:

@@ -751,9 +751,21 @@ class Grammar:
         else:
             p[0] = A.ForeachStmt(self._loc(p, 1), p[2], p[5], p[7])
 
+    def p_foreach_pipelined(self, p):
+        """foreach_stmt : FOREACH range_list loop_annotation body"""
+        p[0] = A.ForeachStmt(self._loc(p, 1), p[2], None, p[4], stages=p[3])
+
+    def p_loop_annotation(self, p):
+        """loop_annotation : COLON ID LPAREN expr RPAREN"""
+        # `: pipelined(S)`, after the loop's variables as `: block` after parallel's
+        if p[2] != "pipelined":
+            self.diag.error(self._loc(p, 2), f"unknown loop annotation '{p[2]}'; expected 'pipelined(STAGES)'")
+        p[0] = p[4]
+
     def p_foreach_in(self, p):
         """foreach_stmt : FOREACH binding_list body
-                        | FOREACH binding_list IF LPAREN expr RPAREN body"""
+                        | FOREACH binding_list IF LPAREN expr RPAREN body
+                        | FOREACH binding_list loop_annotation body"""
         # `foreach i in [N] body` is `with i in [N] { foreach i body }` (each named element
         # of `{x, y} in ...` is iterated, as `foreach x, y`)
         loc = self._loc(p, 1)
@@ -761,8 +773,14 @@ class Grammar:
         for b in p[2]:
             for n in ([b.name] if b.name is not None else b.elements):
                 ranges.append(A.LoopRange(n.loc, n))
-        cond, body = (None, p[3]) if len(p) == 4 else (p[5], p[7])
-        loop = A.ForeachStmt(loc, ranges, cond, body)
+        stages = None
+        if len(p) == 4:
+            cond, body = None, p[3]
+        elif len(p) == 5:
+            cond, body, stages = None, p[4], p[3]
+        else:
+            cond, body = p[5], p[7]
+        loop = A.ForeachStmt(loc, ranges, cond, body, stages=stages)
         p[0] = A.WithStmt(loc, p[2], [], A.Block(loc, [loop]))
 
     def p_range_list(self, p):

@@ -11,6 +11,7 @@ from ..diagnostics import Diagnostics, Loc
 from . import ast as A
 from .. import ir
 from .preprocess import preprocess_with_columns
+from .pipelined_loops import lower_pipelined_loops
 from .splitter import Segment, split
 
 
@@ -122,6 +123,9 @@ def _parse_and_check(tu: TranslationUnit, co_segments: List[Segment], diag: Diag
         seen[fn.name.name] = fn.name.loc
         if not fn.parsed_cleanly:
             continue  # its syntax errors are reported; checking a partial tree only adds noise
+        lower_pipelined_loops(fn, diag)
+        if diag.errors != before:
+            continue
         result = check_function(fn, diag, names)
         if result is not None:
             lowered.append(result)

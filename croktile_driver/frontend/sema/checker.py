@@ -50,6 +50,7 @@ class FunctionChecker:
     def run(self) -> Optional[ir.Function]:
         fn = self.ctx.fn
         self.ctx.reject_reserved(fn.name, function=True)
+        self.ctx.made_up_names |= fn.made_up_names   # (frontend/pipelined_loops.py)
         params: List[ir.Param] = []
         bindings: List[ir.DimBinding] = []
         entry: List[ir.Stmt] = []

@@ -6,7 +6,9 @@ statements; its conditions are the expression checker's, converted by scalars.py
 from __future__ import annotations
 
 import sys
-from typing import List, Optional
+from contextlib import contextmanager, nullcontext
+from dataclasses import replace
+from typing import Iterator, List, Optional
 
 from .. import ast as A
 from ... import ir
@@ -19,6 +21,17 @@ from .values import VBool, VError, VExpr, VFloat, VInt, VSpan, VTuple, Value
 from .values import kind_name as _kind_name, scalar as _scalar
 
 BUILTIN_STATEMENTS = {"print", "println", "assert"}
+
+
+def _refinement(cond: A.Node):
+    """`i < n`, `n > i`, `i <= n`, `n >= i` over a name `i`: (i, n, whether n is inclusive)."""
+    if not isinstance(cond, A.BinOp):
+        return None
+    if cond.op in ("<", "<=") and isinstance(cond.left, A.Name):
+        return cond.left, cond.right, cond.op == "<="
+    if cond.op in (">", ">=") and isinstance(cond.right, A.Name):
+        return cond.right, cond.left, cond.op == ">="
+    return None
 
 
 class ControlFlow:
@@ -62,7 +75,8 @@ class ControlFlow:
         lowered = []
         with self.ctx.construct("choice", s.loc):
             for arm, taken in zip(arms, [cond, cond.op("!")]):
-                with self.ctx.construct("arm", arm.loc), self.ctx.guarded(taken):
+                refined = self._bound_refined(s.cond) if arm is s.then else nullcontext()
+                with self.ctx.construct("arm", arm.loc), self.ctx.guarded(taken), refined:
                     lowered.append((taken, self.scoped_block(arm)))
         for taken, body in lowered:
             if taken.is_const:
@@ -70,6 +84,29 @@ class ControlFlow:
             elif body:
                 out.append(ir.If(s.loc, taken, body))
         return out
+
+    @contextmanager
+    def _bound_refined(self, cond: A.Node) -> Iterator[None]:
+        """In `if (i < n) ...` over a bounded `i`, `n` is `i`'s bound: a tile `.at(i)` is
+        then checked against `n`, which the guard makes true (the last group of a
+        `parallel` over `cdiv` bounds skips its blocks past the data), not the bound `i`
+        has outside."""
+        refined = _refinement(cond)
+        sym = self.ctx.scope.lookup(refined[0].name) if refined else None
+        if sym is None or not isinstance(sym.value, VInt) or sym.value.bound is None:
+            yield
+            return
+        name, limit, inclusive = refined
+        value = _scalar(self.expr(limit))
+        if not isinstance(value, VInt) or not value.sym.variables() <= self.ctx.host_vars:
+            yield
+            return
+        before = sym.value
+        sym.value = replace(before, bound=value.sym + 1 if inclusive else value.sym)
+        try:
+            yield
+        finally:
+            sym.value = before
 
     def stmt_WhileStmt(self, s: A.WhileStmt) -> List[ir.Stmt]:
         """The reference compiler's `while` waits on an event predicate; over integers and
