@@ -119,13 +119,20 @@ class _Coverage:
         return None
 
     # -- the walk ------------------------------------------------------------------------
-    def visit(self, stmts: List[ir.Stmt], indices: List[_Index], conditional: bool) -> None:
+    def visit(self, stmts: List[ir.Stmt], indices: List[_Index], conditional: bool,
+              guards: Tuple[Tuple[Sym, Sym], ...] = ()) -> None:
         for s in stmts:
             if self.covered:
                 return
             self.reads(s)
-            self.writes(s, indices, conditional)
-            if isinstance(s, ir.If):
+            self.writes(s, indices, conditional, guards)
+            skip = None if isinstance(s, ir.InThreads) or conditional else _skip_guard(s)
+            if skip is not None:
+                # `if (i < n)` over indices: it may skip only tiles past the data (writes())
+                before = list(self.written)
+                self.visit(s.body, indices, conditional, guards + (skip,))
+                self.written = before
+            elif isinstance(s, ir.If):
                 self.visit_maybe(s.body, indices)
             elif isinstance(s, (ir.Loop, ir.Parallel)):
                 plain = isinstance(s, ir.Parallel) or (
@@ -135,7 +142,7 @@ class _Coverage:
                     inner = [_Index(s.var, s.count, s)]
                     if isinstance(s, ir.Parallel):
                         inner += _split_indices(s)
-                    self.visit(s.body, indices + inner, conditional)
+                    self.visit(s.body, indices + inner, conditional, guards)
                 else:
                     self.visit_maybe(s.body, indices)
                 # what one iteration wrote is no box of the code after the loop
@@ -172,7 +179,8 @@ class _Coverage:
         if key not in self.written:
             raise _Read(NeedsFill(loc, what))
 
-    def writes(self, s: ir.Stmt, indices: List[_Index], conditional: bool) -> None:
+    def writes(self, s: ir.Stmt, indices: List[_Index], conditional: bool,
+               guards: Tuple[Tuple[Sym, Sym], ...] = ()) -> None:
         if isinstance(s, ir.Dma) and s.dst.buffer is self.buf:
             region = s.dst
             key = _key(region)
@@ -185,7 +193,7 @@ class _Coverage:
         else:
             return
         self.written.append(key)
-        if conditional:
+        if conditional or not all(_skips_only_past_the_data(region, g) for g in guards):
             return
         construct, conditions = _covering_construct(region, indices)
         if construct is _WHOLE and not conditions:
@@ -240,6 +248,8 @@ def _covering_construct(region: ir.Region, indices: List[_Index]):
             forms = _times(forms, by_var[var].count)
             used[var] = by_var[var]
             del strides[var]
+        if region.limits is not None and any(_at_least(f, dim) for f, _ in forms) and _clipped_at(region, off, dim):
+            continue   # a partial tile stops at the data's end: tiles reaching past it cover it
         if not any(exact and prove_equal(f, dim) for f, exact in forms):
             # the product of the tiles' extent and counts (forms[0]) covers the dimension
             # when it equals it
@@ -249,6 +259,61 @@ def _covering_construct(region: ir.Region, indices: List[_Index]):
     if not used:
         return _WHOLE, conditions
     return next(ix.construct for ix in indices if ix.var in used), conditions
+
+
+def _clipped_at(region: ir.Region, off: Sym, dim: Sym) -> bool:
+    """Whether the writes of ``region`` in the dimension whose offset is ``off`` stop at
+    ``dim``, the buffer's end (a partial tile of the buffer itself)."""
+    d = list(region.offsets).index(off)
+    return bool(prove_equal(region.limits[d], dim))
+
+
+def _cdiv_parts(bound: Sym) -> Optional[Tuple[Sym, Sym]]:
+    """``(n, c)`` where ``bound`` is cdiv(n, c) = (n + c - 1) / c for a constant c, else None."""
+    if len(bound.terms) != 1:
+        return None
+    (mono, coeff), = bound.terms.items()
+    if coeff != 1 or len(mono) != 1 or mono[0].op != "/":
+        return None
+    num, den = mono[0].args
+    if not den.is_const or den.value <= 0:
+        return None
+    return num - (den - Sym.const(1)), den
+
+
+def _at_least(form: Sym, dim: Sym) -> bool:
+    """``form`` is c * cdiv(dim, c): c tiles' worth of elements per tile index over
+    cdiv(dim, c) of them, at least ``dim``."""
+    for mono, coeff in form.terms.items():
+        if len(form.terms) != 1 or len(mono) != 1:
+            return False
+        parts = _cdiv_parts(Sym({mono: 1}))
+        return parts is not None and parts[1] == Sym.const(coeff) and bool(prove_equal(parts[0], dim))
+    return False
+
+
+def _skip_guard(s: ir.Stmt) -> Optional[Tuple[Sym, Sym]]:
+    """``(e, n)`` for `if (e < n)` (no else branch in the IR), else None."""
+    if not isinstance(s, ir.If) or len(s.cond.terms) != 1:
+        return None
+    (mono, coeff), = s.cond.terms.items()
+    if coeff != 1 or len(mono) != 1 or mono[0].op != "<":
+        return None
+    return mono[0].args[0], mono[0].args[1]
+
+
+def _skips_only_past_the_data(region: ir.Region, guard: Tuple[Sym, Sym]) -> bool:
+    """The guard `e < n` leaves out only tiles that start past the buffer's end: some
+    dimension's offset is ext * e, written up to the buffer's end (a partial tile) or
+    whole, and ext * n reaches that end (n = cdiv(dim, ext))."""
+    e, n = guard
+    parts = _cdiv_parts(n)
+    if parts is None:
+        return False
+    for d, (off, ext, dim) in enumerate(zip(region.offsets, region.extents, region.buffer.shape)):
+        if off == e * ext and parts[1] == ext and prove_equal(parts[0], dim):
+            return True
+    return False
 
 
 def _split_indices(par: ir.Parallel) -> List[_Index]:

@@ -39,14 +39,14 @@ def test_gemm_passes_on_the_host_targets(src: Path, target: str, tmp_path: Path)
 def test_gemm_cuda_uses_tma_and_wgmma(src: Path, tmp_path: Path):
     res = run_croktilec("-t", "cuda", "-arch=sm_90a", "-S", src, "-o", tmp_path / "g.cu", cwd=tmp_path)
     assert res.rc == 0, res
-    assert "never waited" not in res.err, res.err   # the rotated prefetches are waited as a0, b0
+    assert "never waited" not in res.err, res.err   # the pipelined loop's prefetches are waited
     text = (tmp_path / "g.cu").read_text()
     assert "croktile::tma::load_async(" in text and "croktile::tma::store_async(" in text
     assert "croktile::wgmma::mma_async(" in text
     # the K loop: one barrier, before the loads of step k + 2, which lets the four
     # multiplies of step k run on (cuda_wgmma_waits.py); the loads' readers wait on mbarriers
     start = text.index("for (long long k__0")
-    loop = text[start:text.index("croktile_t = a0_buf__ptr", start)]   # up to the rotation
+    loop = text[start:text.index("croktile_t = ", start)]   # up to the rotation
     waits = [line.strip() for line in loop.splitlines()
              if ("wgmma::wait<" in line or "__syncthreads" in line) and "check_fail" not in line]
     # a failed check leaves the kernel with no multiply in flight (else ptxas adds the wait

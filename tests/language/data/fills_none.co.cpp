@@ -43,6 +43,20 @@ __co__ s32 [2, 8] staged(s32 [2, 8] a) {
   return out;
 }
 
+// tiles of 4 rows over cdiv(M, 8) groups of 2, the tiles past the data skipped: the last
+// tile reaches past M and is clipped there (a partial tile), so every row is written (#35)
+__co__ s32 [a.span] edges(s32 [M, N] a) {
+  s32 [a.span] out;
+  parallel {g, i} by [cdiv(M, 8), 2] {
+    int t = g # i;
+    if (t < cdiv(M, 4)) {
+      tile = dma.copy a.subspan(4, N).at(t, 0) => local;
+      dma.copy tile.data => out.subspan(4, N).at(t, 0);
+    }
+  }
+  return out;
+}
+
 int main() {
   int a[32];
   for (int i = 0; i < 32; ++i) a[i] = i + 1;
@@ -64,4 +78,14 @@ int main() {
   std::cout << "staged " << s[0][0] << " " << s[0][7] << " " << s[1][0] << " " << s[1][7] << "\n";
   // row p reversed, minus 1: out[p][k] = a[p][7 - k] - 1 = 8 p + 7 - k
   // expect-output: staged 7 0 15 8
+
+  for (int m : {9, 13}) {   // 9: the fourth tile (rows 12..15) is skipped; 13: the last is clipped
+    auto e = edges(choreo::make_spanview<2>(a, {(size_t)m, 2}));
+    long es = 0;
+    for (int i = 0; i < 2 * m; ++i) es += e.data()[i] == a[i];
+    std::cout << "edges " << m << " " << es << " " << e[m - 1][1] << "\n";
+  }
+  // out == a: all 2 m elements equal, the last a[2 m - 1] = 2 m
+  // expect-output: edges 9 18 18
+  // expect-output: edges 13 26 26
 }
