@@ -160,15 +160,21 @@ class Tuned:
             return key_of([], function, args, kwargs, self._key)
         return key_of(self._params_of(function), function, args, kwargs, self._key)
 
+    def functions(self) -> Dict[str, Params]:
+        """Each host-callable function's parameters, (name, kind) in order: kind is an
+        array's element type (f16) or a scalar's type (float, int, bool). From the disk's
+        record of an earlier build, else from building the variants."""
+        known = disk.read(self.cache_file).get("params")
+        if not known:
+            self._build_all()
+            known = disk.read(self.cache_file).get("params", {})
+        self._params.update({f: [tuple(p) for p in ps] for f, ps in known.items()})
+        return dict(self._params)
+
     def _params_of(self, function: str) -> Params:
         params = self._params.get(function)
         if params is None:
-            known = disk.read(self.cache_file).get("params", {})
-            if function not in known:
-                self._build_all()
-                known = disk.read(self.cache_file).get("params", {})
-            self._params.update({f: [tuple(p) for p in ps] for f, ps in known.items()})
-            params = self._params.get(function)
+            params = self.functions().get(function)
             if params is None:
                 raise AttributeError(f"{os.path.basename(self.source)} has no host-callable __co__ function "
                                      f"'{function}' (it has: {', '.join(sorted(self._params)) or 'none'})")
