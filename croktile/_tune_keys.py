@@ -19,11 +19,23 @@ Params = List[Tuple[str, str]]   # (name, kind): kind an element type ("f16") fo
 SCALAR_KINDS = ("float", "int", "bool")
 
 
+_NAME_OF_DTYPE: dict = {}   # dtype object -> croktile's name (keys are computed on every call)
+
+
 def dtype_name(dtype) -> str:
     """croktile's name of an array's dtype (``torch.float16``, ``np.dtype('float16')`` -> f16)."""
+    try:
+        return _NAME_OF_DTYPE[dtype]
+    except (KeyError, TypeError):
+        pass
     text = str(getattr(dtype, "name", dtype))
     text = text.rsplit(".", 1)[-1]   # torch.float16 -> float16
-    return _BY_LIBRARY_NAME.get(text, text)
+    name = _BY_LIBRARY_NAME.get(text, text)
+    try:
+        _NAME_OF_DTYPE[dtype] = name
+    except TypeError:   # not hashable
+        pass
+    return name
 
 
 def canonical_dtype(text: str) -> Optional[str]:
@@ -38,7 +50,7 @@ def is_array(value) -> bool:
 
 
 def array_text(value) -> str:
-    return "x".join(str(int(d)) for d in value.shape) + ":" + dtype_name(value.dtype)
+    return "x".join(map(str, value.shape)) + ":" + dtype_name(value.dtype)
 
 
 _SIGNATURE = re.compile(r"def\s+\w+\((.*?)\)\s*->")
@@ -88,6 +100,8 @@ def key_of(params: Params, function: str, args: tuple, kwargs: dict, spec: KeySp
     there counts with its value); with `spec` a callable, ``str(spec(*args, **kwargs))``."""
     if callable(spec):
         return str(spec(*args, **{k: v for k, v in kwargs.items() if k != "stream"}))
+    if spec is None and not kwargs and len(args) <= len(params):   # the common call, kept short
+        return ",".join(f"{name}={array_text(value)}" for (name, _), value in zip(params, args) if is_array(value))
     bound = bind(params, function, args, kwargs)
     names = [name for name, _ in params]
     if spec is None:
