@@ -139,6 +139,18 @@ class Tuned:
         self._resolve(function, args, kwargs)
         return self._choices[(function, self._key_of(function, args, kwargs))]
 
+    def module(self, config: Mapping[str, object]):
+        """The module of one variant (``tuned.module(choice.config)``): built, or taken from
+        croktile.load's cache; its functions skip the per-call choice. Raises BuildError if
+        that variant does not build."""
+        config = dict(config)
+        if config not in self.configs:
+            raise ValueError(f"croktile.autotune: {label_of(config)} is not a variant of this search")
+        module = self._module(self.configs[self.configs.index(config)])
+        if module is None:
+            raise BuildError(self._failed[label_of(config)])
+        return module
+
     # -- choosing ---------------------------------------------------------------------
 
     def _resolve(self, function: str, args: tuple, kwargs: dict) -> Callable:
