@@ -139,6 +139,30 @@ def test_key_names_what_the_choice_depends_on(tuned_8_rows):
         named.thrice(rows(8))
 
 
+def test_variants_build_at_once(monkeypatch, tuned_8_rows):
+    """`jobs` loads run together (each a croktilec process: threads suffice); the builds are
+    cached here, so each load is slowed to show the overlap."""
+    import threading
+    import time
+    import croktile._tune as tune_module
+    real, lock, running = tune_module.load, threading.Lock(), {"now": 0, "most": 0}
+
+    def slow_load(*args, **kwargs):
+        with lock:
+            running["now"] += 1
+            running["most"] = max(running["most"], running["now"])
+        time.sleep(0.3)
+        try:
+            return real(*args, **kwargs)
+        finally:
+            with lock:
+                running["now"] -= 1
+
+    monkeypatch.setattr(tune_module, "load", slow_load)
+    fresh(space={"TILE": [1, 2, 4]}, timer=FakeTimer(), jobs=3).twice(rows(8))
+    assert running["most"] == 3
+
+
 def test_another_process_takes_the_cached_choice_without_building_or_timing(tuned_8_rows):
     script = textwrap.dedent("""
         import json, sys, time
