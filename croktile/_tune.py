@@ -14,9 +14,7 @@ import os
 import sys
 import threading
 import warnings
-from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
-from typing import Callable, Dict, Iterable, List, Mapping, Optional, Sequence, Union
+from typing import Callable, Dict, Iterable, List, Mapping, NamedTuple, Optional, Sequence, Union
 
 from . import _tune_cache as disk
 from ._errors import BuildError, Error
@@ -25,16 +23,15 @@ from ._tune_keys import KeySpec, Params, key_of, params_of
 from ._tune_timing import timer_for
 
 
-@dataclass
-class Choice:
+class Choice(NamedTuple):
     """The variant chosen for one function and key: its macro values (`config`), the times
     measured (by label, in the timer's unit) and the variants skipped, with why."""
     function: str
     key: str
     device: str
     config: Dict[str, object]
-    times: Dict[str, float] = field(default_factory=dict)
-    skipped: Dict[str, str] = field(default_factory=dict)
+    times: Dict[str, float]
+    skipped: Dict[str, str]
     cached: bool = False   # taken from disk, not timed by this process
 
     @property
@@ -267,6 +264,7 @@ class Tuned:
         and records the functions' parameters on disk."""
         todo = [c for c in self.configs if label_of(c) not in self._modules and label_of(c) not in self._failed]
         if todo:
+            from concurrent.futures import ThreadPoolExecutor
             with ThreadPoolExecutor(max_workers=min(self._jobs, len(todo))) as pool:
                 list(pool.map(self._module, todo))
             for config in todo:

@@ -12,7 +12,6 @@ import functools
 import hashlib
 import json
 import os
-import platform
 import sys
 from typing import Optional
 
@@ -109,4 +108,5 @@ def _cpu_model() -> str:
                     return line.split(":", 1)[1].strip()
     except OSError:
         pass
+    import platform
     return platform.processor() or platform.machine() or sys.platform

@@ -6,7 +6,6 @@ by time.perf_counter. A timer is any ``timer(run, config) -> float`` (smaller is
 `run` calls the variant once, `config` is its defines."""
 from __future__ import annotations
 
-import statistics
 import time
 from typing import Callable, Optional
 
@@ -35,6 +34,7 @@ def _array_kind(value) -> Optional[str]:
 
 
 def _median(one: Callable, run: Callable, warmup: int, reps: Optional[int]) -> float:
+    import statistics
     for _ in range(max(warmup - 1, 0)):
         run()
     first = one(run)   # the last warm-up call, timed to size the repetitions
