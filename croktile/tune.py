@@ -236,7 +236,7 @@ def _run(args) -> int:
                          "compile_definitions": [d[2:] for d in choice.defines], "times": choice.times,
                          "skipped": choice.skipped, "cached": choice.cached})
             best = choice.times.get(choice.label)
-            took = f"{best:.6g}" if best is not None else "?"
+            took = f"{best * 1e3:.4g} ms" if best is not None else "?"
             print(f"{text}: {' '.join(choice.defines)}    ({choice.label}: {took}; "
                   f"{len(choice.times)} timed, {len(choice.skipped)} skipped{', cached' if choice.cached else ''})")
     except TypeError as exc:   # a key naming no parameter
@@ -244,6 +244,8 @@ def _run(args) -> int:
     except croktile.Error as exc:
         print(f"{PROG}: error: {exc}", file=sys.stderr)
         return 1
+    except OSError as exc:   # the cache folder not writable, say
+        raise UsageError(f"{exc.filename or ''}: {exc.strerror}" if exc.strerror else str(exc)) from None
     output = args.output or os.path.basename(args.source).split(".", 1)[0] + ".tune.json"
     report = {"source": tuned.source, "target": args.target, "profile": args.profile, "function": function,
               "device": choice.device, "space": tuned.configs, "cache": tuned.cache_file, "choices": rows}
