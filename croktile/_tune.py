@@ -89,7 +89,11 @@ class _Function:
         self._tuned, self.__name__ = tuned, name
 
     def __call__(self, *args, **kwargs):
-        return self._tuned._resolve(self.__name__, args, kwargs)(*args, **kwargs)
+        try:
+            chosen = self._tuned._resolve(self.__name__, args, kwargs)
+        except BuildError as exc:   # the failures under the caller's line, not the tuner's frames
+            raise exc.with_traceback(None) from None
+        return chosen(*args, **kwargs)
 
     def __repr__(self) -> str:
         return f"<tuned __co__ function {self.__name__} of {os.path.basename(self._tuned.source)}>"
@@ -211,22 +215,10 @@ class Tuned:
             if module is None:
                 continue
             run = getattr(module, function, None)
-            if run is None:
+            if run is None:   # a macro that removes the function
                 skipped[label] = f"has no function '{function}'"
-                continue
-            try:   # the variant's own failures: a runtime check, a wrong result
-                result = run(*args, **kwargs)
-                if self._check is not None and self._check(result, *args, **kwargs) is False:
-                    raise _CheckFailed("the check returned False")
-            except _CheckFailed as exc:
-                skipped[label] = f"failed the check: {exc}"
-            except Exception as exc:
-                skipped[label] = f"raised {type(exc).__name__}: {first_line(exc)}"
             else:
-                try:   # a croktile error while timing (a queued kernel's fault); a timer's own bugs propagate
-                    times[label] = float(timer(lambda: run(*args, **kwargs), dict(config)))
-                except Error as exc:
-                    skipped[label] = f"raised {type(exc).__name__}: {first_line(exc)}"
+                self._run_and_time(run, config, timer, args, kwargs, times, skipped)
             if label in skipped:
                 _warn(f"croktile.autotune: {function} [{key}]: variant {label} skipped: {skipped[label]}")
         if not times:
@@ -243,6 +235,25 @@ class Tuned:
                 "config": config, "defines": choice.defines, "times": times, "skipped": skipped}
         disk.update(self.cache_file, record)
         return choice
+
+    def _run_and_time(self, run: Callable, config: dict, timer: Callable, args: tuple, kwargs: dict,
+                      times: dict, skipped: dict) -> None:
+        """One variant on the caller's arguments: its time into `times`, or why not into `skipped`."""
+        label = label_of(config)
+        try:   # the variant's own failures: a runtime check, a wrong result
+            result = run(*args, **kwargs)
+            if self._check is not None and self._check(result, *args, **kwargs) is False:
+                raise _CheckFailed("the check returned False")
+        except _CheckFailed as exc:
+            skipped[label] = f"failed the check: {exc}"
+            return
+        except Exception as exc:
+            skipped[label] = f"raised {type(exc).__name__}: {first_line(exc)}"
+            return
+        try:   # a croktile error while timing (a queued kernel's fault); a timer's own bugs propagate
+            times[label] = float(timer(lambda: run(*args, **kwargs), dict(config)))
+        except Error as exc:
+            skipped[label] = f"raised {type(exc).__name__}: {first_line(exc)}"
 
     # -- building ---------------------------------------------------------------------
 
