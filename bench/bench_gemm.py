@@ -18,11 +18,21 @@ one JSON object.
 
 A variant is LABEL=PATH[:OPTION,OPTION...] (a sample and the croktilec options it is built
 with, e.g. the macros of its tile sizes): a sweep times them all in one run.
+
+    python bench/bench_gemm.py --tune BN=128,256 STAGES=3,4 [--variants f16=samples/gemm/gemm.co.cpp]
+
+With --tune, each variant is a croktile.autotune search over those macros (the product of
+the values; a macro the variant's options also set is taken from the search): per shape the
+first call builds and times every combination on that shape's tensors (CUDA events; a
+result further than the tolerance from the f32 product is rejected), and the chosen one is
+then timed against the baseline as above. Each row adds "tuned" (the chosen macros, their
+-D flags, the search's wall time with builds, each combination's ms, the skipped ones).
 """
 from __future__ import annotations
 
 import argparse
 import json
+import time
 from pathlib import Path
 
 from torch_timing import BURST, paired_ms
@@ -59,40 +69,79 @@ def kind_of(options) -> str:
     return "fp8" if "-DELEM=f8_e4m3" in options else "bf16" if "-DELEM=bf16" in options else "f16"
 
 
+def parse_space(items):
+    """--tune's NAME=V1,V2 words as croktile.autotune's space (values that read as ints are ints)."""
+    space = {}
+    for item in items:
+        name, eq, values = item.partition("=")
+        if not eq or not name.isidentifier() or not values:
+            raise SystemExit(f"bench_gemm.py: error: --tune {item!r}: expected NAME=VALUE,VALUE,...")
+        space[name] = [int(v) if v.lstrip("-").isdigit() else v for v in values.split(",") if v]
+    return space
+
+
+def relative_error(out, exact) -> float:
+    return ((out.float() - exact).abs() / (1 + exact.abs())).max().item()
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--reps", type=int, default=60)
     ap.add_argument("--shapes", nargs="*", default=["4096,4096,4096", "8192,8192,8192", "128,8192,8192"])
     ap.add_argument("--variants", nargs="*", default=VARIANTS)
+    ap.add_argument("--tune", nargs="*", default=[], metavar="NAME=V1,V2",
+                    help="tune these macros per shape with croktile.autotune (e.g. BN=128,256 STAGES=3,4)")
     args = ap.parse_args()
+    space = parse_space(args.tune)
     import torch
     import croktile
     rows = {"gpu": torch.cuda.get_device_name()}
+    reference = {}   # the current shape's f32 product and tolerance, for --tune's check
     for variant in args.variants:
         label, _, spec = variant.partition("=")
         path, _, opts = spec.partition(":")
         options = [o for o in opts.split(",") if o]
         kind = kind_of(options)
+        if space:   # the search sets these macros: the variant's own values of them go
+            options = [o for o in options if o.split("=", 1)[0][2:] not in space or not o.startswith("-D")]
         try:
-            mod = croktile.load(str(ROOT / path), target="cuda", profile="cuda-sm90a", options=["-O3"] + options)
+            if space:   # a combination further from the f32 product than the shape's tolerance is rejected
+                mod = croktile.autotune(str(ROOT / path), space, target="cuda", profile="cuda-sm90a",
+                                        options=["-O3"] + options, check=lambda out, a, b: relative_error(
+                                            torch.as_tensor(out, device="cuda"), reference["exact"]) <= reference["tol"])
+            else:
+                mod = croktile.load(str(ROOT / path), target="cuda", profile="cuda-sm90a", options=["-O3"] + options)
         except croktile.Error as e:
             rows[label] = {"error": str(e)[-2000:]}
             continue
         for shape in args.shapes:
             m, n, k = (int(x) for x in shape.split(","))
             a, b, baseline = inputs(kind, m, n, k)
+            exact = a.float() @ b.float().T
+            err_ref = relative_error(baseline(), exact)
+            gemm, tuned = mod.gemm, None
+            if space:
+                reference.update(exact=exact, tol=max(2 * err_ref, 1e-2))
+                start = time.perf_counter()
+                try:
+                    choice = mod.choice("gemm", a, b)   # builds (once per variant) and times, or the disk's choice
+                except croktile.Error as e:   # no combination builds, runs and is right on this shape
+                    rows[f"{label} {shape}"] = {"error": str(e)[-2000:]}
+                    continue
+                tuned = {"config": choice.config, "defines": choice.defines, "cached": choice.cached,
+                         "search_s": time.perf_counter() - start,
+                         "ms": {v: t * 1e3 for v, t in choice.times.items()}, "skipped": choice.skipped}
+                gemm = mod.module(choice.config).gemm   # the chosen build's own function: no per-call dispatch
             try:
-                ours = torch.as_tensor(mod.gemm(a, b), device="cuda")
+                ours = torch.as_tensor(gemm(a, b), device="cuda")
             except croktile.Error as e:   # a shape the variant's tiling does not take
                 rows[f"{label} {shape}"] = {"error": str(e)[-500:]}
                 continue
-            exact = a.float() @ b.float().T
-            err = ((ours.float() - exact).abs() / (1 + exact.abs())).max().item()
-            err_ref = ((baseline().float() - exact).abs() / (1 + exact.abs())).max().item()
+            err = relative_error(ours, exact)
             # calls alternated with the baseline's: clocks drift within a run
-            t_ours, t_ref, ratio = paired_ms(lambda: mod.gemm(a, b), baseline, args.reps)
+            t_ours, t_ref, ratio = paired_ms(lambda: gemm(a, b), baseline, args.reps)
             # and in bursts of calls back to back: the kernels' own times
-            b_ours, b_ref, b_ratio = paired_ms(lambda: mod.gemm(a, b), baseline, args.reps // 4 + 1, BURST)
+            b_ours, b_ref, b_ratio = paired_ms(lambda: gemm(a, b), baseline, args.reps // 4 + 1, BURST)
             flops = 2.0 * m * n * k
             rows[f"{label} {shape}"] = {"croktile_ms": t_ours, "baseline_ms": t_ref,
                                         "croktile_tflops": flops / t_ours / 1e9,
@@ -101,6 +150,8 @@ def main() -> int:
                                         "burst_baseline_tflops": flops / b_ref / 1e9, "burst_ratio": b_ratio,
                                         "max_rel_err": err, "baseline_max_rel_err": err_ref,
                                         "right": err <= max(2 * err_ref, 1e-2)}
+            if tuned:
+                rows[f"{label} {shape}"]["tuned"] = tuned
     print(json.dumps(rows, indent=1))
     return 0
 
