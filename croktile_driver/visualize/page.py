@@ -16,6 +16,7 @@ from .grids import GRID_STYLE, common_scale, count_of, grid_svg, region_caption,
 from .model import Copy, Env, FunctionModel, sym_json, value
 from .nesting import Nesting, copy_anchor
 from .script import SCRIPT
+from .sizes import size_checks
 from .svg import data_json, el, sym_text, text
 
 Diag = Tuple[str, Optional[Loc], str]    # (kind, loc, message)
@@ -184,8 +185,7 @@ def function_page(model: FunctionModel, target: Target, diags: List[Diag]) -> st
             + el("section", el("h2", "Data movement") + copies, id="copies")
             + el("section", el("h2", "Memory plan") + _memory_html(model, env, target), id="memory"))
     sizes = {n for v in model.vars if v.kind in ("size", "scalar") for n in [v.name] + v.aliases}
-    checks = [[sym_json(s.cond), s.message.replace("{0}", "…").replace("{1}", "…")] for s in fn.walk()
-              if isinstance(s, ir.Check) and s.cond.variables() and s.cond.variables() <= sizes]
+    checks = [[sym_json(s.cond), s.message.replace("{0}", "…").replace("{1}", "…")] for s in size_checks(fn, sizes)]
     data = {"aliases": [[a, v.name] for v in model.vars for a in v.aliases],
             "derived": [[n, sym_json(s)] for n, s in model.derived], "checks": checks}
     body = header + el("div", _controls(model, env) + el("main", main), class_="layout")
