@@ -94,9 +94,16 @@ class Copy:
 
 
 def copy_label(s: ir.Stmt) -> str:
-    kind = type(s).__name__.lower()
+    """The copy as written: `tma.copy.async.swiz<128>`, `dma.transp`, ..."""
+    kind = str(getattr(s, "engine", type(s).__name__.lower()))
     op = getattr(s, "op", "copy")
-    return f"{kind}.{op}" + (".async" if getattr(s, "is_async", False) else "")
+    swizzle = getattr(s, "swizzle", 0)
+    return (f"{kind}.{op}" + (".async" if getattr(s, "is_async", False) else "")
+            + (f".swiz<{swizzle}>" if swizzle else ""))
+
+
+# the tensor-core statements that get a card of their own (tensor.py)
+TENSOR_STMTS = (ir.MmaLoad, ir.MmaStore, ir.MmaFill, ir.MmaMul)
 
 
 def is_copy(s: ir.Stmt) -> bool:
@@ -115,6 +122,7 @@ class FunctionModel:
         self._first_sizes(overrides)
         self.wheres = _wheres(ast_fn)
         self.copies = [Copy(p, copy_label(p.stmt), p.stmt.src, p.stmt.dst) for p in self.placed if is_copy(p.stmt)]
+        self.tensor = [p for p in self.placed if isinstance(p.stmt, TENSOR_STMTS)]
         self.env = self.evaluate({v.name: v.default for v in self.vars})
 
     # -- the values ------------------------------------------------------------------

@@ -11,8 +11,8 @@ from typing import List, Optional, Tuple
 from ..diagnostics import Loc
 from .. import ir
 from ..ir.symbolic import Sym
-from . import memory
-from .grids import GRID_STYLE, common_scale, count_of, grid_svg, region_caption, tiles
+from . import fragments, memory, stages, swizzle, tensor
+from .grids import GRID_STYLE, common_scale, count_of, region_figure, tiles
 from .model import Copy, Env, FunctionModel, sym_json, value
 from .nesting import Nesting, copy_anchor
 from .script import SCRIPT
@@ -50,7 +50,7 @@ def _document(title: str, body: str, data: Optional[dict] = None) -> str:
                   + el("script", SCRIPT))
     return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
             "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
-            f"<title>{text(title)}</title>" + el("style", STYLE + GRID_STYLE) + "</head>"
+            f"<title>{text(title)}</title>" + el("style", STYLE + GRID_STYLE + TENSOR_STYLE) + "</head>"
             f"<body>{body}{script}</body></html>\n")
 
 
@@ -94,16 +94,6 @@ def _controls(model: FunctionModel, env: Env) -> str:
     return el("aside", "".join(out), id="controls")
 
 
-def _box_html(region: ir.Region, model: FunctionModel, env: Env) -> str:
-    def seq(what: str, syms: List[Sym]) -> str:
-        values = "[" + ", ".join(sym_text(s, env, class_="v") for s in syms) + "]"
-        if all(s.is_const for s in syms):
-            return f"{what} {values}"
-        shown = "[" + ", ".join(model.show(s) for s in syms) + "]"
-        return f"{what} " + el("span", text(shown), class_="sym") + " = " + values
-    return el("div", seq("offsets", region.offsets) + el("br") + seq("extents", region.extents), class_="box")
-
-
 def _copy_card(copy: Copy, model: FunctionModel, env: Env) -> str:
     s = copy.stmt
     masks = copy.placed.masks
@@ -111,9 +101,7 @@ def _copy_card(copy: Copy, model: FunctionModel, env: Env) -> str:
     figs = []
     scale = common_scale([copy.src, copy.dst], env)
     for region, role, name in ((copy.src, "src", "source"), (copy.dst, "dst", "destination")):
-        grid = grid_svg(region, model, env, role, scale)
-        figs.append(el("figure", el("figcaption", el("b", name) + " " + text(region_caption(region)))
-                       + el("div", grid.markup, class_="gridwrap") + _box_html(region, model, env), class_=role))
+        figs.append(region_figure(region, model, env, role, name, scale))
     names = {n for r in (copy.src, copy.dst) for x in r.offsets + r.extents for n in x.variables()}
     picked = [v for v in model.vars if v.kind in ("parallel", "loop") and v.name in names]
     inst = ", ".join(f"{text(v.label)}={sym_text(Sym.var(v.name), env)}" for v in picked)
@@ -174,15 +162,42 @@ def _caller_text(lv: memory.Level) -> str:
     return f" · {len(params)} parameter{'s' if len(params) != 1 else ''}{total}: the caller's buffers, not planned"
 
 
+def _moves(model: FunctionModel, env: Env) -> str:
+    """A card per copy and per mma.load / mma.store, in the order of the source."""
+    cards = [(c.stmt.sid, _copy_card(c, model, env)) for c in model.copies]
+    cards += [(p.stmt.sid, tensor.card(p, model, env)) for p in model.tensor
+              if isinstance(p.stmt, (ir.MmaLoad, ir.MmaStore))]
+    return "".join(c for _, c in sorted(cards, key=lambda x: x[0])) or el("p", "no copy statements", class_="none")
+
+
+def _tensor_sections(model: FunctionModel, env: Env) -> str:
+    """The multiplies and fills, who holds each fragment, the swizzled tiles, the pipelines."""
+    ops = "".join(tensor.card(p, model, env) for p in model.tensor
+                  if isinstance(p.stmt, (ir.MmaFill, ir.MmaMul)))
+    out = []
+    if ops:
+        out.append(el("section", el("h2", "Tensor cores") + ops, id="tensor-cores"))
+    owners = fragments.section(tensor.frags(model))
+    if owners:
+        out.append(el("section", el("h2", "Fragment ownership") + owners, id="ownership"))
+    tiles = swizzle.section(model.fn)
+    if tiles:
+        out.append(el("section", el("h2", "Swizzled shared tiles") + tiles, id="swizzle"))
+    runs = stages.section(model)
+    if runs:
+        out.append(el("section", el("h2", "Pipeline stages") + runs, id="stages"))
+    return "".join(out)
+
+
 def function_page(model: FunctionModel, target: Target, diags: List[Diag]) -> str:
     fn, env = model.fn, model.env
     meta = (f"{text(fn.loc.file)}:{fn.loc.line} · target {text(target.name)} ({text(target.setting())}) · "
             + el("a", "all functions", href="index.html"))
     header = el("header", el("h1", el("code", text(fn.name))) + el("p", meta, class_="meta"))
-    copies = "".join(_copy_card(c, model, env) for c in model.copies) or el("p", "no copy statements", class_="none")
     main = (_diagnostics_html(diags, model.source)
             + el("section", el("h2", "Parallel levels and loops") + Nesting(model, env).svg(), id="nesting")
-            + el("section", el("h2", "Data movement") + copies, id="copies")
+            + el("section", el("h2", "Data movement") + _moves(model, env), id="copies")
+            + _tensor_sections(model, env)
             + el("section", el("h2", "Memory plan") + _memory_html(model, env, target), id="memory"))
     sizes = {n for v in model.vars if v.kind in ("size", "scalar") for n in [v.name] + v.aliases}
     checks = [[sym_json(s.cond), s.message.replace("{0}", "…").replace("{1}", "…")] for s in size_checks(fn, sizes)]
@@ -228,6 +243,7 @@ def index_page(filename: str, entries: List[Entry], diags: List[Diag], source: L
                                                           + _diagnostics_html(diags, source), class_="single"))
 
 
+TENSOR_STYLE = tensor.STYLE + fragments.STYLE + swizzle.STYLE + stages.STYLE
 STYLE = """
 * { box-sizing: border-box; }
 body { margin: 0; font: 14px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: #1f2937;
