@@ -45,7 +45,8 @@ def owners(frag: ir.Frag) -> Dict[Tuple[int, int], Owner]:
     """(row, column) -> its owner, for the part of the tile drawn."""
     rows, cols = min(frag.rows, MAX_ROWS), min(frag.cols, MAX_COLS)
     if frag.engine == ir.MmaEngine.WGMMA:
-        return {(r, c): _group_owner(r, c) for r in range(rows) for c in range(cols)}
+        own = _areg_owner if frag.role == "a" else _group_owner
+        return {(r, c): own(r, c) for r in range(rows) for c in range(cols)}
     return {rc: o for rc, o in _warp_owners(frag).items() if rc[0] < rows and rc[1] < cols}
 
 
@@ -53,6 +54,14 @@ def _group_owner(r: int, c: int) -> Owner:
     """croktile_wgmma.h: rows 16w + lane / 4 (+ 8 for r), columns 8i + 2 (lane % 4) + c."""
     lane = (r % 8) * 4 + (c % 8) // 2
     return Owner(r % 64 // 16, lane, 4 * (c // 8) + 2 * (r % 16 // 8) + c % 2)
+
+
+def _areg_owner(r: int, c: int) -> Owner:
+    """croktile_wgmma.h's areg (an A operand converted from an accumulator): register
+    4k + q of step k is rows 16w + lane / 4 (+ 8 for q odd), columns 16k + 2 (lane % 4)
+    (+ 8 for q >= 2), two elements per register."""
+    q = r % 16 // 8 + 2 * (c % 16 // 8)
+    return Owner(r % 64 // 16, (r % 8) * 4 + (c % 8) // 2, 2 * (4 * (c // 16) + q) + c % 2)
 
 
 def _warp_owners(frag: ir.Frag) -> Dict[Tuple[int, int], Owner]:

@@ -47,7 +47,8 @@ def choose(parts: List[Sym], free: List[List[str]], given: dict,
     that make every part true; ``given`` holds the other values. The defaults where none do."""
     consts = sorted({c for p in parts for c in constants(p) if 2 <= c <= LARGEST})
     env = dict(given)
-    chosen: Set[str] = set(given) - {n for names in free for n in names}
+    unset = {n for names in free for n in names}
+    chosen: Set[str] = set(given) - unset
 
     def holds(p: Sym, values: dict) -> bool:
         return _value(p, evaluate(values)) != 0
@@ -55,7 +56,8 @@ def choose(parts: List[Sym], free: List[List[str]], given: dict,
     for names in free:
         mine = set(names)
         known = chosen | mine
-        relevant = [p for p in parts if p.variables() & mine and p.variables() <= known | _derived(evaluate, env)]
+        derived = set(evaluate(env)) - set(env) - (unset - known)   # not the aliases of sizes still unset
+        relevant = [p for p in parts if p.variables() & mine and p.variables() <= known | derived]
         offered = {k * c for c in consts for k in range(1, MULTIPLES + 1)} | {env[n] for n in chosen if n in env}
         for value in [env[names[0]]] + sorted(v for v in offered if 0 < v <= LARGEST):
             trial = {**env, **{n: value for n in names}}
@@ -66,11 +68,6 @@ def choose(parts: List[Sym], free: List[List[str]], given: dict,
     if all(holds(p, env) for p in parts):
         return env
     return dict(given)
-
-
-def _derived(evaluate: Callable[[dict], dict], env: dict) -> Set[str]:
-    """Names the model computes from others (``int group = 8``): a check may name them."""
-    return set(evaluate(env)) - set(env)
 
 
 def _value(s: Sym, env: dict):
