@@ -17,7 +17,6 @@ from dataclasses import dataclass
 from typing import Dict, List, Optional, Tuple
 
 from .. import ir
-from ..ir.nodes import ELEM_BYTES
 from .svg import el, text, title
 
 MAX_ROWS, MAX_COLS = 64, 16       # the part of a large tile drawn (the pattern repeats)
@@ -68,7 +67,7 @@ def _warp_owners(frag: ir.Frag) -> Dict[Tuple[int, int], Owner]:
     """lanes<T, R, ROWS, COLS, IM, IN, IK>::where of croktile_mma_warp_cuda.h, run for
     every lane and element."""
     im, _, ik = frag.inst
-    size = ELEM_BYTES.get(frag.elem or "f32", 4)
+    size = ir.ELEM_BYTES.get(frag.elem or "f32", 4)
     per_reg = 1 if size >= 4 else 4 // size
     block_w = min(4 * per_reg, ik)
     row_regs = im // 8
@@ -145,7 +144,8 @@ def ownership_svg(frag: ir.Frag) -> str:
                 continue
             x, y = left + c * CELL_W, top + r * CELL_H
             tip = f"({r}, {c}): warp {o.warp}, lane {o.lane}, its element {o.element}"
-            parts.append(el("rect", title(tip), x=x, y=y, width=CELL_W, height=CELL_H, class_=f"w{o.warp} t{o.lane % 4}")
+            parts.append(el("rect", title(tip), x=x, y=y, width=CELL_W, height=CELL_H,
+                            class_=f"w{o.warp} t{o.lane % 4}")
                          + el("text", str(o.lane), x=x + CELL_W / 2, y=y + CELL_H - 3))
     width, height = left + cols * CELL_W + 2, top + rows * CELL_H + 2
     return el("svg", "".join(parts), class_="owners", width=width, height=height,
@@ -178,7 +178,7 @@ def section(frags: List[ir.Frag]) -> str:
         if not held(f):
             continue
         key = (f.engine, f.role, min(f.rows, MAX_ROWS), min(f.cols, MAX_COLS), f.inst if f.engine != ir.MmaEngine.WGMMA
-               else None, ELEM_BYTES.get(f.elem or "f32", 4), f.converted)
+               else None, ir.ELEM_BYTES.get(f.elem or "f32", 4), f.converted)
         if key in seen:
             seen[key].append(f)
             continue
@@ -187,8 +187,9 @@ def section(frags: List[ir.Frag]) -> str:
         f = same[0]
         names = ", ".join(text(describe(x)) for x in same)
         part = drawn_part(f)
-        out.append(el("article", el("h3", el("code", text(f.name)) + ("" if len(same) == 1 else
-                                    " " + text("and " + ", ".join(x.name for x in same[1:]))))
+        also = "".join(el("span", "", id=anchor(x)) for x in same[1:])   # the others' links land here
+        out.append(el("article", also + el("h3", el("code", text(f.name)) + ("" if len(same) == 1 else
+                                           " " + text("and " + ", ".join(x.name for x in same[1:]))))
                       + el("p", names + " · " + text(who(f)), class_="sub")
                       + (el("p", text(part), class_="sub") if part else "") + legend(f)
                       + el("div", ownership_svg(f), class_="ownerwrap"),

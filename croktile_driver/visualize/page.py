@@ -180,9 +180,9 @@ def _tensor_sections(model: FunctionModel, env: Env) -> str:
     owners = fragments.section(tensor.frags(model))
     if owners:
         out.append(el("section", el("h2", "Fragment ownership") + owners, id="ownership"))
-    tiles = swizzle.section(model.fn)
-    if tiles:
-        out.append(el("section", el("h2", "Swizzled shared tiles") + tiles, id="swizzle"))
+    swizzled = swizzle.section(model.fn)
+    if swizzled:
+        out.append(el("section", el("h2", "Swizzled shared tiles") + swizzled, id="swizzle"))
     runs = stages.section(model)
     if runs:
         out.append(el("section", el("h2", "Pipeline stages") + runs, id="stages"))

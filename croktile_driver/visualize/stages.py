@@ -3,7 +3,7 @@ copies fill buffers that rotate (``rotate(a0, a1, a_next)``, ``swap``: the IR's 
 chain, also what a pipelined-loop construct lowers to). The loop is run here, statement by
 statement, for the page's sizes: which buffer each load fills (the step it loads: its
 source offset over its extent along the dimension the loop moves), when each ``wait``
-completes it, when the step's data is read, and when the rotation moves the names on.
+completes it, when the step's data is read (an mma.load, a copy or a call), and when the rotation moves the names on.
 
 Rows are the buffers (the storage, named for the name it has when the loop starts); a
 column is a phase (consecutive statements of one kind: loads, waits, reads, rotation)."""
@@ -18,7 +18,7 @@ from .model import Env, FunctionModel, shown_name, value
 from .sizes import choose, conjuncts, size_checks
 from .svg import el, text, title
 
-MAX_ITERATIONS = 5
+MAX_ITERATIONS = 4
 COL_W, ROW_H, LEFT, TOP = 46.0, 24.0, 150.0, 44.0
 
 
@@ -134,6 +134,14 @@ def _moving_dim(loop: ir.Loop, loads: List[ir.Dma]) -> Optional[int]:
     return next((d for s in loads for d, o in enumerate(s.src.offsets) if loop.var in o.variables()), None)
 
 
+def _reads(s: ir.Stmt) -> set:
+    """The buffers a statement reads: a copy's or mma.load's source, a call's data."""
+    if isinstance(s, ir.Call):
+        return {a.region.buffer for a in s.args if a.region is not None}
+    src = getattr(s, "src", None)
+    return {src.buffer} if isinstance(src, ir.Region) else set()
+
+
 class _State:
     """The run: which storage each name reaches, the open bars, the phases."""
 
@@ -180,11 +188,12 @@ class _State:
                         self.open[slot] = Bar(slot, bar.step, "ready", t + 1, t + 1)
                         self.p.events.append(f"{iteration}: wait {f} completes step {bar.step} "
                                              f"in buffer {self.name(slot)}")
-            elif isinstance(s, (ir.MmaLoad, ir.Dma)) and s.src.buffer in self.where:
-                t, slot = self.phase(iteration, "read"), self.where[s.src.buffer]
-                bar = self.open.get(slot)
-                if bar is not None and bar.kind == "ready":
-                    bar.end = max(bar.end, t + 1)
+            elif _reads(s) & set(self.where):
+                t = self.phase(iteration, "read")
+                for buf in _reads(s) & set(self.where):
+                    bar = self.open.get(self.where[buf])
+                    if bar is not None and bar.kind == "ready":
+                        bar.end = max(bar.end, t + 1)
             elif isinstance(s, ir.Swap) and s.a in self.where and s.b in self.where:
                 self.phase(iteration, "rotate")
                 self.where[s.a], self.where[s.b] = self.where[s.b], self.where[s.a]
@@ -232,7 +241,7 @@ def timeline_svg(p: Pipeline) -> str:
     for bar in p.bars:
         x, w = LEFT + bar.start * COL_W + 2, max((bar.end - bar.start) * COL_W - 4, 6)
         tip = (f"step {bar.step}: " + ("in flight (issued, not yet waited)" if bar.kind == "flight"
-                                       else "complete (waited), read by the step's multiplies"))
+                                       else "complete (waited), until the statements that read it have run"))
         parts.append(el("g", el("rect", title(tip), x=x, y=y_of[bar.slot] + 3, width=w, height=ROW_H - 6, rx=4)
                         + el("text", text(f"step {bar.step}"), x=x + 6, y=y_of[bar.slot] + ROW_H - 8),
                         class_=f"bar {bar.kind}", data_slot=bar.slot, data_step=bar.step,
@@ -249,7 +258,7 @@ def section(model: FunctionModel) -> str:
         shown = f"the first {p.iterations} of {p.trips} iterations" if p.trips is not None else \
             f"the first {p.iterations} iterations"
         sub = el("p", text(f"{shown}; buffers that rotate: {rings} · light: a load in flight (issued, not yet "
-                           "waited); strong: waited, until the step's multiplies have read it"), class_="sub")
+                           "waited); strong: waited, until the statements that read it have run"), class_="sub")
         note = el("p", text(p.note), class_="sub note") if p.note else ""
         events = el("ol", "".join(el("li", text(e)) for e in p.events), class_="events")
         out.append(el("article", head + sub + note + el("div", timeline_svg(p), class_="stagewrap")

@@ -10,7 +10,6 @@ from dataclasses import dataclass, field
 from typing import List
 
 from .. import ir
-from ..ir.nodes import ELEM_BYTES
 from .svg import el, text, title
 
 CHUNK = 16                # bytes
@@ -105,14 +104,15 @@ def _grid(cells: List[List[int]], cls: str, note) -> str:
 def tile_html(t: Tile) -> str:
     rows = min(period(t), t.rows) if t.rows else period(t)
     stored = placement(t, rows)
-    per_elem = CHUNK // max(ELEM_BYTES.get(t.elem, 1), 1)
+    per_elem = CHUNK // max(ir.ELEM_BYTES.get(t.elem, 1), 1)
     plain = [list(range(len(stored[0]))) for _ in range(rows)]
 
     def written(r, p, c):
         return f"row {r}, chunk {c}: elements {c * per_elem}..{c * per_elem + per_elem - 1} of the row"
 
     def landed(r, p, c):
-        return f"row {r}, 16 bytes at {p * CHUNK}: chunk {c} of the row (elements {c * per_elem}..{c * per_elem + per_elem - 1})"
+        return (f"row {r}, 16 bytes at {p * CHUNK}: chunk {c} of the row "
+                f"(elements {c * per_elem}..{c * per_elem + per_elem - 1})")
 
     head = el("h3", el("code", text(f"swiz<{t.swizzle}>")) + " " + text(
         f"{', '.join(t.names)}: {t.elem}, rows of {t.row_bytes} bytes"))

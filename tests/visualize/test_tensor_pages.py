@@ -9,7 +9,6 @@ from __future__ import annotations
 import re
 import shutil
 import subprocess
-from pathlib import Path
 
 import pytest
 
@@ -179,6 +178,11 @@ def test_wgmma_accumulator_ownership(pages):
     assert "not held by threads: ma: A operand f16 [64, 16]" in pages["gemm"].find("section", id="ownership").all_text()
     attn = pages["attention"].find("section", id="ownership")
     assert [a.attrs["data-frag"] for a in attn.find_all("article", cls="frag")] == ["s", "p"]
+    # every "who holds it" link lands on the card of its fragment (o0 shares s's layout)
+    ids = {n.attrs["id"] for n in pages["attention"].find_all() if "id" in n.attrs}
+    links = {a.attrs["href"][1:] for a in pages["attention"].find_all("a")
+             if a.attrs.get("href", "").startswith("#frag-")}
+    assert links == {"frag-s", "frag-o0", "frag-p"} and links <= ids
 
 
 def test_warp_fragment_ownership(tmp_path):
@@ -235,3 +239,20 @@ def test_attention_stages(pages):
         "j=0: wait k0 completes step 0 in buffer k0",
         "j=1: k0n = load of step 2 into buffer k0",
     ]
+
+
+def test_swapped_buffers_read_by_a_call(tmp_path):
+    """samples/double_buffer: `swap(cur, nxt)`, the data read by a call (not an mma)."""
+    doc = parse((make_pages("double_buffer", tmp_path / "pics") / "double_buffered.html").read_text())
+    assert _events(doc)[:5] == [
+        "before: cur = load of step 0 into buffer cur",
+        "k=0: nxt = load of step 1 into buffer nxt",
+        "k=0: wait cur completes step 0 in buffer cur",
+        "k=1: nxt = load of step 2 into buffer cur",
+        "k=1: wait cur completes step 1 in buffer nxt",
+    ]
+    card = doc.find("section", id="stages").find("article", cls="stages")
+    assert "the first 4 of 8 iterations" in card.find("p", cls="sub").all_text()
+    ready = [(b.attrs["data-slot"], b.attrs["data-step"]) for b in card.find_all("g", cls="ready")]
+    assert ready == [("0", "0"), ("1", "1"), ("0", "2"), ("1", "3")]
+    assert not doc.find_all("section", id="swizzle") and not doc.find_all("section", id="ownership")
