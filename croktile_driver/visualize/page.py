@@ -1,5 +1,6 @@
 """One self-contained HTML page per function, and the index: the nesting, a card per copy
-(source and destination grids), the memory plan, the diagnostics; the inputs that set
+(source and destination grids) and per tensor-core statement, the fragments' owners, the
+swizzled tiles, the stages of pipelined loops, the memory plan, the diagnostics; the inputs that set
 the instance and the sizes, and the script that re-evaluates the pictures (``script.py``)."""
 from __future__ import annotations
 
@@ -116,7 +117,8 @@ def _copy_card(copy: Copy, model: FunctionModel, env: Env) -> str:
     which = f" · the chunk of instance {inst}" if inst else " · the same chunk for every instance"
     sub = el("p", text(copy.label) + which
              + f" · {total} instance{'s' if total != 1 else ''}"
-             + (f" ({len(found)} distinct source chunks)" if 1 < len(found) < total else ""), class_="sub")
+             + (f" ({len(found)} distinct source chunks)" if 1 < len(found) < total else "")
+             + swizzle.link(getattr(s, "swizzle", 0)), class_="sub")
     masked = el("p", "masked for this instance (spec 4): " + el("span", "", class_="why") + " does not hold",
                 class_="masked-note")
     mask_data = json.dumps([[sym_json(m.cond), model.show(m.cond)] for m in masks])

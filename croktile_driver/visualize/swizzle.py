@@ -101,7 +101,17 @@ def _grid(cells: List[List[int]], cls: str, note) -> str:
               viewBox=f"0 0 {width} {height}")
 
 
-def tile_html(t: Tile) -> str:
+def anchor(swizzle: int) -> str:
+    return f"swizzle-{swizzle}"
+
+
+def link(swizzle: int) -> str:
+    """A card's link to the picture of its swizzle ("" for a plain copy)."""
+    return " · " + el("a", f"the {swizzle}-byte swizzle", href=f"#{anchor(swizzle)}") if swizzle else ""
+
+
+def tile_html(t: Tile, first: bool) -> str:
+    """``first``: the first tile of its swizzle, where the cards' links land."""
     rows = min(period(t), t.rows) if t.rows else period(t)
     stored = placement(t, rows)
     per_elem = CHUNK // max(ir.ELEM_BYTES.get(t.elem, 1), 1)
@@ -125,11 +135,13 @@ def tile_html(t: Tile) -> str:
               + el("div", "→", class_="arrow")
               + el("figure", el("figcaption", el("b", "in shared memory") + ": which chunk each 16 bytes hold")
                    + _grid(stored, "stored", landed)), class_="pair")
-    return el("article", head + sub + pair, class_="card swz", data_swizzle=t.swizzle)
+    return el("article", head + sub + pair, class_="card swz", data_swizzle=t.swizzle,
+              id=anchor(t.swizzle) if first else None)
 
 
 def section(fn: ir.Function) -> str:
-    return "".join(tile_html(t) for t in tiles(fn))
+    found = tiles(fn)
+    return "".join(tile_html(t, all(u.swizzle != t.swizzle for u in found[:i])) for i, t in enumerate(found))
 
 
 STYLE = """

@@ -9,7 +9,7 @@ from typing import List
 
 from .. import ir
 from ..ir.symbolic import Sym
-from . import fragments
+from . import fragments, swizzle
 from .grids import common_scale, region_figure
 from .model import Env, FunctionModel, Placed, sym_json
 from .nesting import mma_anchor
@@ -84,7 +84,7 @@ def card(p: Placed, model: FunctionModel, env: Env) -> str:
     else:
         what += " · c += a × b: " + instructions(s)
         body = el("div", "".join(_frag_box(r) for r in (s.a, s.b, s.c)), class_="pair")
-    sub = el("p", text(what) + where, class_="sub")
+    sub = el("p", text(what) + where + swizzle.link(getattr(s, "swizzle", 0)), class_="sub")
     masked = el("p", "masked for this instance (spec 4): " + el("span", "", class_="why") + " does not hold",
                 class_="masked-note")
     mask_data = json.dumps([[sym_json(m.cond), model.show(m.cond)] for m in p.masks])

@@ -88,6 +88,9 @@ def test_tma_copies_are_named_as_written(pages):
     assert _card(gemm, 56, "copy").find("p", cls="sub").all_text().startswith("tma.copy.async.swiz<128> ·")
     assert _card(gemm, 98, "copy").find("p", cls="sub").all_text().startswith("tma.copy ·")
     assert "dma.copy" not in gemm.find("section", id="copies").all_text()
+    # a swizzled copy links to the picture of its swizzle
+    assert _card(gemm, 56, "copy").find("a").attrs["href"] == "#swizzle-128"
+    assert gemm.find("section", id="swizzle").find("article", id="swizzle-128")
 
 
 def test_mma_statements_have_cards(pages):
