@@ -181,6 +181,13 @@ def test_wgmma_accumulator_ownership(pages):
     assert "not held by threads: ma: A operand f16 [64, 16]" in pages["gemm"].find("section", id="ownership").all_text()
     attn = pages["attention"].find("section", id="ownership")
     assert [a.attrs["data-frag"] for a in attn.find_all("article", cls="frag")] == ["s", "p"]
+    # p = mma.cvt s: wgmma's A in registers, per warp the PTX ISA's m16n8k16 A fragment
+    p = _cells(attn.find("article", cls="frag", data_frag="p"))
+    for warp in range(4):
+        for lane in range(32):
+            group, tig = lane >> 2, lane % 4
+            for i in range(8):
+                assert p[(16 * warp + group + 8 * (i // 2 % 2), tig * 2 + (i & 1) + 8 * (i // 4))] == (warp, lane, i)
     # every "who holds it" link lands on the card of its fragment (o0 shares s's layout)
     ids = {n.attrs["id"] for n in pages["attention"].find_all() if "id" in n.attrs}
     links = {a.attrs["href"][1:] for a in pages["attention"].find_all("a")
