@@ -2,7 +2,9 @@
 
 The site build (``mkdocs build``) loads this file as a hook. It does two things:
 
-- **the samples**: it runs ``croktilec --visualize=DIR`` for each ``samples/*.co.cpp``,
+- **the samples**: it runs ``croktilec --visualize=DIR`` for each ``samples/*.co.cpp``
+  and ``samples/NAME/NAME.co.cpp`` (with the ``-t`` and ``-arch=`` of the first
+  ``croktilec`` command in the sample's header, so gemm and attention draw for sm_90a),
   adds the pages it writes to the site under ``visualize/<sample>/``, draws the sample's
   first copy statement with ``--visualize-stmt`` (an SVG beside them) and lists them on
   the Pictures page, each with its picture inline, in place of the line
@@ -34,7 +36,11 @@ from pathlib import Path
 from typing import Dict, List, Optional, Tuple
 
 REPO = Path(__file__).resolve().parent.parent
-SAMPLES = sorted((REPO / "samples").glob("*.co.cpp"))
+# the samples, and those in a folder of their own (samples/gemm/gemm.co.cpp)
+SAMPLES = sorted((REPO / "samples").glob("*.co.cpp")) + sorted(
+    p for p in (REPO / "samples").glob("*/*.co.cpp") if p.name == f"{p.parent.name}.co.cpp")
+# the target a sample's own header builds it for: `//   croktilec -t cuda -arch=sm_90a samples/...`
+HEADER_COMMAND = re.compile(r"^//\s+croktilec\s+(?P<flags>.*?)\s+samples/", re.M)
 MARKER = "<!-- pictures -->"
 SUBDIR = "visualize"
 FIGURES = "figures"   # the pictures of the pages' own programs: figures/<page>/<stem>.L<line>.svg
@@ -81,6 +87,20 @@ def _stem(sample: Path) -> str:
     return name[: -len(".co.cpp")] if name.endswith(".co.cpp") else name.split(".")[0]
 
 
+def sample_flags(sample: Path) -> List[str]:
+    """The target options of the first command in the sample's header (a tensor-core sample
+    draws for the architecture it needs); none where it names none."""
+    m = HEADER_COMMAND.search(sample.read_text(encoding="utf-8"))
+    words = m.group("flags").split() if m else []
+    out = []
+    for i, w in enumerate(words):
+        if w == "-t" and i + 1 < len(words):
+            out += [w, words[i + 1]]
+        elif w.startswith("-arch="):
+            out.append(w)
+    return out
+
+
 def _run(cmd: List[str], args: List[str], cwd: Path) -> subprocess.CompletedProcess:
     return subprocess.run(cmd + args, cwd=str(cwd), capture_output=True, text=True, timeout=120,
                           env=_env())
@@ -97,7 +117,7 @@ def _pages(sample: Path, out: Path) -> List[Path]:
 def _visualize(cmd: List[str], sample: Path, out: Path) -> List[Path]:
     """The HTML pages croktilec writes for one sample, index first. It runs in the checkout,
     so that the pages name ``samples/x.co.cpp``, not a path of the machine that built them."""
-    res = _run(cmd, [f"--visualize={out}", _shown(sample, REPO)], REPO)
+    res = _run(cmd, [f"--visualize={out}", _shown(sample, REPO)] + sample_flags(sample), REPO)
     if res.returncode != 0:
         raise RuntimeError(f"croktilec --visualize failed on {sample.name} "
                            f"(exit {res.returncode}):\n{res.stderr}")
@@ -117,9 +137,10 @@ class Figure:
     statement), drawn into ``svg`` for the values ``values`` (``--visualize-values``), by
     croktilec run in ``cwd``."""
     def __init__(self, src: Path, line: int, svg: Path, values: Optional[str] = None,
-                 statement: str = "", cwd: Optional[Path] = None):
+                 statement: str = "", cwd: Optional[Path] = None, flags: Optional[List[str]] = None):
         self.src, self.line, self.svg, self.values, self.statement = src, line, svg, values, statement
         self.cwd = cwd or src.parent
+        self.flags = flags or []   # the target options, after the file
 
     @property
     def name(self) -> str:
@@ -131,7 +152,7 @@ class Figure:
 
     def command(self) -> str:
         """The croktilec command line that draws it, as a reader would type it."""
-        return " ".join(["croktilec"] + self.options() + [self.name])
+        return " ".join(["croktilec"] + self.options() + [self.name] + self.flags)
 
 
 def draw(cmd: List[str], fig: Figure, pages: Optional[Path] = None) -> Figure:
@@ -139,16 +160,18 @@ def draw(cmd: List[str], fig: Figure, pages: Optional[Path] = None) -> Figure:
     same run: one frontend for both)."""
     fig.svg.parent.mkdir(parents=True, exist_ok=True)
     extra = [f"--visualize={pages}"] if pages is not None else []
-    res = _run(cmd, extra + fig.options() + ["-o", str(fig.svg), fig.name], fig.cwd)
+    res = _run(cmd, extra + fig.options() + ["-o", str(fig.svg), fig.name] + fig.flags, fig.cwd)
     if res.returncode != 0 or not fig.svg.is_file():
-        run = " ".join(["croktilec"] + extra + fig.options() + [fig.name])
+        run = " ".join(["croktilec"] + extra + fig.options() + [fig.name] + fig.flags)
         raise RuntimeError(f"`{run}` (in {fig.cwd}) failed (exit {res.returncode}):\n{res.stderr}")
     return fig
 
 
 def copy_lines(text: str) -> List[int]:
-    """The 1-based lines of text that hold a copy statement outside a // comment."""
-    return [i for i, line in enumerate(text.split("\n"), 1) if COPY.search(line.split("//", 1)[0])]
+    """The 1-based lines of text that hold a copy statement outside a // comment (and
+    outside a #define: a macro's body is drawn where it is used)."""
+    return [i for i, line in enumerate(text.split("\n"), 1)
+            if COPY.search(line.split("//", 1)[0]) and not line.lstrip().startswith("#")]
 
 
 def _statement(text: str, line: int) -> str:
@@ -165,7 +188,7 @@ def _sample(cmd: List[str], sample: Path, out: Path, stmt: bool) -> Tuple[List[P
     errors = []
     for i, line in enumerate(lines):
         fig = Figure(sample, line, out / f"{_stem(sample)}.L{line}.svg",
-                     statement=_statement(text, line), cwd=REPO)
+                     statement=_statement(text, line), cwd=REPO, flags=sample_flags(sample))
         try:
             draw(cmd, fig, pages=out if i == 0 else None)
             return (_pages(sample, out) if i == 0 else _visualize(cmd, sample, out)), fig
@@ -209,9 +232,10 @@ def listing(pictures: Dict[str, List[Path]], reason: Optional[str], root: Path,
         return (f"!!! note \"No pictures in this build\"\n    {reason}; the site was built "
                 "without them. A croktilec with `--visualize` draws them at the next build.\n")
     lines = []
+    shown = {_stem(s): _shown(s, REPO) for s in SAMPLES}
     for stem, pages in pictures.items():
         links = ", ".join(f"[{p.stem}]({SUBDIR}/{p.relative_to(root).as_posix()})" for p in pages[1:])
-        main = f"[`samples/{stem}.co.cpp`]({SUBDIR}/{pages[0].relative_to(root).as_posix()})"
+        main = f"[`{shown.get(stem, f'samples/{stem}.co.cpp')}`]({SUBDIR}/{pages[0].relative_to(root).as_posix()})"
         lines.append(f"- {main}" + (f": {links}" if links else ""))
         fig = (figures or {}).get(stem)
         if fig is not None:

@@ -18,7 +18,7 @@ from typing import List, Optional, Tuple
 from .. import ir
 from ..ir.symbolic import Sym
 from .model import Copy, Env, FunctionModel, Var, sym_json, value
-from .svg import el, sym_rect, text, title
+from .svg import el, sym_rect, sym_text, text, title
 
 MAX_TILES = 1024      # instances whose boxes are drawn faintly
 MAX_RUNS = 64         # rectangles of one box
@@ -150,6 +150,24 @@ def region_caption(region: ir.Region) -> str:
     name = b.source_name or b.name
     view = f" viewed as {shape_text(region.view)}" if region.view is not None else ""
     return f"{name}: {b.storage} {b.elem} {shape_text(b.shape)}{view}"
+
+
+def box_html(region: ir.Region, model: FunctionModel, env: Env) -> str:
+    """The region's offsets and extents, as written and as values."""
+    def seq(what: str, syms: List[Sym]) -> str:
+        values = "[" + ", ".join(sym_text(s, env, class_="v") for s in syms) + "]"
+        if all(s.is_const for s in syms):
+            return f"{what} {values}"
+        shown = "[" + ", ".join(model.show(s) for s in syms) + "]"
+        return f"{what} " + el("span", text(shown), class_="sym") + " = " + values
+    return el("div", seq("offsets", region.offsets) + el("br") + seq("extents", region.extents), class_="box")
+
+
+def region_figure(region: ir.Region, model: FunctionModel, env: Env, role: str, name: str, scale: float) -> str:
+    """A card's figure of one side of a move: caption, grid, box."""
+    grid = grid_svg(region, model, env, role, scale)
+    return el("figure", el("figcaption", el("b", name) + " " + text(region_caption(region)))
+              + el("div", grid.markup, class_="gridwrap") + box_html(region, model, env), class_=role)
 
 
 def statement_svg(copy: Copy, model: FunctionModel, env: Env) -> str:

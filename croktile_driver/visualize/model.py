@@ -16,9 +16,10 @@ from ..frontend import ast as A
 from .. import ir
 from ..ir.symbolic import Sym
 from ..codegen.kernel_emitter import matching
+from .sizes import choose, conjuncts, size_checks
 
 Env = Dict[str, int]
-DEFAULT_SIZE = 64      # a symbolic dimension before the reader types its value
+DEFAULT_SIZE = 64      # a symbolic dimension before the reader types its value (unless checks need others)
 DEFAULT_SCALAR = 8     # an int parameter's
 
 
@@ -93,9 +94,16 @@ class Copy:
 
 
 def copy_label(s: ir.Stmt) -> str:
-    kind = type(s).__name__.lower()
+    """The copy as written: `tma.copy.async.swiz<128>`, `dma.transp`, ..."""
+    kind = str(getattr(s, "engine", type(s).__name__.lower()))
     op = getattr(s, "op", "copy")
-    return f"{kind}.{op}" + (".async" if getattr(s, "is_async", False) else "")
+    swizzle = getattr(s, "swizzle", 0)
+    return (f"{kind}.{op}" + (".async" if getattr(s, "is_async", False) else "")
+            + (f".swiz<{swizzle}>" if swizzle else ""))
+
+
+# the tensor-core statements that get a card of their own (tensor.py)
+TENSOR_STMTS = (ir.MmaLoad, ir.MmaStore, ir.MmaFill, ir.MmaMul)
 
 
 def is_copy(s: ir.Stmt) -> bool:
@@ -111,8 +119,10 @@ class FunctionModel:
         self.vars = self._size_vars(overrides) + self._instance_vars(overrides)
         self.derived = [(p.stmt.name, p.stmt.value) for p in self.placed
                         if isinstance(p.stmt, ir.ScalarDef) and p.stmt.value is not None]
+        self._first_sizes(overrides)
         self.wheres = _wheres(ast_fn)
         self.copies = [Copy(p, copy_label(p.stmt), p.stmt.src, p.stmt.dst) for p in self.placed if is_copy(p.stmt)]
+        self.tensor = [p for p in self.placed if isinstance(p.stmt, TENSOR_STMTS)]
         self.env = self.evaluate({v.name: v.default for v in self.vars})
 
     # -- the values ------------------------------------------------------------------
@@ -127,6 +137,19 @@ class FunctionModel:
             if got is not None:
                 env[name] = got
         return env
+
+    def _first_sizes(self, overrides: Dict[str, int]) -> None:
+        """Sizes the reader did not set start where the function's checks pass (sizes.py)."""
+        sizes = [v for v in self.vars if v.kind in ("size", "scalar")]
+        parts = [p for c in size_checks(self.fn, {n for v in sizes for n in [v.name] + v.aliases})
+                 for p in conjuncts(c.cond)]
+        if not parts:
+            return
+        free = [[v.name] + v.aliases for v in sizes
+                if not any(n in overrides for n in [v.name, v.label] + v.aliases)]
+        env = choose(parts, free, {v.name: v.default for v in self.vars}, self.evaluate)
+        for v in sizes:
+            v.default = env[v.name]
 
     def _size_vars(self, overrides: Dict[str, int]) -> List[Var]:
         out: List[Var] = []

@@ -7,7 +7,7 @@ from typing import List, Tuple
 
 from .. import ir
 from ..ir.symbolic import Sym
-from .model import Env, FunctionModel, shown_name
+from .model import TENSOR_STMTS, Env, FunctionModel, shown_name
 from .svg import el, sym_text, text, title
 
 WIDTH = 760.0
@@ -17,6 +17,11 @@ HIDDEN = (ir.Alloc, ir.Check)     # bookkeeping of the IR, not lines the user wr
 
 def copy_anchor(s: ir.Stmt) -> str:
     return f"copy-{s.sid}"
+
+
+def mma_anchor(s: ir.Stmt) -> str:
+    """The card of a tensor-core statement (tensor.py)."""
+    return f"mma-{s.sid}"
 
 
 class Nesting:
@@ -87,11 +92,12 @@ class Nesting:
         tag = f"as if masked: {self.model.show(masks[-1].cond)} only" if masks else ""
         room = int((width - PAD * 2 - len(tag) * CHAR - 40) / CHAR)
         shown = line if len(line) <= room else line[:max(room - 1, 8)] + "…"
-        cls = "stmt copy" if hasattr(s, "src") and hasattr(s, "dst") else "stmt"
+        card = copy_anchor(s) if hasattr(s, "src") and hasattr(s, "dst") else \
+            mma_anchor(s) if isinstance(s, TENSOR_STMTS) else None
         label = el("text", el("tspan", f"L{s.loc.line}", class_="ln") + el("tspan", text(" " + shown)),
-                   x=x + PAD, y=y + 14, class_=cls)
-        if "copy" in cls:
-            label = el("a", label, href=f"#{copy_anchor(s)}")
+                   x=x + PAD, y=y + 14, class_="stmt copy" if card else "stmt")
+        if card:
+            label = el("a", label, href=f"#{card}")
         if tag:
             label += el("text", text(tag), x=x + width - PAD, y=y + 14, class_="implicit")
         return label

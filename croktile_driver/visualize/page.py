@@ -1,5 +1,6 @@
 """One self-contained HTML page per function, and the index: the nesting, a card per copy
-(source and destination grids), the memory plan, the diagnostics; the inputs that set
+(source and destination grids) and per tensor-core statement, the fragments' owners, the
+swizzled tiles, the stages of pipelined loops, the memory plan, the diagnostics; the inputs that set
 the instance and the sizes, and the script that re-evaluates the pictures (``script.py``)."""
 from __future__ import annotations
 
@@ -11,11 +12,12 @@ from typing import List, Optional, Tuple
 from ..diagnostics import Loc
 from .. import ir
 from ..ir.symbolic import Sym
-from . import memory
-from .grids import GRID_STYLE, common_scale, count_of, grid_svg, region_caption, tiles
+from . import fragments, memory, stages, swizzle, tensor
+from .grids import GRID_STYLE, common_scale, count_of, region_figure, tiles
 from .model import Copy, Env, FunctionModel, sym_json, value
 from .nesting import Nesting, copy_anchor
 from .script import SCRIPT
+from .sizes import size_checks
 from .svg import data_json, el, sym_text, text
 
 Diag = Tuple[str, Optional[Loc], str]    # (kind, loc, message)
@@ -49,7 +51,7 @@ def _document(title: str, body: str, data: Optional[dict] = None) -> str:
                   + el("script", SCRIPT))
     return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
             "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
-            f"<title>{text(title)}</title>" + el("style", STYLE + GRID_STYLE) + "</head>"
+            f"<title>{text(title)}</title>" + el("style", STYLE + GRID_STYLE + TENSOR_STYLE) + "</head>"
             f"<body>{body}{script}</body></html>\n")
 
 
@@ -93,16 +95,6 @@ def _controls(model: FunctionModel, env: Env) -> str:
     return el("aside", "".join(out), id="controls")
 
 
-def _box_html(region: ir.Region, model: FunctionModel, env: Env) -> str:
-    def seq(what: str, syms: List[Sym]) -> str:
-        values = "[" + ", ".join(sym_text(s, env, class_="v") for s in syms) + "]"
-        if all(s.is_const for s in syms):
-            return f"{what} {values}"
-        shown = "[" + ", ".join(model.show(s) for s in syms) + "]"
-        return f"{what} " + el("span", text(shown), class_="sym") + " = " + values
-    return el("div", seq("offsets", region.offsets) + el("br") + seq("extents", region.extents), class_="box")
-
-
 def _copy_card(copy: Copy, model: FunctionModel, env: Env) -> str:
     s = copy.stmt
     masks = copy.placed.masks
@@ -110,9 +102,7 @@ def _copy_card(copy: Copy, model: FunctionModel, env: Env) -> str:
     figs = []
     scale = common_scale([copy.src, copy.dst], env)
     for region, role, name in ((copy.src, "src", "source"), (copy.dst, "dst", "destination")):
-        grid = grid_svg(region, model, env, role, scale)
-        figs.append(el("figure", el("figcaption", el("b", name) + " " + text(region_caption(region)))
-                       + el("div", grid.markup, class_="gridwrap") + _box_html(region, model, env), class_=role))
+        figs.append(region_figure(region, model, env, role, name, scale))
     names = {n for r in (copy.src, copy.dst) for x in r.offsets + r.extents for n in x.variables()}
     picked = [v for v in model.vars if v.kind in ("parallel", "loop") and v.name in names]
     inst = ", ".join(f"{text(v.label)}={sym_text(Sym.var(v.name), env)}" for v in picked)
@@ -127,7 +117,8 @@ def _copy_card(copy: Copy, model: FunctionModel, env: Env) -> str:
     which = f" · the chunk of instance {inst}" if inst else " · the same chunk for every instance"
     sub = el("p", text(copy.label) + which
              + f" · {total} instance{'s' if total != 1 else ''}"
-             + (f" ({len(found)} distinct source chunks)" if 1 < len(found) < total else ""), class_="sub")
+             + (f" ({len(found)} distinct source chunks)" if 1 < len(found) < total else "")
+             + swizzle.link(getattr(s, "swizzle", 0)), class_="sub")
     masked = el("p", "masked for this instance (spec 4): " + el("span", "", class_="why") + " does not hold",
                 class_="masked-note")
     mask_data = json.dumps([[sym_json(m.cond), model.show(m.cond)] for m in masks])
@@ -173,19 +164,45 @@ def _caller_text(lv: memory.Level) -> str:
     return f" · {len(params)} parameter{'s' if len(params) != 1 else ''}{total}: the caller's buffers, not planned"
 
 
+def _moves(model: FunctionModel, env: Env) -> str:
+    """A card per copy and per mma.load / mma.store, in the order of the source."""
+    cards = [(c.stmt.sid, _copy_card(c, model, env)) for c in model.copies]
+    cards += [(p.stmt.sid, tensor.card(p, model, env)) for p in model.tensor
+              if isinstance(p.stmt, (ir.MmaLoad, ir.MmaStore))]
+    return "".join(c for _, c in sorted(cards, key=lambda x: x[0])) or el("p", "no copy statements", class_="none")
+
+
+def _tensor_sections(model: FunctionModel, env: Env) -> str:
+    """The multiplies and fills, who holds each fragment, the swizzled tiles, the pipelines."""
+    ops = "".join(tensor.card(p, model, env) for p in model.tensor
+                  if isinstance(p.stmt, (ir.MmaFill, ir.MmaMul)))
+    out = []
+    if ops:
+        out.append(el("section", el("h2", "Tensor cores") + ops, id="tensor-cores"))
+    owners = fragments.section(tensor.frags(model))
+    if owners:
+        out.append(el("section", el("h2", "Fragment ownership") + owners, id="ownership"))
+    swizzled = swizzle.section(model.fn)
+    if swizzled:
+        out.append(el("section", el("h2", "Swizzled shared tiles") + swizzled, id="swizzle"))
+    runs = stages.section(model)
+    if runs:
+        out.append(el("section", el("h2", "Pipeline stages") + runs, id="stages"))
+    return "".join(out)
+
+
 def function_page(model: FunctionModel, target: Target, diags: List[Diag]) -> str:
     fn, env = model.fn, model.env
     meta = (f"{text(fn.loc.file)}:{fn.loc.line} · target {text(target.name)} ({text(target.setting())}) · "
             + el("a", "all functions", href="index.html"))
     header = el("header", el("h1", el("code", text(fn.name))) + el("p", meta, class_="meta"))
-    copies = "".join(_copy_card(c, model, env) for c in model.copies) or el("p", "no copy statements", class_="none")
     main = (_diagnostics_html(diags, model.source)
             + el("section", el("h2", "Parallel levels and loops") + Nesting(model, env).svg(), id="nesting")
-            + el("section", el("h2", "Data movement") + copies, id="copies")
+            + el("section", el("h2", "Data movement") + _moves(model, env), id="copies")
+            + _tensor_sections(model, env)
             + el("section", el("h2", "Memory plan") + _memory_html(model, env, target), id="memory"))
     sizes = {n for v in model.vars if v.kind in ("size", "scalar") for n in [v.name] + v.aliases}
-    checks = [[sym_json(s.cond), s.message.replace("{0}", "…").replace("{1}", "…")] for s in fn.walk()
-              if isinstance(s, ir.Check) and s.cond.variables() and s.cond.variables() <= sizes]
+    checks = [[sym_json(s.cond), s.message.replace("{0}", "…").replace("{1}", "…")] for s in size_checks(fn, sizes)]
     data = {"aliases": [[a, v.name] for v in model.vars for a in v.aliases],
             "derived": [[n, sym_json(s)] for n, s in model.derived], "checks": checks}
     body = header + el("div", _controls(model, env) + el("main", main), class_="layout")
@@ -228,6 +245,7 @@ def index_page(filename: str, entries: List[Entry], diags: List[Diag], source: L
                                                           + _diagnostics_html(diags, source), class_="single"))
 
 
+TENSOR_STYLE = tensor.STYLE + fragments.STYLE + swizzle.STYLE + stages.STYLE
 STYLE = """
 * { box-sizing: border-box; }
 body { margin: 0; font: 14px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: #1f2937;

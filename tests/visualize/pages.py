@@ -85,6 +85,13 @@ def make_pages(sample: str, out: Path, *flags) -> Path:
     return out
 
 
+def make_pages_of(program: Path, out: Path, *flags) -> Path:
+    """The pages of any program (a test's own, a corpus file), made in this process."""
+    rc = main([f"--visualize={out}", *map(str, flags), str(program)])
+    assert rc == 0, (program, flags)
+    return out
+
+
 def copy_card(page: Node, line: int) -> Node:
     """The card of the copy at ``line`` (its heading starts with L<line>)."""
     for card in page.find_all("article", cls="copy"):

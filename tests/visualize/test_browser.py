@@ -1,11 +1,13 @@
 """The pages in a real browser: headless Chromium (Debian's ``chromium``, driven by
 Playwright through ``executable_path``; Playwright's own browser download is not used).
 No console errors on any sample's page; the slider moves the selected chunk, a size typed
-in re-evaluates the shapes, an instance a mask excludes is shown masked. A screenshot of
+in re-evaluates the shapes, an instance a mask excludes is shown masked; the tensor-core
+samples start from sizes their asserts accept and show their tensor-core pictures. A screenshot of
 each sample's page is kept in ``tests/visualize/artifacts/`` (git-ignored)."""
 from __future__ import annotations
 
 import os
+import re
 import shutil
 from pathlib import Path
 
@@ -66,17 +68,57 @@ class Page:
                  .find(c => c.querySelector('.ln').textContent === 'L' + line).className""", line)
 
 
-@pytest.mark.parametrize("sample", sorted(p.name[:-len(".co.cpp")] for p in SAMPLES.glob("*.co.cpp")))
+# the samples in folders of their own are tensor-core programs: sm_90a draws them
+TENSOR_SAMPLES = ["attention/attention", "gemm/gemm"]
+SAMPLE_FLAGS = {name: ("-t", "cuda", "-arch=sm_90a") for name in TENSOR_SAMPLES}
+
+
+@pytest.mark.parametrize("sample", sorted(p.name[:-len(".co.cpp")] for p in SAMPLES.glob("*.co.cpp")) + TENSOR_SAMPLES)
 def test_sample_pages_open_without_errors(browser, tmp_path, sample):
-    out = make_pages(sample, tmp_path / "pics", "-t", "cuda")
+    out = make_pages(sample, tmp_path / "pics", *SAMPLE_FLAGS.get(sample, ("-t", "cuda")))
     ARTIFACTS.mkdir(exist_ok=True)
     for html in sorted(out.glob("*.html")):
         page = Page(browser, html)
         assert page.errors == [], (html.name, page.errors)
         if html.name != "index.html":
             assert page.page.locator("svg.nesting").count() == 1
-            page.page.screenshot(path=str(ARTIFACTS / f"{sample}-{html.stem}.png"), full_page=True)
+            page.page.screenshot(path=str(ARTIFACTS / f"{sample.split('/')[-1]}-{html.stem}.png"), full_page=True)
         page.page.close()
+
+
+# what the reader sees of the tensor-core pictures once the script has run: the counts of
+# every level, the run-time checks the sizes fail, and the sections laid out
+TENSOR_VIEW = """() => ({
+  counts: [...document.querySelectorAll('svg.nesting text.count')].map(t => t.textContent),
+  failing: [...document.querySelectorAll('#checks li')].map(li => li.textContent),
+  shown: ['copies', 'tensor-cores', 'ownership', 'swizzle', 'stages'].map(id => {
+    const b = document.getElementById(id).getBoundingClientRect();
+    return [id, b.width > 0 && b.height > 0];
+  }),
+  cards: [...document.querySelectorAll('article.copy .sub, article.mma .sub')].map(p => p.textContent.split(' · ')[0]),
+  owner: document.querySelector('#ownership svg.owners rect title').textContent,
+  stages: [...document.querySelectorAll('#stages svg.stages g.bar')].length,
+})"""
+
+
+@pytest.mark.parametrize("sample", TENSOR_SAMPLES)
+def test_tensor_core_pictures(browser, tmp_path, sample):
+    """The first sizes pass the function's asserts (no check fails, no level has 0
+    instances); the swizzle, ownership and stages sections are drawn; the cards name
+    tma.copy and the mma statements; typing a size that fails an assert lists it."""
+    name = sample.split("/")[-1]
+    page = Page(browser, make_pages(sample, tmp_path / "pics", *SAMPLE_FLAGS[sample]) / f"{name}.html")
+    view = page.page.evaluate(TENSOR_VIEW)
+    assert view["failing"] == []
+    numbers = [int(n) for c in view["counts"] for n in re.findall(r"\d+", c)]
+    assert numbers and 0 not in numbers, view["counts"]
+    assert all(shown for _, shown in view["shown"]), view["shown"]
+    assert {"tma.copy.async.swiz<128>", "tma.copy", "mma.load.swiz<128>", "mma.store", "mma.fill"} <= set(view["cards"])
+    assert view["owner"] == "(0, 0): warp 0, lane 0, its element 0" and view["stages"] > 0
+    size = "lhs__dim0" if name == "gemm" else "q__dim1"
+    page.set(size, 100)
+    assert any("assertion failed" in c for c in page.page.evaluate(TENSOR_VIEW)["failing"])
+    assert page.errors == []
 
 
 def test_slider_moves_the_selected_chunk(browser, tmp_path):
