@@ -78,6 +78,7 @@ class CheckContext:
     shape_vars: Dict[str, tuple] = field(default_factory=dict)
     prefix: List[ir.Stmt] = field(default_factory=list)   # checks and definitions the statement needs first
     guards: List[Sym] = field(default_factory=list)   # what must hold for the expression being checked to run
+    arm_guards: List[Sym] = field(default_factory=list)   # those of the guards that are `if` arms (in_arm)
     # enclosing loops and parallels ("loop" / "parallel"), for `break`/`continue`
     jump_scopes: List[str] = field(default_factory=list)
     mutable_vars: Dict[str, str] = field(default_factory=dict)   # IR name -> user name of scalars that may change
@@ -160,15 +161,33 @@ class CheckContext:
     def runtime_check(self, loc: Loc, cond: Sym, message: str, values: List[Sym]) -> List[ir.Stmt]:
         """A check that cannot be proved now; hoisted before the launch when possible. Under
         a guard it holds vacuously where the guard is false, so hoisting it is still right."""
-        for guard in self.guards:
-            cond = guard.op("!").op("||", cond)
-        check = ir.Check(loc, cond, message, values)
-        if self.check_sink is not None and cond.variables() <= self.host_vars:
-            if not any(isinstance(c, ir.Check) and c.cond == cond and c.message == message
+        hoisted = self.guarded_condition(cond, self.guards)
+        if self.check_sink is not None and hoisted.variables() <= self.host_vars:
+            if not any(isinstance(c, ir.Check) and c.cond == hoisted and c.message == message
                        for c in self.check_sink):
-                self.check_sink.append(check)
+                self.check_sink.append(ir.Check(loc, hoisted, message, values))
             return []
-        return [check]
+        # in place, inside the `if` arms that guard it: only the expressions' own guards
+        inner = [g for g in self.guards if not any(g is a for a in self.arm_guards)]
+        return [ir.Check(loc, self.guarded_condition(cond, inner), message, values)]
+
+    @staticmethod
+    def guarded_condition(cond: Sym, guards: List[Sym]) -> Sym:
+        for guard in guards:
+            cond = guard.op("!").op("||", cond)
+        return cond
+
+    @contextmanager
+    def in_arm(self, cond: Sym) -> Iterator[None]:
+        """The body of an `if` arm: its statements' checks are placed inside it, where
+        ``cond`` holds; a check hoisted before the launch still takes it."""
+        self.guards.append(cond)
+        self.arm_guards.append(cond)
+        try:
+            yield
+        finally:
+            self.guards.pop()
+            self.arm_guards.pop()
 
     @contextmanager
     def guarded(self, cond: Optional[Sym]) -> Iterator[None]:

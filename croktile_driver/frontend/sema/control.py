@@ -76,7 +76,7 @@ class ControlFlow:
         with self.ctx.construct("choice", s.loc):
             for arm, taken in zip(arms, [cond, cond.op("!")]):
                 refined = self._bound_refined(s.cond) if arm is s.then else nullcontext()
-                with self.ctx.construct("arm", arm.loc), self.ctx.guarded(taken), refined:
+                with self.ctx.construct("arm", arm.loc), self.ctx.in_arm(taken), refined:
                     lowered.append((taken, self.scoped_block(arm)))
         for taken, body in lowered:
             if taken.is_const:
