@@ -9,7 +9,7 @@ from .levels import check_cuda_levels
 from ...frontend.pipeline import TranslationUnit
 from ...driver.toolchain import ToolChain
 from .events import check_cuda_events
-from . import archs as arch_list
+from .archs import ArchError, gencode, is_list, kernel_condition, parse as parse_archs
 from .mma import check_mma, check_mma_shapes
 from .limits import ARCH_SHARED_BYTES, MAX_BLOCK
 from .host import Generator
@@ -47,14 +47,14 @@ class CudaToolChain(ToolChain):
         return getattr(self.options, "arch", None) or self.profile.get("arch")
 
     def archs(self) -> List[str]:
-        """The architectures the build is for: `-arch`'s (a list, or native: arch_list.parse,
+        """The architectures the build is for: `-arch`'s (a list, or native: parse_archs,
         which raises ArchError), else the profile's; one in a view."""
         if self._fixed is not None:
             return [self._fixed]
         if self._archs is None:
             given = self.given_arch()
-            if given and arch_list.is_list(given):
-                self._archs = arch_list.parse(given)
+            if given and is_list(given):
+                self._archs = parse_archs(given)
             else:   # one architecture goes to nvcc as given (the reference takes -arch=SM_90 too)
                 self._archs = [given.lower()] if given else []
         return self._archs
@@ -62,7 +62,7 @@ class CudaToolChain(ToolChain):
     def option_problem(self) -> Optional[str]:
         try:
             self.archs()
-        except arch_list.ArchError as exc:
+        except ArchError as exc:
             return str(exc)
         return None
 
@@ -73,7 +73,7 @@ class CudaToolChain(ToolChain):
         """Whether the build is for several architectures (a dispatcher picks at run time)."""
         try:
             return self._fixed is None and len(self.archs()) > 1
-        except arch_list.ArchError:   # reported by check()
+        except ArchError:   # reported by check()
             return False
 
     def views(self) -> List["CudaToolChain"]:
@@ -99,7 +99,7 @@ class CudaToolChain(ToolChain):
 
     def kernel_guard(self) -> Optional[str]:
         """The condition under which a kernel's body is compiled (a build of a list), or None."""
-        return arch_list.kernel_condition(self._fixed) if self._fixed is not None else None
+        return kernel_condition(self._fixed) if self._fixed is not None else None
 
     def _arch_override(self) -> Optional[Tuple[str, Optional[int]]]:
         """An architecture other than the profile's, as messages name it, and its GPU's
@@ -109,7 +109,7 @@ class CudaToolChain(ToolChain):
             return None
         try:
             chosen = self.arch()
-        except arch_list.ArchError:   # reported by check(); the profile's limits meanwhile
+        except ArchError:   # reported by check(); the profile's limits meanwhile
             return None
         if not chosen or (self._fixed is None and chosen == str(self.profile.get("arch", "")).lower()):
             return None
@@ -148,7 +148,7 @@ class CudaToolChain(ToolChain):
 
     def target_flags(self) -> List[str]:
         if self.several():
-            return [arch_list.gencode(a) for a in self.archs()]
+            return [gencode(a) for a in self.archs()]
         arch = self.arch()
         if arch and re.fullmatch(r"sm_\d+a", arch):
             # nvcc's -arch=sm_90a also embeds compute_90 PTX, in which the architecture-
