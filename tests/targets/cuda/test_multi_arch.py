@@ -16,6 +16,7 @@ import concurrent.futures
 import json
 import os
 import re
+import shlex
 import shutil
 import subprocess
 from pathlib import Path
@@ -23,8 +24,8 @@ from pathlib import Path
 import pytest
 
 from helpers import corpus
-from helpers.croktilec import run_croktilec
-from helpers.paths import RUNTIME, TESTS
+from helpers.croktilec import PKG_PARENT, croktilec_cmd, run_croktilec
+from helpers.paths import REPO, RUNTIME, TESTS
 
 HERE = Path(__file__).resolve().parent
 PROGRAM = HERE / "multi_arch.co.cpp"                        # mma.sync over tma.copy tiles
@@ -74,7 +75,7 @@ def _fake_smi(tmp_path: Path, monkeypatch, body: str) -> None:
     """An nvidia-smi first on PATH that answers the compute-capability query with `body`
     (shell lines) and fails on any other."""
     bin_dir = tmp_path / "bin"
-    bin_dir.mkdir()
+    bin_dir.mkdir(parents=True)
     smi = bin_dir / "nvidia-smi"
     smi.write_text('#!/bin/sh\n[ "$*" = "--query-gpu=compute_cap --format=csv,noheader" ] || exit 64\n'
                    + body + "\n")
@@ -265,3 +266,57 @@ def test_croktile_load_builds_several_architectures(tmp_path, monkeypatch):
     assert len(list((tmp_path / "cache" / "modules").glob("ops-*"))) == 1
     croktile.load(ops, target="cuda", options=["-arch=sm_80,sm_90a"])   # from the cache
     assert len(list((tmp_path / "cache" / "modules").glob("ops-*"))) == 1
+
+
+def test_croktile_load_keys_native_by_the_gpus(tmp_path, monkeypatch):
+    """A cache shared by machines of other GPUs keeps a build of `-arch=native` for each."""
+    from croktile._load import _request_key
+    keys = []
+    for answer in ("echo 9.0", "echo 8.0"):
+        _fake_smi(tmp_path / answer[-3:], monkeypatch, answer)
+        keys.append(_request_key(str(PROGRAM), ["-t", "cuda", "-arch=native"], ""))
+    assert keys[0] != keys[1]
+    assert _request_key(str(PROGRAM), ["-t", "cuda", "-arch=sm_80"], "") == \
+        _request_key(str(PROGRAM), ["-t", "cuda", "-arch=sm_80"], "")
+
+
+CMAKE_PROJECT = """\
+cmake_minimum_required(VERSION 3.20)
+project(multi LANGUAGES CXX CUDA)
+find_package(Croktile 0.1 REQUIRED)
+croktile_add_kernel(listed k.co.cu TARGET cuda ARCH sm_80 sm_90a)
+croktile_add_kernel(native k.co.cu TARGET cuda OPTIONS -Werror -arch=native)
+"""
+
+
+def test_croktile_add_kernel_takes_the_architectures(nvcc, tmp_path, monkeypatch):
+    """ARCH (or -arch= in OPTIONS) is the transpile's -arch and the library's
+    CUDA_ARCHITECTURES, native resolved when CMake configures; the listed library builds."""
+    for tool in ("cmake", "ninja"):
+        if shutil.which(tool) is None:
+            pytest.skip(f"{tool} is not installed")
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "CMakeLists.txt").write_text(CMAKE_PROJECT)
+    (src / "k.co.cu").write_text(PROGRAM.read_text().split("int main()")[0])
+    wrapper = tmp_path / "croktilec"   # this checkout's driver, as the package installs it
+    wrapper.write_text(f"#!/bin/sh\nPYTHONPATH={shlex.quote(PKG_PARENT)} exec "
+                       f"{shlex.join(croktilec_cmd())} \"$@\"\n")
+    wrapper.chmod(0o755)
+    _fake_smi(tmp_path, monkeypatch, "echo 9.0")
+    build = tmp_path / "build"
+    env = dict(os.environ, CROKTILE_SERVER="0")
+    configure = subprocess.run(["cmake", "-S", src, "-B", build, "-G", "Ninja", f"-DCMAKE_PREFIX_PATH={REPO / 'cmake'}",
+                                f"-DCROKTILE_EXECUTABLE={wrapper}"], capture_output=True, text=True, env=env)
+    assert configure.returncode == 0, configure.stdout + configure.stderr
+
+    def commands(target: str) -> str:
+        return subprocess.run(["ninja", "-C", build, "-t", "commands", target], capture_output=True, text=True,
+                              check=True).stdout
+    listed, native = commands("listed"), commands("native")
+    assert " -arch=sm_80,sm_90a " in listed and "--generate-code=arch=compute_80,code=[compute_80,sm_80]" in listed \
+        and "--generate-code=arch=compute_90a,code=[compute_90a,sm_90a]" in listed, listed
+    assert " -Werror -arch=sm_90a " in native and "compute_80" not in native \
+        and "--generate-code=arch=compute_90a,code=[compute_90a,sm_90a]" in native, native
+    done = subprocess.run(["ninja", "-C", build, "listed"], capture_output=True, text=True, env=env, timeout=600)
+    assert done.returncode == 0, done.stdout + done.stderr
