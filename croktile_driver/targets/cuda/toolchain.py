@@ -95,7 +95,9 @@ class CudaToolChain(ToolChain):
         "sm_80 (of -arch=sm_80,sm_90a)"."""
         if self._fixed is not None:
             return f"{self._fixed} (of -arch={self.given_arch()})"
-        return f"-arch={self.given_arch()}"
+        given, found = self.given_arch(), self.archs()
+        resolved = f" ({found[0]})" if found and is_list(str(given)) else ""   # -arch=native (sm_90a)
+        return f"-arch={given}{resolved}"
 
     def kernel_guard(self) -> Optional[str]:
         """The condition under which a kernel's body is compiled (a build of a list), or None."""
