@@ -4,11 +4,14 @@ Without a GPU: the list and native (a fake nvidia-smi on PATH) become one -genco
 architecture; bad lists and a machine without a GPU are one-line errors; an instruction
 one of the listed architectures lacks is an error at its statement naming that one; the
 -S output holds each architecture's build in its own namespace and a dispatcher, and nvcc
-builds it by itself (and stops a build for another architecture, naming the flags).
+builds it by itself (and stops a build for another architecture, naming the flags);
+croktile_add_kernel's ARCH reaches the transpile and CUDA_ARCHITECTURES; croktile.load
+keys -arch=native by the machine's GPUs.
 
 With a GPU: a tensor-core program built for sm_80 and sm_90a runs the newest build the
 GPU runs, and the sm_80 one when CROKTILE_CUDA_ARCH forces it, passing its checks both
-times (CROKTILE_CUDA_ARCH_REPORT=1 says which ran).
+times (CROKTILE_CUDA_ARCH_REPORT=1 says which ran); croktile.load builds and runs such a
+module.
 """
 from __future__ import annotations
 
