@@ -174,7 +174,8 @@ def test_the_source_holds_each_build_and_a_dispatcher(croktilec, tmp_path):
         return out.read_text()
     text = source("sm_80,sm_90a")
     assert text == source("sm_90a,sm_80"), "the order of the list does not matter"
-    builds = dict(re.findall(r"^namespace croktile_(sm_\w+) \{\n(.*?)^\}  // namespace croktile_\1$", text, re.M | re.S))
+    builds = dict(re.findall(r"^namespace croktile_(sm_\w+) \{\n(.*?)^\}  // namespace croktile_\1$", text,
+                             re.M | re.S))
     assert sorted(builds) == ["sm_80", "sm_90a"]
     # the sm_90a build loads its tiles on the copy engine, the sm_80 build with the block's threads
     assert "croktile::tma::load_async" in builds["sm_90a"] and "croktile::tma::" not in builds["sm_80"]
