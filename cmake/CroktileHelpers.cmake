@@ -112,7 +112,7 @@ function(croktile_add_kernel name)
   _croktile_json_list(_flags "${_json}" profiles "${_profile}" flags)
   _croktile_json_list(_link_flags "${_json}" profiles "${_profile}" link_flags)
   _croktile_json_list(_libs "${_json}" profiles "${_profile}" libs)
-  _croktile_json_list(_archs "${_json}" archs)
+  _croktile_json_list(_archs "${_json}" archs)   # those of the profile, or of -arch
   if(_arch_given)
     if(NOT _target STREQUAL "cuda")
       message(FATAL_ERROR "${_where}: ARCH (${_arch_joined}) is for TARGET cuda; profile '${_profile}' "

@@ -86,14 +86,13 @@ def info_command(args: ParsedArgs) -> int:
     except ProfileError as exc:
         print(f"croktilec: error: {exc}", file=sys.stderr)
         return 1
-    archs = None
-    if args.target or args.profile:   # the device architectures a build with these flags is for
-        toolchain = _toolchain_of(select_profile(profiles, None, names[0]), args)
-        problem = toolchain.option_problem() if toolchain is not None else None
-        if problem:
-            print(f"croktilec: error: {problem}", file=sys.stderr)
-            return 1
-        archs = toolchain.device_archs() if toolchain is not None else []
+    # the device architectures a build with these flags is for (its profile's, or -arch's)
+    toolchain = _toolchain_of(select_profile(profiles, args.target, args.profile), args)
+    problem = toolchain.option_problem() if toolchain is not None else None
+    if problem:
+        print(f"croktilec: error: {problem}", file=sys.stderr)
+        return 1
+    archs = toolchain.device_archs() if toolchain is not None else []
     if fmt == "json":
         import json
         print(json.dumps({"default": profiles["default"], "files": profiles["files"],
