@@ -3,7 +3,7 @@
 #
 #   croktile_add_kernel(<name> <source>...
 #                       [TARGET cpu|cuda|opencl|factor] [PROFILE <profile>]
-#                       [KERNEL_TEMPLATES]
+#                       [KERNEL_TEMPLATES] [ARCH <arch>...]
 #                       [OPTIONS <croktilec flag>...]
 #                       [INCLUDE_DIRECTORIES <dir>...]
 #                       [COMPILE_DEFINITIONS <NAME[=VALUE]>...])
@@ -17,6 +17,11 @@
 #   TARGET, PROFILE      what croktilec -t / --profile select (default: the default profile);
 #                        an unknown one, or a target whose compiler CMake lacks, is an error here
 #   KERNEL_TEMPLATES     croktilec -kt (factor: template specialisations + C wrappers)
+#   ARCH                 cuda: the GPU architectures (default: the profile's). Several
+#                        (ARCH sm_80 sm_90a) build each kernel for each into the one library,
+#                        which runs the one for the GPU it finds (croktilec -arch=sm_80,sm_90a);
+#                        native: this machine's GPUs, found when CMake configures. An -arch= in
+#                        OPTIONS means the same.
 #   OPTIONS              more croktilec flags for the transpile (e.g. -Werror)
 #   INCLUDE_DIRECTORIES, COMPILE_DEFINITIONS
 #                        for the transpile (-I, -D) and the compile of the generated sources
@@ -39,7 +44,8 @@
 # OpenCL::OpenCL (opencl), CUDA::cudart (cuda), ${CMAKE_DL_LIBS} (factor), plus the
 # profile's `libs` and `link_flags`. The profile's `flags` apply to the compile, except -O,
 # -g, -std= and -pthread, which CMake's build type, C++17 and Threads decide. For cuda the
-# profile's arch (sm_90a) becomes the library's CUDA_ARCHITECTURES (90a).
+# architectures (ARCH, else the profile's arch: sm_90a) become the library's
+# CUDA_ARCHITECTURES (90a).
 
 # The croktilec options that select a profile: -t/--profile as given (into <select_var>)
 # and --toolchain-file for CROKTILE_TOOLCHAIN_FILE (into <file_var>), shared by the
@@ -63,7 +69,7 @@ endfunction()
 
 function(croktile_add_kernel name)
   cmake_parse_arguments(PARSE_ARGV 1 ARG "KERNEL_TEMPLATES" "TARGET;PROFILE"
-                        "OPTIONS;INCLUDE_DIRECTORIES;COMPILE_DEFINITIONS")
+                        "OPTIONS;INCLUDE_DIRECTORIES;COMPILE_DEFINITIONS;ARCH")
   set(_where "croktile_add_kernel(${name})")
   if(ARG_KEYWORDS_MISSING_VALUES)
     message(FATAL_ERROR "${_where}: ${ARG_KEYWORDS_MISSING_VALUES} needs a value")
@@ -73,9 +79,25 @@ function(croktile_add_kernel name)
     message(FATAL_ERROR "${_where}: no Croktile source given (.co.cpp)")
   endif()
 
+  # -- the architectures: ARCH, or an -arch= among the OPTIONS (croktilec resolves the list)
+  set(_arch_given ${ARG_ARCH})
+  set(_options)
+  foreach(_option IN LISTS ARG_OPTIONS)
+    if(_option MATCHES "^--?arch=(.*)$")
+      set(_arch_given "${CMAKE_MATCH_1}")
+    else()
+      list(APPEND _options "${_option}")
+    endif()
+  endforeach()
+  set(_arch_option)
+  if(_arch_given)
+    list(JOIN _arch_given "," _arch_joined)
+    set(_arch_option "-arch=${_arch_joined}")
+  endif()
+
   # -- which profile: croktilec knows the profiles, their targets and code generators
   _croktile_selection(_select _select_file "${ARG_TARGET}" "${ARG_PROFILE}")
-  _croktile_profile(_json "${_where}" ${_select} ${_select_file})
+  _croktile_profile(_json "${_where}" ${_select} ${_select_file} ${_arch_option})
   string(JSON _profile GET "${_json}" selected)
   if(_profile STREQUAL "" OR _profile STREQUAL "null")
     string(JSON _profile GET "${_json}" default)
@@ -90,7 +112,15 @@ function(croktile_add_kernel name)
   _croktile_json_list(_flags "${_json}" profiles "${_profile}" flags)
   _croktile_json_list(_link_flags "${_json}" profiles "${_profile}" link_flags)
   _croktile_json_list(_libs "${_json}" profiles "${_profile}" libs)
-  string(JSON _arch ERROR_VARIABLE _no_arch GET "${_json}" profiles "${_profile}" arch)
+  _croktile_json_list(_archs "${_json}" archs)   # those of the profile, or of -arch
+  if(_arch_given)
+    if(NOT _target STREQUAL "cuda")
+      message(FATAL_ERROR "${_where}: ARCH (${_arch_joined}) is for TARGET cuda; profile '${_profile}' "
+                          "is for ${_target}")
+    endif()
+    list(JOIN _archs "," _arch_joined)   # native: the GPUs found now, for the transpile too
+    set(_arch_option "-arch=${_arch_joined}")
+  endif()
 
   # -- the target's toolchain on the CMake side
   get_property(_languages GLOBAL PROPERTY ENABLED_LANGUAGES)
@@ -200,7 +230,7 @@ function(croktile_add_kernel name)
       COMMAND Croktile::croktilec -S -t "${_target}" --profile "${_profile}" ${_select_file} ${_kt}
               "$<$<BOOL:${_includes}>:-I$<JOIN:${_includes},;-I>>"
               "$<$<BOOL:${_defines}>:-D$<JOIN:${_defines},;-D>>"
-              ${ARG_OPTIONS}
+              ${_options} ${_arch_option}
               -MD -MF "${_dir}/${_unique}.d" --emit-header "${_header}" -o "${_gen}" "${_abs}"
       DEPENDS "${_abs}" "${CROKTILE_EXECUTABLE}"
       DEPFILE "${_dir}/${_unique}.d"
@@ -232,8 +262,14 @@ function(croktile_add_kernel name)
   target_link_options(${name} INTERFACE ${_link_flags})
   if(_target STREQUAL "cuda")
     target_compile_features(${name} PRIVATE cuda_std_17)
-    if(_arch MATCHES "^(sm|compute)_([0-9]+[a-z]?)$")
-      set_target_properties(${name} PROPERTIES CUDA_ARCHITECTURES "${CMAKE_MATCH_2}")
+    set(_cuda_archs)
+    foreach(_arch IN LISTS _archs)
+      if(_arch MATCHES "^(sm|compute)_([0-9]+[a-z]?)$")
+        list(APPEND _cuda_archs "${CMAKE_MATCH_2}")
+      endif()
+    endforeach()
+    if(_cuda_archs)
+      set_target_properties(${name} PROPERTIES CUDA_ARCHITECTURES "${_cuda_archs}")
     endif()
   endif()
 endfunction()

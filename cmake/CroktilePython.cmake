@@ -3,7 +3,7 @@
 #
 #   croktile_add_python_module(<name> <source>...
 #                              [TARGET cpu|cuda|opencl|factor] [PROFILE <profile>]
-#                              [KERNEL_TEMPLATES] [OPTIONS <croktilec flag>...]
+#                              [KERNEL_TEMPLATES] [ARCH <arch>...] [OPTIONS <croktilec flag>...]
 #                              [INCLUDE_DIRECTORIES <dir>...] [COMPILE_DEFINITIONS <NAME[=VALUE]>...])
 #
 # The sources become a static library as croktile_add_kernel(<name>_kernels ...) makes it
@@ -16,7 +16,7 @@
 # (Development.Module); scikit-build-core projects have both.
 function(croktile_add_python_module name)
   cmake_parse_arguments(PARSE_ARGV 1 ARG "KERNEL_TEMPLATES" "TARGET;PROFILE"
-                        "OPTIONS;INCLUDE_DIRECTORIES;COMPILE_DEFINITIONS")
+                        "OPTIONS;INCLUDE_DIRECTORIES;COMPILE_DEFINITIONS;ARCH")
   set(_where "croktile_add_python_module(${name})")
   if(ARG_KEYWORDS_MISSING_VALUES)
     message(FATAL_ERROR "${_where}: ${ARG_KEYWORDS_MISSING_VALUES} needs a value")
@@ -39,7 +39,7 @@ function(croktile_add_python_module name)
   if(ARG_KERNEL_TEMPLATES)
     list(APPEND _forward KERNEL_TEMPLATES)
   endif()
-  foreach(_key OPTIONS INCLUDE_DIRECTORIES COMPILE_DEFINITIONS)
+  foreach(_key OPTIONS INCLUDE_DIRECTORIES COMPILE_DEFINITIONS ARCH)   # ARCH: cuda's, as croktile_add_kernel's
     if(ARG_${_key})
       list(APPEND _forward ${_key} ${ARG_${_key}})
     endif()

@@ -91,10 +91,24 @@ def _request_key(source: str, flags: list, cwd: str) -> str:
     from croktile_driver import __version__
     env = [f"{k}={os.environ.get(k, '')}" for k in ("CXX", "NVCC", "CROKTILE_TOOLCHAINS", "XDG_CONFIG_HOME")]
     parts = ["croktile.load 1", __version__, _driver_digest(), sys.version,
-             sysconfig.get_config_var("EXT_SUFFIX") or "", _nanobind_version(), source, cwd, *flags, *env]
+             sysconfig.get_config_var("EXT_SUFFIX") or "", _nanobind_version(), source, cwd, *flags, *env,
+             *_native_archs(flags)]
     digest = hashlib.sha256("\0".join(parts).encode("utf-8", "surrogateescape")).hexdigest()[:24]
     stem = os.path.basename(source).split(".", 1)[0]
     return f"{_identifier(stem)}-{digest}"
+
+
+def _native_archs(flags: list) -> list:
+    """`-arch=native` means this machine's GPUs: a cache shared with a machine of other GPUs
+    holds another build for it."""
+    if not any(f.startswith(("-arch=", "--arch=")) and "native" in f.lower().split("=", 1)[1].split(",")
+               for f in flags):
+        return []
+    from croktile_driver.targets.cuda.archs import ArchError, native
+    try:
+        return native()
+    except ArchError:   # the build says so
+        return []
 
 
 @functools.lru_cache(maxsize=None)

@@ -86,11 +86,18 @@ def info_command(args: ParsedArgs) -> int:
     except ProfileError as exc:
         print(f"croktilec: error: {exc}", file=sys.stderr)
         return 1
+    # the device architectures a build with these flags is for (its profile's, or -arch's)
+    toolchain = _toolchain_of(select_profile(profiles, args.target, args.profile), args)
+    problem = toolchain.option_problem() if toolchain is not None else None
+    if problem:
+        print(f"croktilec: error: {problem}", file=sys.stderr)
+        return 1
+    archs = toolchain.device_archs() if toolchain is not None else []
     if fmt == "json":
         import json
         print(json.dumps({"default": profiles["default"], "files": profiles["files"],
                           "selected": names[0] if (args.target or args.profile) else None,
-                          "profiles": {d["name"]: d for d in described}}, indent=2))
+                          "archs": archs, "profiles": {d["name"]: d for d in described}}, indent=2))
         return 0
     rows = [("profile", "target", "compilers", "limits")]
     for d in described:
@@ -117,6 +124,15 @@ def info_command(args: ParsedArgs) -> int:
             print(f"{d['name']}: missing {', '.join(d['missing'])}{hint}")
     print(f"(* the default; from {', '.join(profiles['files'])})")
     return 0
+
+
+def _toolchain_of(profile: dict, args: ParsedArgs):
+    """The profile's toolchain with these options, or None for a target without a code generator."""
+    from ..targets import toolchain_for
+    try:
+        return toolchain_for(profile["target"])(profile, args)
+    except KeyError:
+        return None
 
 
 def _describe_profile(prof: dict, default: str, given: dict) -> dict:
@@ -168,6 +184,10 @@ def compile_command(args: ParsedArgs, diag: Diagnostics) -> int:
         print(f"croktilec: error: target '{profile['target']}' is not supported yet", file=sys.stderr)
         return 1
     toolchain = tc_class(profile, args)
+    problem = toolchain.option_problem()
+    if problem:
+        print(f"croktilec: error: {problem}", file=sys.stderr)
+        return 1
     for path in args.inputs:
         if not (_is_co(path) or path.endswith(CXX_SUFFIXES) or path.endswith(OBJ_SUFFIXES)):
             print(f"croktilec: error: {path}: file format not recognized", file=sys.stderr)
@@ -286,6 +306,7 @@ def _run(args: ParsedArgs, diag: Diagnostics, toolchain, work: Callable[[], str]
                             + (["-w"] if args.no_warnings else []) + (["-Werror"] if args.werror else [])
                             + [f"-W{w}" for w in optional_warnings(args)]
                             + (["-kt"] if args.kernel_templates else [])
+                            + ([f"-arch={args.arch}"] if args.arch else [])
                             + macro_flags(args)
                             + [f"-I{d}" for d in args.include_dirs] + ["-o", gen_path, path],
                             "transpile", path, gen_path, text=text))

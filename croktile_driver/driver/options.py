@@ -63,7 +63,8 @@ OPTIONS: List[Option] = [
            aliases=("--target",), metavar="TARGET"),
     Option("--profile", "separate", "profile", "Toolchain profile from toolchains.yaml", metavar="NAME"),
     Option("--toolchain-file", "separate", "toolchain_file", "Extra toolchain profiles (YAML)", metavar="FILE"),
-    Option("-arch=", "joined", "arch", "Target architecture, e.g. sm_90a", aliases=("--arch=",), metavar="ARCH"),
+    Option("-arch=", "joined", "arch", "Target architecture, e.g. sm_90a; several, sm_80,sm_90a, in one build; "
+           "native: this machine's GPUs", aliases=("--arch=",), metavar="ARCH"),
     Option("-kt", "flag", "kernel_templates", "factor: generate template specialisations and C wrappers"),
     Option("--print-toolchains", "flag", "print_toolchains",
            "List the toolchain profiles (those -t/--profile select), their compilers and limits; exit"),

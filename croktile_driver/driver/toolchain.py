@@ -33,6 +33,16 @@ class ToolChain:
         self.profile = profile
         self.options = options
 
+    def option_problem(self) -> Optional[str]:
+        """What makes the options unbuildable for this target, as one line (cuda: an -arch
+        list with an unknown name, -arch=native without a GPU), or None."""
+        return None
+
+    def device_archs(self) -> List[str]:
+        """The device architectures a build is for (cuda: -arch's, resolved), for build
+        systems (--print-toolchains --format=json); empty where the target has none."""
+        return []
+
     def limits(self) -> Dict[str, int]:
         """The limits this run plans with (``shared_bytes``, ``local_bytes``): the profile's,
         where an option does not set one (cuda's ``-arch`` of another GPU)."""

@@ -312,6 +312,9 @@ class KernelEmitter(KernelEmitterBase, FragmentWriter, CudaEvents):
         params = ",\n    ".join(self.params)
         header = len(self.lines)
         self.lines.append(f"__global__ void __launch_bounds__({self.static_block()}) {self.name}({params}) {{")
+        guard = self.toolchain.kernel_guard()   # one build of several architectures (archs.py)
+        if guard:
+            self.lines.append(f"#if {guard}")
         if self.arena:
             if self.static_arena:
                 self.w(1, f"__shared__ __align__({self.arena_align}) unsigned char croktile_smem[{self.plan.static_bytes}];")
@@ -343,6 +346,8 @@ class KernelEmitter(KernelEmitterBase, FragmentWriter, CudaEvents):
             self.w(1, "croktile::cuda::cp_async_wait_group<0>();  // no copy into shared memory outlives the block")
         if self.uses_wgmma:
             self.w(1, "croktile::wgmma::wait<0>();   // no multiply reads shared memory after the block")
+        if guard:
+            self.lines.append("#endif")
         self.lines.append("}")
         if self.instanced:
             # two instances: the launch takes <true> when every global pointer is 16-byte

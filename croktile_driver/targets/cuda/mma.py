@@ -4,7 +4,7 @@ written: an instruction for every multiply, an architecture that has it, and a w
 from __future__ import annotations
 
 import re
-from typing import Dict, List, Optional
+from typing import Dict, List, Optional, Tuple
 
 from ... import ir
 from ...codegen.fragments import swizzled_buffers
@@ -17,10 +17,16 @@ def arch_number(arch: Optional[str]) -> Optional[int]:
     return int(m.group(1)) if m else None
 
 
-def check_mma(module: ir.Module, diag, arch: Optional[str]) -> None:
+def check_mma(module: ir.Module, diag, arch: Optional[str], named: Optional[str] = None) -> None:
+    """What one architecture needs (`named`: it as messages name it; "-arch=ARCH" unless given)."""
     number = arch_number(arch)
     for fn in module.functions:
-        _check_stmts(fn.body, [], diag, arch, number, {})
+        _check_stmts(fn.body, [], diag, (arch, named or f"-arch={arch}"), number, {})
+
+
+def check_mma_shapes(module: ir.Module, diag) -> None:
+    """What every architecture needs: swizzles that agree, boxes the copy engine takes."""
+    for fn in module.functions:
         _check_swizzles(fn, diag)
         _check_tma_boxes(fn, diag)
 
@@ -81,7 +87,8 @@ def _check_swizzles(fn: ir.Function, diag) -> None:
 
 def _check_stmts(stmts: List[ir.Stmt], stack: List[ir.Parallel], diag, arch, number,
                  made_of_warp_groups: Dict[int, bool]) -> None:
-    """``made_of_warp_groups``: each launch's verdict (by id), found at its first wgmma."""
+    """``arch``: the architecture and its name in messages; ``made_of_warp_groups``: each
+    launch's verdict (by id), found at its first wgmma."""
     for s in stmts:
         if isinstance(s, ir.Parallel):
             _check_stmts(s.body, stack + [s], diag, arch, number, made_of_warp_groups)
@@ -108,19 +115,19 @@ def _check_stmts(stmts: List[ir.Stmt], stack: List[ir.Parallel], diag, arch, num
             a, b, c, form = s.a.frag, s.b.frag, s.c.frag, s.form
             if number is not None and form.min_sm > number:
                 diag.error(s.loc, f"mma.sync m{form.m}n{form.n}k{form.k} of {a.elem} x {b.elem} -> {c.elem} needs "
-                                  f"sm_{form.min_sm} or newer; -arch={arch} has no such instruction")
+                                  f"sm_{form.min_sm} or newer; {arch[1]} has no such instruction")
 
 
 MAX_WARP_GROUPS = 8   # 1024 threads
 
 
-def _check_wgmma(s: ir.Stmt, stack: List[ir.Parallel], diag, arch: Optional[str],
+def _check_wgmma(s: ir.Stmt, stack: List[ir.Parallel], diag, arch: Tuple[Optional[str], str],
                  made_of_warp_groups: Dict[int, bool]) -> None:
     """wgmma is sm_90a's; each warp group holds its own part of an accumulator, so a block
     that uses it is made of warp groups (see _made_of_warp_groups), judged once a launch:
     walking it again at each statement made n statements cost O(n^2)."""
-    if not (arch or "").endswith("a") or (arch_number(arch) or 0) < 90:
-        diag.error(s.loc, f"warp-group tensor-core operations (wgmma) need -arch=sm_90a; -arch={arch} has none")
+    if not (arch[0] or "").endswith("a") or (arch_number(arch[0]) or 0) < 90:
+        diag.error(s.loc, f"warp-group tensor-core operations (wgmma) need -arch=sm_90a; {arch[1]} has none")
         return
     launch = stack[0] if stack else None
     key = id(launch)
