@@ -25,6 +25,7 @@ where it is made.
 from __future__ import annotations
 
 import copy
+import re
 from typing import Iterator, List, Optional, Set
 
 from ..diagnostics import Diagnostics
@@ -64,6 +65,22 @@ def _node_fields(node: A.Node):
             yield name, getattr(node, name)
 
 
+def stage_buffer(name: str, stage: int) -> str:
+    return f"croktile_{name}_stage{stage}"
+
+
+def free_buffer(name: str) -> str:
+    return f"croktile_{name}_next"
+
+
+def buffer_label(name: str) -> str:
+    """How a reader sees a buffer name the lowering made: `a (stage 1)`, `a (next)`."""
+    m = re.fullmatch(r"croktile_(\w+)_(stage\d+|next)", name)
+    if m is None:
+        return name
+    return f"{m[1]} ({m[2].replace('stage', 'stage ')})"
+
+
 class _Load:
     """A copy of the body that the pipeline issues ahead: its future's name, the statement,
     its position, and the names of its buffers (0: the step being worked on, 1 .. S - 2:
@@ -71,8 +88,8 @@ class _Load:
 
     def __init__(self, stmt: A.Assign, index: int, stages: int):
         self.stmt, self.index, self.name = stmt, index, stmt.name.name
-        self.buffers = [self.name] + [f"croktile_{self.name}_stage{s}" for s in range(1, stages - 1)]
-        self.free = f"croktile_{self.name}_next"
+        self.buffers = [self.name] + [stage_buffer(self.name, s) for s in range(1, stages - 1)]
+        self.free = free_buffer(self.name)
 
     def at_step(self, var: str, step: A.Node) -> A.Assign:
         value = _substitute(copy.deepcopy(self.stmt.value), var, step)

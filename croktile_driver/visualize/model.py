@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Tuple
 
 from ..frontend import ast as A
+from ..frontend.pipelined_loops import buffer_label
 from .. import ir
 from ..ir.symbolic import Sym
 from ..codegen.kernel_emitter import matching
@@ -40,6 +41,11 @@ def value(s: Sym, env: Env) -> Optional[int]:
 def shown_name(ir_name: str) -> str:
     """A loop variable as the user wrote it (the IR numbers `with q` loops as q__0)."""
     return re.sub(r"__\d+$", "", ir_name)
+
+
+def buffer_name(buf: ir.Buffer) -> str:
+    """A buffer as the user knows it; a pipelined loop's stages as `a (stage 1)`."""
+    return buffer_label(buf.source_name or buf.name)
 
 
 @dataclass

@@ -45,7 +45,9 @@ def choose(parts: List[Sym], free: List[List[str]], given: dict,
            evaluate: Callable[[dict], dict]) -> dict:
     """Values for the sizes ``free`` (each a list of the names of one size, its own first)
     that make every part true; ``given`` holds the other values. The defaults where none do."""
-    consts = sorted({c for p in parts for c in constants(p) if 2 <= c <= LARGEST})
+    found = {c for p in parts for c in constants(p) if 2 <= c <= LARGEST}
+    # cdiv(K, 64) is (K + 63) / 64: 63 is no size a tile divides
+    consts = sorted(c for c in found if c + 1 not in found)
     env = dict(given)
     unset = {n for names in free for n in names}
     chosen: Set[str] = set(given) - unset

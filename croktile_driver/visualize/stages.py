@@ -14,7 +14,8 @@ from typing import Dict, List, Optional, Tuple
 
 from .. import ir
 from ..ir.symbolic import Sym
-from .model import Env, FunctionModel, shown_name, value
+from ..frontend.pipelined_loops import buffer_label
+from .model import Env, FunctionModel, buffer_name, shown_name, value
 from .sizes import choose, conjuncts, size_checks
 from .svg import el, text, title
 
@@ -112,14 +113,15 @@ def _simulate(model: FunctionModel, loop: ir.Loop, before: List[ir.Stmt], swaps:
     loads_in = [s for s in ir.walk(loop.body) if isinstance(s, ir.Dma) and s.is_async and s.dst.buffer in slots]
     if not loads_in:
         return None
-    prologue = [s for s in before if isinstance(s, ir.Dma) and s.is_async and s.dst.buffer in slots]
+    # (a pipelined loop's prologue issues each step under `if (step < #k)`)
+    prologue = [s for s in ir.walk(before) if isinstance(s, ir.Dma) and s.is_async and s.dst.buffer in slots]
     futures = {s.future: s.dst.buffer for s in prologue + loads_in if s.future}
     env, note = _drawn_env(model, loop, max(len(r) for r in rings) + 1)
     trips = _trips(loop, env)
     p = Pipeline(loop, slots, [[slots.index(b) for b in r] for r in rings], trips=trips, env=env, note=note)
     p.iterations = min(trips if trips is not None else MAX_ITERATIONS, MAX_ITERATIONS)
     state = _State(p, {b: i for i, b in enumerate(slots)}, futures, _moving_dim(loop, loads_in))
-    state.run(prologue, env, "before")
+    state.run(before, env, "before")
     start = value(loop.start, env) or 0
     step = value(loop.step, env) or 1
     for n in range(p.iterations):
@@ -173,7 +175,7 @@ class _State:
                 self.end(slot, t)
                 step = self.step(s, env)
                 self.open[slot] = Bar(slot, step, "flight", t, t + 1)
-                self.p.events.append(f"{iteration}: {s.future or s.dst.buffer.source_name} = load of step {step} "
+                self.p.events.append(f"{iteration}: {buffer_label(s.future) if s.future else buffer_name(s.dst.buffer)} = load of step {step} "
                                      f"into buffer {self.name(slot)}")
             elif isinstance(s, ir.Wait):
                 for f in s.futures:
@@ -186,7 +188,7 @@ class _State:
                         bar.end = t + 1
                         self.p.bars.append(bar)
                         self.open[slot] = Bar(slot, bar.step, "ready", t + 1, t + 1)
-                        self.p.events.append(f"{iteration}: wait {f} completes step {bar.step} "
+                        self.p.events.append(f"{iteration}: wait {buffer_label(f)} completes step {bar.step} "
                                              f"in buffer {self.name(slot)}")
             elif _reads(s) & set(self.where):
                 t = self.phase(iteration, "read")
@@ -209,7 +211,7 @@ class _State:
 
     def name(self, slot: int) -> str:
         b = self.p.slots[slot]
-        return b.source_name or b.name
+        return buffer_name(b)
 
 
 KIND_TEXT = {"load": "load", "wait": "wait", "read": "read", "rotate": "rotate"}
@@ -225,7 +227,7 @@ def timeline_svg(p: Pipeline) -> str:
         for i in r:
             y_of[i] = y
             b = p.slots[i]
-            parts.append(el("text", text(f"{b.source_name or b.name}'s buffer"), x=LEFT - 8, y=y + ROW_H - 8,
+            parts.append(el("text", text(f"{buffer_name(b)}'s buffer"), x=LEFT - 8, y=y + ROW_H - 8,
                             class_="slot"))
             parts.append(el("line", x1=LEFT, y1=y + ROW_H, x2=width - 10, y2=y + ROW_H, class_="lane"))
             y += ROW_H
@@ -253,7 +255,7 @@ def section(model: FunctionModel) -> str:
     out = []
     for p in pipelines(model):
         loop = p.loop
-        rings = "; ".join(" → ".join(p.slots[i].source_name or p.slots[i].name for i in r) for r in p.rings)
+        rings = "; ".join(" → ".join(buffer_name(p.slots[i]) for i in r) for r in p.rings)
         head = el("h3", el("span", f"L{loop.loc.line}", class_="ln") + " " + el("code", text(model.line_text(loop))))
         shown = f"the first {p.iterations} of {p.trips} iterations" if p.trips is not None else \
             f"the first {p.iterations} iterations"

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import List
 
 from .. import ir
+from .model import buffer_name
 from .svg import el, text, title
 
 CHUNK = 16                # bytes
@@ -59,7 +60,7 @@ def tiles(fn: ir.Function) -> List[Tile]:
         if tile is None:
             tile = Tile(buf.elem, cols.value * buf.elem_bytes, rows, swz)
             out.append(tile)
-        name = buf.source_name or buf.name
+        name = buffer_name(buf)
         if name not in tile.names:
             tile.names.append(name)
         if s.loc.line not in tile.lines:

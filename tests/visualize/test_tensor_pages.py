@@ -37,9 +37,10 @@ def _counts(doc) -> list:
 
 
 def test_first_sizes_pass_the_asserts(pages):
-    """gemm asserts M % (BM * GROUP) == 0, N % BN == 0, K % BK == 0, K >= STAGES * BK and
-    its rhs shares K; attention S % BM == 0: the first sizes are the smallest that pass."""
-    assert _sizes(pages["gemm"]) == {"lhs__dim0": 1024, "lhs__dim1": 192, "rhs__dim0": 256, "rhs__dim1": 192}
+    """attention asserts S % BM == 0: the first sizes are the smallest that pass."""
+    # the GEMM takes any shape; its prologue's checks ask K > 64 (two steps in flight):
+    # a multiple of its K tile (not of cdiv's 63)
+    assert _sizes(pages["gemm"]) == {"lhs__dim0": 64, "lhs__dim1": 128, "rhs__dim0": 64, "rhs__dim1": 128}
     assert _sizes(pages["attention"])["q__dim1"] == 128
     for name, doc in pages.items():
         counts = _counts(doc)
@@ -83,28 +84,34 @@ def _card(doc, line, cls):
     raise AssertionError(f"no {cls} card for line {line}")
 
 
+def _line(text: str, sample: str = "gemm/gemm") -> int:
+    """The line of the sample's statement that starts with ``text``."""
+    lines = (SAMPLES / f"{sample}.co.cpp").read_text().splitlines()
+    return next(n for n, line in enumerate(lines, 1) if line.strip().startswith(text))
+
+
 def test_tma_copies_are_named_as_written(pages):
     gemm = pages["gemm"]
-    assert _card(gemm, 56, "copy").find("p", cls="sub").all_text().startswith("tma.copy.async.swiz<128> ·")
-    assert _card(gemm, 98, "copy").find("p", cls="sub").all_text().startswith("tma.copy ·")
+    assert _card(gemm, _line("a = tma.copy.async"), "copy").find("p", cls="sub").all_text().startswith("tma.copy.async.swiz<128> ·")
+    assert _card(gemm, _line("tma.copy cs => out"), "copy").find("p", cls="sub").all_text().startswith("tma.copy ·")
     assert "dma.copy" not in gemm.find("section", id="copies").all_text()
     # a swizzled copy links to the picture of its swizzle
-    assert _card(gemm, 56, "copy").find("a").attrs["href"] == "#swizzle-128"
+    assert _card(gemm, _line("a = tma.copy.async"), "copy").find("a").attrs["href"] == "#swizzle-128"
     assert gemm.find("section", id="swizzle").find("article", id="swizzle-128")
 
 
 def test_mma_statements_have_cards(pages):
     gemm = pages["gemm"]
-    fill = _card(gemm, 68, "mma").find("p", cls="sub").all_text()
+    fill = _card(gemm, _line("mc = mma.fill"), "mma").find("p", cls="sub").all_text()
     assert fill == "mma.fill · every element of mc = 0.0"
-    load = _card(gemm, 73, "mma")
+    load = _card(gemm, _line("ma = mma.load"), "mma")
     assert load.find("p", cls="sub").all_text().startswith("mma.load.swiz<128> · the chunk of instance w=0, g=0")
     assert load.find("svg", cls="src") and "ma: A operand f16 [64, 16] (wgmma m64n256k16)" in load.all_text()
-    assert "transposed" in _card(gemm, 74, "mma").find("p", cls="sub").all_text()
-    mul = _card(gemm, 75, "mma").find("p", cls="sub").all_text()
+    assert "transposed" in _card(gemm, _line("mb = mma.load"), "mma").find("p", cls="sub").all_text()
+    mul = _card(gemm, _line("mma.row.row mc"), "mma").find("p", cls="sub").all_text()
     assert mul == ("mma.row.row · c += a × b: 64 x 256 x 16: A f16 [64, 16] · B f16 [16, 256] · "
                    "accumulator f32 [64, 256] · 1 wgmma m64n256k16 instruction")
-    store = _card(gemm, 96, "mma")
+    store = _card(gemm, _line("mma.store mc"), "mma")
     assert store.find("svg", cls="dst") and "held by the 128 threads of a warp group" in store.all_text()
     links = {a.attrs["href"] for a in gemm.find("svg", cls="nesting").find_all("a")}
     assert {f"#{c.attrs['id']}" for c in gemm.find_all("article", cls="mma")} <= links
@@ -130,7 +137,8 @@ def test_the_swizzle_picture(pages):
         for g in cells:
             r, at, chunk = (int(g.attrs[k]) for k in ("data-row", "data-at", "data-chunk"))
             assert _swizzled(r, chunk, 128) == at
-    assert "a0, b0, a1, b1, a_next, b_next: f16, rows of 128 bytes" in pages["gemm"].find(
+    # a pipelined loop's buffers: the name of the step worked on, then its later stages
+    assert "a, b, a (stage 1), b (stage 1), a (next), b (next): f16, rows of 128 bytes" in pages["gemm"].find(
         "section", id="swizzle").find("h3").all_text()
 
 
@@ -221,20 +229,20 @@ def _events(doc) -> list:
 
 
 def test_gemm_stages(pages):
-    """Three buffers per operand: steps 0 and 1 before the loop, step k + 2 into the free
-    buffer at k, each wait on a0 completing the step in the buffer a0 has then."""
+    """`pipelined(3)`: three buffers per operand: steps 0 and 1 before the loop, step k + 2
+    into the free buffer at k, each wait on a completing the step in the buffer a has then."""
     card = pages["gemm"].find("section", id="stages").find("article", cls="stages")
     assert "drawn for K = 256, rhs.span(1) = 256 (4 iterations)" in card.all_text()
     events = [e for e in _events(pages["gemm"]) if " a" in e or e.startswith("before: a")]
     assert events == [
-        "before: a0 = load of step 0 into buffer a0",
-        "before: a1 = load of step 1 into buffer a1",
-        "k=0: wait a0 completes step 0 in buffer a0",
-        "k=0: a_next = load of step 2 into buffer a_next",
-        "k=1: wait a0 completes step 1 in buffer a1",
-        "k=1: a_next = load of step 3 into buffer a0",
-        "k=2: wait a0 completes step 2 in buffer a_next",
-        "k=3: wait a0 completes step 3 in buffer a0",
+        "before: a = load of step 0 into buffer a",
+        "before: a (stage 1) = load of step 1 into buffer a (stage 1)",
+        "k=0: wait a completes step 0 in buffer a",
+        "k=0: a (next) = load of step 2 into buffer a (next)",
+        "k=1: wait a completes step 1 in buffer a (stage 1)",
+        "k=1: a (next) = load of step 3 into buffer a",
+        "k=2: wait a completes step 2 in buffer a (next)",
+        "k=3: wait a completes step 3 in buffer a",
     ]
     svg = card.find("svg", cls="stages")
     bars = [(b.attrs["data-slot"], b.attrs["data-step"], b.attrs["class"]) for b in svg.find_all("g", cls="bar")]
