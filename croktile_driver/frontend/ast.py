@@ -56,6 +56,7 @@ class Node:
 @dataclass(eq=False)
 class Name(Node):
     name: str
+    first_value: bool = False   # a `with` variable read before its foreach on purpose (pipelined_loops.py)
 
 
 @dataclass(eq=False)

@@ -7,8 +7,8 @@ before checking, into the form the language already has, so every analysis and t
 treats it as the hand-written one:
 
     a = dma.any; a_1 = dma.any; ... a_next = dma.any;   // a_next: the free buffer
-    if (0 < #k) { a = <copy with k = 0>; b = ... }      // the prologue: steps 0 .. S - 2
-    if (1 < #k) { a_1 = <copy with k = 1>; ... }        // in flight
+    if (0 < #k) { a = <copy>; b = ... }                 // the prologue: steps 0 .. S - 2
+    if (1 < #k) { a_1 = <copy with k + 1 for k>; ... }  // in flight (k is 0 before the loop)
     ...
     foreach k {
       wait a, b;                                        // where the copies stood
@@ -119,7 +119,7 @@ def _lowered(loop: A.ForeachStmt, diag: Diagnostics, made_up: Set[str]) -> List[
     for step in range(stages - 1):
         issues = []
         for load in loads:
-            issue = load.at_step(var, A.IntLit(at, step))
+            issue = load.at_step(var, _prologue_step(var, step, at))
             issue.name = A.Name(load.stmt.name.loc, load.buffers[step])
             issues.append(issue)
         prologue.append(A.IfStmt(at, _less(A.IntLit(at, step), var, at), A.Block(at, issues), None))
@@ -136,6 +136,17 @@ def _lowered(loop: A.ForeachStmt, diag: Diagnostics, made_up: Set[str]) -> List[
         new_body.append(A.ExprStmt(at, A.Call(at, A.Name(at, "rotate"), names)))
     loop.body = A.Block(loop.body.loc, new_body)
     return [A.Block(at, prologue + [loop])]
+
+
+def _prologue_step(var: str, step: int, at) -> A.Node:
+    """Step ``step`` before the loop, where the variable is 0: `k` and `(k + s) % #k`, which
+    keep its bound (docs/language/pipelining.md) and stay inside it where a loop of fewer
+    steps than stages never issues the copy (its guard `s < #k` is false)."""
+    first = A.Name(at, var, first_value=True)
+    if step == 0:
+        return first
+    ahead = A.BinOp(at, "+", first, A.IntLit(at, step))
+    return A.BinOp(at, "%", ahead, A.UpperBound(at, A.Name(at, var)))
 
 
 def _waits_for_loads(body: List[A.Node], loads: List[_Load]) -> List[A.Node]:

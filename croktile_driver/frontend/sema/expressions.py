@@ -180,7 +180,7 @@ class ExpressionChecker:
                 return VInt(v.sym, v.bound, v.origin, True)
             return v
         key = (e.name, e.loc.line, e.loc.col)
-        if key not in self.warned_outside and not self.first_value_ok:
+        if key not in self.warned_outside and not self.first_value_ok and not e.first_value:
             self.warned_outside.add(key)
             self.ctx.diag.warning(e.loc, f"'{e.name}' is used outside a 'foreach' over it; its value is 0 here")
         zero = {a: Sym.const(0) for a in outside}
