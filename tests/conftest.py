@@ -29,6 +29,8 @@ SLOWEST_FIRST = [
     "python/test_load.py",
     "driver/test_file_names.py",
     "samples/test_samples_cross.py",
+    "python/test_tune.py",
+    "targets/cuda/test_multi_arch.py",
     "targets/cuda/test_cuda.py",
     "targets/opencl/test_opencl.py",
     "frontend/fuzz/test_generated.py",
