@@ -411,6 +411,7 @@ class ForeachStmt(Node):
     cond: Optional[Node]
     body: Block
     stages: Optional[Node] = None   # `foreach k : pipelined(S)`: S (frontend/pipelined_loops.py)
+    refill: str = "start"           # `pipelined(S, end)`: where later steps' copies are issued
 
 
 @dataclass(eq=False)

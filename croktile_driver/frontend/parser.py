@@ -753,14 +753,22 @@ class Grammar:
 
     def p_foreach_pipelined(self, p):
         """foreach_stmt : FOREACH range_list loop_annotation body"""
-        p[0] = A.ForeachStmt(self._loc(p, 1), p[2], None, p[4], stages=p[3])
+        p[0] = A.ForeachStmt(self._loc(p, 1), p[2], None, p[4], stages=p[3][0], refill=p[3][1])
 
     def p_loop_annotation(self, p):
-        """loop_annotation : COLON ID LPAREN expr RPAREN"""
-        # `: pipelined(S)`, after the loop's variables as `: block` after parallel's
+        """loop_annotation : COLON ID LPAREN expr RPAREN
+                           | COLON ID LPAREN expr COMMA ID RPAREN"""
+        # `: pipelined(S)` or `: pipelined(S, end)`, after the loop's variables as `: block`
+        # after parallel's (frontend/pipelined_loops.py)
         if p[2] != "pipelined":
             self.diag.error(self._loc(p, 2), f"unknown loop annotation '{p[2]}'; expected 'pipelined(STAGES)'")
-        p[0] = p[4]
+        refill = "start"
+        if len(p) == 8:
+            refill = p[6]
+            if refill not in ("start", "end"):
+                self.diag.error(self._loc(p, 6), f"'{refill}' is no place to issue a pipelined loop's copies; "
+                                                 "expected 'start' or 'end'")
+        p[0] = (p[4], refill)
 
     def p_foreach_in(self, p):
         """foreach_stmt : FOREACH binding_list body
@@ -773,14 +781,14 @@ class Grammar:
         for b in p[2]:
             for n in ([b.name] if b.name is not None else b.elements):
                 ranges.append(A.LoopRange(n.loc, n))
-        stages = None
+        stages, refill = None, "start"
         if len(p) == 4:
             cond, body = None, p[3]
         elif len(p) == 5:
-            cond, body, stages = None, p[4], p[3]
+            cond, body, (stages, refill) = None, p[4], p[3]
         else:
             cond, body = p[5], p[7]
-        loop = A.ForeachStmt(loc, ranges, cond, body, stages=stages)
+        loop = A.ForeachStmt(loc, ranges, cond, body, stages=stages, refill=refill)
         p[0] = A.WithStmt(loc, p[2], [], A.Block(loc, [loop]))
 
     def p_range_list(self, p):

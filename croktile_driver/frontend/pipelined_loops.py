@@ -11,16 +11,19 @@ treats it as the hand-written one:
     if (1 < #k) { a_1 = <copy with k + 1 for k>; ... }  // in flight (k is 0 before the loop)
     ...
     foreach k {
+      if (k + S - 1 < #k) { a_next = <copy with k = k + S - 1>; ... }   // the refill
       wait a, b;                                        // where the copies stood
       ... the body, reading a.data ...
-      if (k + S - 1 < #k) { a_next = <copy with k = k + S - 1>; ... }  // after its work
       rotate(a, a_1, ..., a_next);                      // a_next: step k's buffer
     }
 
-The load for step k + S - 1 goes into the buffer of step k - 1, whose readers (the
-previous iteration's work) the compiler orders before it; the guards make a loop of fewer
-than S - 1 steps load only the steps it has. S = 1 is a plain loop that waits on each copy
-where it is made.
+The refill goes into the buffer of step k - 1, whose readers the compiler orders before
+it. It comes first in the step (S - 1 steps in flight while the body works: the textbook
+pipeline), or with `pipelined(S, end)` after the body's work: a body that leaves
+asynchronous multiplies reading its tiles (wgmma) then overlaps them with the copy instead
+of waiting for the previous step's before it, with S - 2 steps ahead. The guards make a
+loop of fewer than S - 1 steps load only the steps it has. S = 1 is a plain loop that
+waits on each copy where it is made.
 """
 from __future__ import annotations
 
@@ -129,8 +132,12 @@ def _lowered(loop: A.ForeachStmt, diag: Diagnostics, made_up: Set[str]) -> List[
         issue = load.at_step(var, copy.deepcopy(ahead))
         issue.name = A.Name(load.stmt.name.loc, load.free)
         issues.append(issue)
+    refill = A.IfStmt(at, _less(copy.deepcopy(ahead), var, at), A.Block(at, issues), None)
     new_body = _waits_for_loads(body, loads)
-    new_body.append(A.IfStmt(at, _less(copy.deepcopy(ahead), var, at), A.Block(at, issues), None))
+    if loop.refill == "end":
+        new_body.append(refill)
+    else:
+        new_body.insert(0, refill)
     for load in loads:
         names = [A.Name(at, b) for b in load.buffers + [load.free]]
         new_body.append(A.ExprStmt(at, A.Call(at, A.Name(at, "rotate"), names)))

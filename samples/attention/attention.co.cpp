@@ -6,7 +6,7 @@
 // running row maximum and row sum in row vectors (mma.row.max, mma.exp, mma.row.sum, ...),
 // converts the probabilities to an A operand in registers (mma.cvt) and multiplies them
 // by the V tile, given as keys x columns (mma.row.col). The copy engine loads the next K
-// and V tiles while a step computes (two buffers each, tma.copy.async futures, swapped).
+// and V tiles while a step computes: the key loop is `pipelined(2)`, two buffers each.
 // A causal block stops at the diagonal and masks the tiles that cross it
 // (mma.mask.causal, only on the tiles that cross the diagonal: the others need none, and
 // masking every tile cost 10-20% at 4k-8k). A head of 128 columns is two tiles of 64
@@ -66,18 +66,10 @@ __co__ auto attention(ELEM [BH, S, HDIM] q, ELEM [BH, S, HDIM] k, ELEM [BH, S, H
     // causal: the key tiles up to the diagonal of the block's last row
     with j in [CAUSAL ? (m + 1) * (BM / BN) : S / BN] {
       q0 = tma.copy.async.swiz<128> TILE(q, h, BM, m, 0) => shared;
-      k0 = tma.copy.async.swiz<128> TILE(k, h, BN, 0, 0) => shared;
-      v0 = tma.copy.async.swiz<128> TILE(v, h, BN, 0, 0) => shared;
 #if HDIM == 128
       q1 = tma.copy.async.swiz<128> TILE(q, h, BM, m, 1) => shared;
-      k1 = tma.copy.async.swiz<128> TILE(k, h, BN, 0, 1) => shared;
-      v1 = tma.copy.async.swiz<128> TILE(v, h, BN, 0, 1) => shared;
-      k1n = tma.any;
-      v1n = tma.any;
       o1 = mma.fill.f32 0.0f;
 #endif
-      k0n = tma.any;
-      v0n = tma.any;
       s = mma.fill.f32 0.0f;    // the scores of a step, 64 x BN per warp group
       o0 = mma.fill.f32 0.0f;   // the output, 64 x 64 per warp group (and o1: columns 64..127)
       mx = mma.row.fill.f32 -1.0e30f;   // the running row maximum of the scores
@@ -87,18 +79,13 @@ __co__ auto attention(ELEM [BH, S, HDIM] q, ELEM [BH, S, HDIM] k, ELEM [BH, S, H
 #if HDIM == 128
       wait q1;
 #endif
-      foreach j {
-        if (j + 1 < #j) {   // the next step's tiles, while this one computes
-          k0n = tma.copy.async.swiz<128> TILE(k, h, BN, j + 1, 0) => shared;
-          v0n = tma.copy.async.swiz<128> TILE(v, h, BN, j + 1, 0) => shared;
+      // two buffers per tile: the next step's tiles load while this one computes
+      foreach j : pipelined(2) {
+        k0 = tma.copy.async.swiz<128> TILE(k, h, BN, j, 0) => shared;
+        v0 = tma.copy.async.swiz<128> TILE(v, h, BN, j, 0) => shared;
 #if HDIM == 128
-          k1n = tma.copy.async.swiz<128> TILE(k, h, BN, j + 1, 1) => shared;
-          v1n = tma.copy.async.swiz<128> TILE(v, h, BN, j + 1, 1) => shared;
-#endif
-        }
-        wait k0, v0;
-#if HDIM == 128
-        wait k1, v1;
+        k1 = tma.copy.async.swiz<128> TILE(k, h, BN, j, 1) => shared;
+        v1 = tma.copy.async.swiz<128> TILE(v, h, BN, j, 1) => shared;
 #endif
         parallel g by WARP_GROUPS : group-4 {
           mma.fill s, 0.0f;
@@ -131,12 +118,6 @@ __co__ auto attention(ELEM [BH, S, HDIM] q, ELEM [BH, S, HDIM] k, ELEM [BH, S, H
           mma.row.col o1, p, vb1;
 #endif
         }
-        swap(k0, k0n);
-        swap(v0, v0n);
-#if HDIM == 128
-        swap(k1, k1n);
-        swap(v1, v1n);
-#endif
       }
       shared ELEM [1, BM, 64] os0;
 #if HDIM == 128

@@ -3,9 +3,9 @@
 // multiple of BM * GROUP, N of BN, K of BK and at least STAGES BK). Each block computes a
 // BM x BN tile of C with BM / 64 warp groups, each multiplying its 64 rows with wgmma,
 // while the copy engine keeps the next STAGES - 1 K steps' tiles of A and B in flight:
-// the loop over K is `pipelined(STAGES)` (docs/language/pipelining.md), so the compiler
-// issues each step's loads STAGES - 1 steps ahead, into the buffers of the step before,
-// whose multiplies it lets run on. The result leaves through a shared tile and tma.copy.
+// the loop over K is `pipelined(STAGES, end)` (docs/language/pipelining.md): the compiler
+// issues the loads of step k + STAGES - 1 at the end of step k, into the buffers of step
+// k - 1, once step k's multiplies are issued, and lets those run on meanwhile. The result leaves through a shared tile and tma.copy.
 // Tile sizes, stages and the block order are macros, so a sweep builds variants
 // (bench/bench_gemm.py). Needs -arch=sm_90a on cuda; the cpu and factor targets run it
 // with portable tensor-core arithmetic.
@@ -48,9 +48,9 @@ __co__ auto gemm(ELEM [M, K] lhs, ELEM [N, K] rhs) {
     int bm = gm # bi;
     if (bm < cdiv(M, BM)) {   // the last group's blocks past M have no rows
       mc = mma.fill.f32 0.0f;
-      // STAGES K steps in flight: the compiler issues the loads STAGES - 1 steps ahead
-      // and waits for each step's tiles where the body names them
-      foreach k in [cdiv(K, BK)] : pipelined(STAGES) {
+      // the tiles of step k: the compiler loads them STAGES - 1 steps ahead and waits
+      // for them here
+      foreach k in [cdiv(K, BK)] : pipelined(STAGES, end) {
         a = tma.copy.async.swiz<128> lhs.subspan(BM, BK).at(bm, k) => shared;
         b = tma.copy.async.swiz<128> rhs.subspan(BN, BK).at(bn, k) => shared;
         foreach w in 4 {   // the step as four multiplies (k16 for f16, k32 for fp8)

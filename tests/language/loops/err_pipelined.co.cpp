@@ -17,6 +17,9 @@ __co__ void annotations(s32 [4, 8] a) {
     foreach k in [8] : unrolled(2) {       // expect-error: unknown loop annotation 'unrolled'; expected 'pipelined(STAGES)'
       t = dma.copy.async a.chunkat(p, k) => local;
     }
+    foreach k in [8] : pipelined(2, later) {   // expect-error: 'later' is no place to issue a pipelined loop's copies; expected 'start' or 'end'
+      t = dma.copy.async a.chunkat(p, k) => local;
+    }
   }
 }
 

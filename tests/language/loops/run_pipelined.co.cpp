@@ -1,8 +1,9 @@
 // `foreach k : pipelined(S)` (docs/language/pipelining.md, issue #39): the compiler issues
 // the body's asynchronous copies S - 1 steps ahead, into the buffer of the step before,
 // and waits where the body names them. Each function adds two [P, K, 8] arrays tile by
-// tile through a pipelined loop: 1 to 4 stages, a loop shorter than its stages, a length
-// known only at run time (1, 2 and 5 steps under 3 stages), the `with ... foreach` form.
+// tile through a pipelined loop: 1 to 4 stages, refills at the start and at the end of
+// the step, a loop shorter than its stages, a length known only at run time (1, 2 and 5
+// steps under 3 stages), the `with ... foreach` form.
 #include <iostream>
 
 #define ADD_STEP(x, y)                                                    \
@@ -40,7 +41,7 @@ __co__ s32 [2, 6, 8] add_s2(s32 [2, 6, 8] a, s32 [2, 6, 8] b) {
 __co__ s32 [2, 6, 8] add_s4(s32 [2, 6, 8] a, s32 [2, 6, 8] b) {
   s32 [a.span] out;
   parallel p by 2 {
-    foreach k in [6] : pipelined(2 * 2) {   // a constant expression
+    foreach k in [6] : pipelined(2 * 2, end) {   // a constant expression; refilled at the end
       x = dma.copy.async a.chunkat(p, k, _) => local;
       local s32 [x.span] w;
       dma.copy x.data => w;                 // work before the second copy
