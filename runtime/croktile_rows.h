@@ -10,6 +10,7 @@
 //   row_exp(x, m, scale)  x = exp(scale * (x - m)) per row, as exp2 with log2(e) folded
 //                         into the scale; 0 where x is -inf (m = -inf counts as 0)
 //   mask_causal(s, r0, c0)  s(i, j) = -inf where c0 + j > r0 + i
+//   mask_cols(s, n)       s(i, j) = -inf where j >= n (the keys past the data)
 //   cvt(a, s)             the accumulator s as an A operand of f16 / bf16 (in registers)
 //
 // On the portable targets a row vector holds every row and a tile is row-major; on CUDA
@@ -127,6 +128,10 @@ template <class F>
 inline void mask_causal(F& s, long long r0, long long c0) {
   each(s, [&](float e, int i, int j) { return c0 + j > r0 + i ? -INFINITY : e; });
 }
+template <class F>
+inline void mask_cols(F& s, long long n) {
+  each(s, [&](float e, int, int j) { return j >= n ? -INFINITY : e; });
+}
 #endif
 }  // namespace rows
 
@@ -135,6 +140,7 @@ namespace mma {
 template <int R>
 using rowvec = rows::vec<R>;
 using rows::mask_causal;
+using rows::mask_cols;
 using rows::row_div;
 using rows::row_exp;
 using rows::row_fill;
@@ -151,6 +157,7 @@ namespace wgmma {
 template <int R>
 using rowvec = rows::vec<R>;
 using rows::mask_causal;
+using rows::mask_cols;
 using rows::row_div;
 using rows::row_exp;
 using rows::row_fill;
@@ -257,6 +264,16 @@ __device__ __forceinline__ void mask_causal(acc<T, M, N>& s, long long r0, long 
     int i, j;
     acc<T, M, N>::where(n, i, j);
     if (c0 + j > r0 + i) s.set(n, detail::convert<T>(-INFINITY));
+  }
+}
+template <class T, int M, int N>
+__device__ __forceinline__ void mask_cols(acc<T, M, N>& s, long long cols) {
+  if (cols >= N) return;   // a whole tile: nothing to mask
+#pragma unroll
+  for (int n = 0; n < acc<T, M, N>::count; ++n) {
+    int i, j;
+    acc<T, M, N>::where(n, i, j);
+    if (j >= cols) s.set(n, detail::convert<T>(-INFINITY));
   }
 }
 // The accumulator's registers are the A operand's of an m64nNk16 in order: element pairs

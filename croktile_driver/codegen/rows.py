@@ -9,7 +9,8 @@ from .. import ir
 from .cxx import At
 
 CALLS = {ir.RowOp.FILL: "row_fill", ir.RowOp.MAX: "row_max", ir.RowOp.SUM: "row_sum", ir.RowOp.SCALE: "row_scale",
-         ir.RowOp.DIV: "row_div", ir.RowOp.EXP: "row_exp", ir.RowOp.CAUSAL: "mask_causal", ir.RowOp.CVT: "cvt"}
+         ir.RowOp.DIV: "row_div", ir.RowOp.EXP: "row_exp", ir.RowOp.CAUSAL: "mask_causal", ir.RowOp.COLS: "mask_cols",
+         ir.RowOp.CVT: "cvt"}
 
 
 def row_refs(s: ir.FragOp) -> list:

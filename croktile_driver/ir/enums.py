@@ -47,4 +47,5 @@ class RowOp(_Word):
     DIV = "div"          # x /= v per row
     EXP = "exp"          # x = exp(scale * (x - m)) per row
     CAUSAL = "causal"    # elements above the diagonal = -inf
+    COLS = "cols"        # elements of the columns from n on = -inf (keys past the data)
     CVT = "cvt"          # ref = x as an A operand

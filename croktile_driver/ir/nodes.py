@@ -368,7 +368,8 @@ class FragOp(Stmt):
     with `args` (fragment refs, row vectors, and values: constants or EExprs):
     "fill" r = v; "max" r = max(r, row max of x); "sum" r += row sum of x; "scale" /
     "div" x *= / /= v per row; "exp" x = exp(scale * (x - m)) per row; "causal" elements
-    above the diagonal (column > row, with offsets) = -inf; "cvt" ref = x as an A operand."""
+    above the diagonal (column > row, with offsets) = -inf; "cols" the columns from n on = -inf;
+    "cvt" ref = x as an A operand."""
     op: RowOp
     ref: FragRef
     args: list

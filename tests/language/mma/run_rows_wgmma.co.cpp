@@ -34,8 +34,9 @@ __co__ auto softmax(f16 [64, 64] q, f16 [64, 64] k, float scale) {
   return out;
 }
 
-// causal softmax(q k^T / 8) v, the tile at rows 64.., columns 32.. of a larger matrix
-__co__ auto causal_tile(f16 [64, 64] q, f16 [64, 64] k, f16 [64, 64] v, int row0) {
+// causal softmax(q k^T / 8) v, the tile at rows 64.., columns 32.. of a larger matrix,
+// whose keys end after the tile's first `keys` columns (mma.mask.cols)
+__co__ auto causal_tile(f16 [64, 64] q, f16 [64, 64] k, f16 [64, 64] v, int row0, int keys) {
   f32 [64, 64] out;
   parallel p by 1 : block {
     shared f16 [64, 64] qs;
@@ -51,6 +52,7 @@ __co__ auto causal_tile(f16 [64, 64] q, f16 [64, 64] k, f16 [64, 64] v, int row0
       kb = mma.load.swiz<128> ks;
       mma.row.row s, qa, kb;
       mma.mask.causal s, row0, 32;
+      mma.mask.cols s, keys;
       mx = mma.row.fill.f32 -1.0e30f;
       old = mma.row.fill.f32 0.0f;
       mma.row.fill old, mx;
@@ -117,14 +119,14 @@ int main() {
     for (int j = 0; j < 64; ++j) ok = ok && std::fabs(sm[i][j] - std::exp(0.5 * (s[i][j] - top)) / total) < 1e-5;
   }
   std::cout << "softmax " << (ok ? "ok" : "differs") << "\n";
-  const int row0 = 64;   // keys 32 + j: row 64 + i sees keys up to 64 + i
-  auto o = causal_tile(q.view(), k.view(), v.view(), row0);
+  const int row0 = 64, keys = 40;   // keys 32 + j: row 64 + i sees keys up to 64 + i, j < 40
+  auto o = causal_tile(q.view(), k.view(), v.view(), row0, keys);
   ok = true;
   for (int i = 0; i < 64; ++i) {
     double top = -1e300, total = 0, p[64];
     for (int j = 0; j < 64; ++j)
-      if (32 + j <= row0 + i) top = std::fmax(top, s[i][j]);
-    for (int j = 0; j < 64; ++j) total += p[j] = 32 + j <= row0 + i ? std::exp((s[i][j] - top) / 8) : 0;
+      if (32 + j <= row0 + i && j < keys) top = std::fmax(top, s[i][j]);
+    for (int j = 0; j < 64; ++j) total += p[j] = 32 + j <= row0 + i && j < keys ? std::exp((s[i][j] - top) / 8) : 0;
     for (int d = 0; d < 64; ++d) {
       double ref = 0;
       for (int j = 0; j < 64; ++j) ref += p[j] * (float)v[j][d];

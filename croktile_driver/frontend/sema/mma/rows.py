@@ -11,6 +11,7 @@ running maximum, and
     mma.row.scale x, f;          mma.row.div x, f;      each row of x times (divided by) its f
     mma.exp x, m, scale;                                x = exp(scale * (x - m)) per row
     mma.mask.causal s, row0, col0;                      element (i, j) = -inf where col0 + j > row0 + i
+    mma.mask.cols s, n;                                 element (i, j) = -inf where j >= n
     pa = mma.cvt.f16 s;          mma.cvt pa, s;         s as an A operand of f16 (bf16) in registers
 
 where x is an accumulator or a row vector and f, m a row vector or a value. A row
@@ -34,7 +35,7 @@ if TYPE_CHECKING:
 _ROW_OPS = ("fill", "max", "sum", "scale", "div")
 _CVT_TYPES = ("f16", "bf16")
 ROW_FORMS = ("'mma.row.fill', 'mma.row.max', 'mma.row.sum', 'mma.row.scale', 'mma.row.div', 'mma.exp', "
-             "'mma.mask.causal', 'mma.cvt'")
+             "'mma.mask.causal', 'mma.mask.cols', 'mma.cvt'")
 _PER_ROW = "a per-row operand is a row vector (made by 'mma.row.max', '.sum' or '.fill') or a value"
 
 
@@ -100,10 +101,11 @@ class FragmentRows:
     # -- statements ------------------------------------------------------------------------
     def row_stmt(self, s: A.MmaOp) -> List[ir.Stmt]:
         words, op = s.words, s.words[0]
-        form = {"exp": "x, m, scale", "mask": "s, row0, col0", "cvt": "a, s"}.get(op, "x, v")
-        want = {"exp": 3, "mask": 3}.get(op, 2)
+        cols = words[1:] == ["cols"]
+        form = {"exp": "x, m, scale", "mask": "s, n" if cols else "s, row0, col0", "cvt": "a, s"}.get(op, "x, v")
+        want = {"exp": 3, "mask": 2 if cols else 3}.get(op, 2)
         if op == "row" and (len(words) != 2 or words[1] not in _ROW_OPS) or op == "exp" and len(words) != 1 or \
-                op == "mask" and words[1:] != ["causal"] or op == "cvt" and len(words) > 2:
+                op == "mask" and words[1:] not in (["causal"], ["cols"]) or op == "cvt" and len(words) > 2:
             self.error(s.word_locs[-1], f"unknown row operation 'mma.{'.'.join(words)}'; expected {ROW_FORMS}")
             return []
         name = "mma." + ".".join(words[:2] if op != "exp" else words[:1])
@@ -117,9 +119,10 @@ class FragmentRows:
                 return []
             return self._cvt(s, dst, src)
         if op == "mask":
-            dst = self._accumulator(s.args[0], "mma.mask.causal")
-            offsets = [self._offset(a) for a in s.args[1:]]
-            return [] if dst is None or None in offsets else [ir.FragOp(s.loc, ir.RowOp.CAUSAL, dst, offsets)]
+            dst = self._accumulator(s.args[0], name)
+            offsets = [self._offset(a, name) for a in s.args[1:]]
+            kind = ir.RowOp.COLS if cols else ir.RowOp.CAUSAL
+            return [] if dst is None or None in offsets else [ir.FragOp(s.loc, kind, dst, offsets)]
         verb = "exp" if op == "exp" else words[1]
         if verb in ("fill", "max", "sum"):
             dst = self.operands.take(s.args[0], "r", f"'mma.row.{verb}' sets a row vector (make one with "
@@ -175,14 +178,14 @@ class FragmentRows:
             return ref
         return self.mma.frag_value(e)
 
-    def _offset(self, e: A.Node):
+    def _offset(self, e: A.Node, name: str):
         v = scalar(self.expr(e))
         if isinstance(v, VError):
             return None
         x = self.elements.to_eexpr(v)
         if x is None or x.ctype not in ("int", "bool"):
-            self.error(e.loc, f"the offsets of 'mma.mask.causal' are integers (the tile's first row and column), "
-                              f"not {v.kind}")
+            what = "the count of columns kept" if name == "mma.mask.cols" else "the tile's first row and column"
+            self.error(e.loc, f"the offsets of '{name}' are integers ({what}), not {v.kind}")
             return None
         return x
 
