@@ -110,6 +110,7 @@ class _Coverage:
         self.covers_at: Optional[ir.Stmt] = None   # the construct whose end completes a covering write
         self.conditions: List[Sym] = []     # run-time equalities under which that write covers
         self.conditions_loc: Optional[Loc] = None
+        self.pieces: Dict[Tuple, set] = {}   # (construct, dimension, the other dimensions) -> [start, end) written
 
     def first_unwritten_read(self, stmts: List[ir.Stmt]) -> Optional[NeedsFill]:
         try:
@@ -121,9 +122,13 @@ class _Coverage:
     # -- the walk ------------------------------------------------------------------------
     def visit(self, stmts: List[ir.Stmt], indices: List[_Index], conditional: bool,
               guards: Tuple[Tuple[Sym, Sym], ...] = ()) -> None:
+        indices = list(indices)
         for s in stmts:
             if self.covered:
                 return
+            renamed = _renamed_index(s, indices)
+            if renamed is not None:
+                indices.append(renamed)
             self.reads(s)
             self.writes(s, indices, conditional, guards)
             skip = None if isinstance(s, ir.InThreads) or conditional else _skip_guard(s)
@@ -196,11 +201,37 @@ class _Coverage:
         if conditional or not all(_skips_only_past_the_data(region, g) for g in guards):
             return
         construct, conditions = _covering_construct(region, indices)
+        if construct is None:
+            construct, conditions = self.pieces_cover(region, indices)
         if construct is _WHOLE and not conditions:
             self.covered = True
         elif construct is not None and self.covers_at is None:
             self.covers_at = construct
             self.conditions, self.conditions_loc = conditions, s.loc
+
+
+    def pieces_cover(self, region: ir.Region, indices: List[_Index]):
+        """Writes that cover the buffer together: alike but for one dimension, where each
+        is a constant piece (`.at(0, g, 0)` and `.at(0, g, 1)` of a two-part row) and the
+        pieces so far fill it. (construct, conditions) as _covering_construct's."""
+        for d, (off, ext, dim) in enumerate(zip(region.offsets, region.extents, region.buffer.shape)):
+            if not (off.is_const and ext.is_const and dim.is_const):
+                continue
+            construct, conditions = _covering_construct(region, indices, skip=d)
+            if construct is None:
+                continue
+            others = tuple((o.key(), e.key()) for i, (o, e) in enumerate(zip(region.offsets, region.extents))
+                           if i != d)
+            pieces = self.pieces.setdefault((id(construct), d, others), set())
+            pieces.add((off.value, off.value + ext.value))
+            end = 0
+            for start, stop in sorted(pieces):
+                if start > end:
+                    break
+                end = max(end, stop)
+            if end >= dim.value:
+                return construct, conditions
+        return None, []
 
 
 class _Read(Exception):
@@ -223,7 +254,7 @@ def _key_vars(key: Tuple) -> set:
 _WHOLE = object()
 
 
-def _covering_construct(region: ir.Region, indices: List[_Index]):
+def _covering_construct(region: ir.Region, indices: List[_Index], skip: Optional[int] = None):
     """(construct, conditions): the outermost construct whose end completes the writes of
     ``region`` over all its indices to the whole buffer (``_WHOLE``: the region is the
     buffer), or None when they do not tile it; the conditions are equalities of run-time
@@ -234,10 +265,14 @@ def _covering_construct(region: ir.Region, indices: List[_Index]):
     by_var: Dict[str, _Index] = {ix.var: ix for ix in indices}
     used: Dict[str, _Index] = {}
     conditions: List[Sym] = []
-    for off, ext, dim in zip(region.offsets, region.extents, region.buffer.shape):
+    for d, (off, ext, dim) in enumerate(zip(region.offsets, region.extents, region.buffer.shape)):
+        if d == skip:   # (pieces_cover: the dimension the writes share out)
+            continue
         if ext.variables() & set(by_var):
             return None, []
         strides = _strides(off, by_var)
+        if strides is None:
+            strides = _reversed_strides(off, by_var)
         if strides is None or any(v in used for v in strides):
             return None, []
         forms = [(ext, True)]   # forms of the extent covered so far (and whether each is exact)
@@ -314,6 +349,29 @@ def _skips_only_past_the_data(region: ir.Region, guard: Tuple[Sym, Sym]) -> bool
         if off == e * ext and parts[1] == ext and prove_equal(parts[0], dim):
             return True
     return False
+
+
+def _reversed_strides(off: Sym, by_var: Dict[str, _Index]) -> Optional[Dict[str, Sym]]:
+    """The strides of ``off`` over an index taken in reverse, n - 1 - i over [0, n) (the
+    same elements: `parallel` blocks of a causal attention, the longest rows first)."""
+    for var in off.variables() & set(by_var):
+        count = by_var[var].count
+        strides = _strides(off.substitute({var: count - Sym.const(1) - Sym.var(var)}), by_var)
+        if strides is not None:
+            return strides
+    return None
+
+
+def _renamed_index(s: ir.Stmt, indices: List[_Index]) -> Optional[_Index]:
+    """`int m = i;` or `int m = n - 1 - i;` over an index i of [0, n): m runs over the same
+    range (the reversed order of a causal attention's blocks), so it is an index too."""
+    if not isinstance(s, ir.ScalarDef) or s.value is None:
+        return None
+    for ix in indices:
+        i = Sym.var(ix.var)
+        if s.value == i or s.value == ix.count - Sym.const(1) - i:
+            return _Index(s.name, ix.count, ix.construct)
+    return None
 
 
 def _split_indices(par: ir.Parallel) -> List[_Index]:

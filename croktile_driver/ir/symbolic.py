@@ -212,6 +212,8 @@ class Sym:
             return Sym.const(_FOLD[op](*vals))
         if op in ("&&", "||") and any(a.is_const for a in args):
             return _logic_fold(op, *args)
+        if op == "?:" and (self.is_const or args[1] == args[2]):   # `0 ? a : b` (a macro's choice)
+            return args[1] if args[1] == args[2] or self.value else args[2]
         if op == "/":
             q = self.exact_div(args[1])
             if q is not None:

@@ -46,28 +46,27 @@
 #define WARP_GROUPS BEST_WARP_GROUPS
 #endif
 #define BM (64 * WARP_GROUPS)
-#if HDIM == 64
-#define SCALE 0.125f
-#elif HDIM == 128
-#define SCALE 0.08838834764831845f
-#else
-#error "HDIM is 64 or 128"
-#endif
 // a tile of one head: ROWS rows from row tile R, the 64 columns of part P
-#define TILE(x, h, ROWS, R, P) x.subspan(1, ROWS, 64).at(h, R, P)
+#define TILE(x, b, h, ROWS, R, P) x.subspan(1, 1, ROWS, 64).at(b, h, R, P)
 
-__co__ auto attention(ELEM [BH, S, HDIM] q, ELEM [BH, S, HDIM] k, ELEM [BH, S, HDIM] v) {
-  assert(S % BM == 0 && BM % BN == 0, "attention: S must be a multiple of BM (and BM of BN)");
-  ELEM [BH, S, HDIM] out;
-  parallel {h, mi} by [BH, S / BM] : block {
+__co__ auto attention(ELEM [B, HQ, SQ, HDIM] q, ELEM [B, HKV, SK, HDIM] k, ELEM [B, HKV, SK, HDIM] v,
+                      float scale) {
+  assert(HQ % HKV == 0, "attention: the query heads must be a multiple of the key/value heads");
+  assert(!CAUSAL || SK >= SQ, "attention: causal attention needs at least as many keys as queries");
+  ELEM [B, HQ, SQ, HDIM] out;
+  int group = HQ / HKV;   // query heads per key/value head (grouped-query attention)
+  parallel {b, h, mi} by [B, HQ, cdiv(SQ, BM)] : block {
     // causal: the blocks of the last rows (the most key tiles) first, so the short ones
     // fill the end of the grid
-    int m = CAUSAL ? S / BM - 1 - mi : mi;
-    // causal: the key tiles up to the diagonal of the block's last row
-    with j in [CAUSAL ? (m + 1) * (BM / BN) : S / BN] {
-      q0 = tma.copy.async.swiz<128> TILE(q, h, BM, m, 0) => shared;
+    int m = CAUSAL ? cdiv(SQ, BM) - 1 - mi : mi;
+    int hk = h / group;
+    // causal, aligned bottom-right: query row i sees the keys up to i + SK - SQ; the key
+    // tiles up to the last row's
+    int last = (m + 1) * BM - 1 + SK - SQ;
+    with j in [CAUSAL && last < SK ? last / BN + 1 : cdiv(SK, BN)] {
+      q0 = tma.copy.async.swiz<128> TILE(q, b, h, BM, m, 0) => shared;
 #if HDIM == 128
-      q1 = tma.copy.async.swiz<128> TILE(q, h, BM, m, 1) => shared;
+      q1 = tma.copy.async.swiz<128> TILE(q, b, h, BM, m, 1) => shared;
       o1 = mma.fill.f32 0.0f;
 #endif
       s = mma.fill.f32 0.0f;    // the scores of a step, 64 x BN per warp group
@@ -81,31 +80,34 @@ __co__ auto attention(ELEM [BH, S, HDIM] q, ELEM [BH, S, HDIM] k, ELEM [BH, S, H
 #endif
       // two buffers per tile: the next step's tiles load while this one computes
       foreach j : pipelined(2) {
-        k0 = tma.copy.async.swiz<128> TILE(k, h, BN, j, 0) => shared;
-        v0 = tma.copy.async.swiz<128> TILE(v, h, BN, j, 0) => shared;
+        k0 = tma.copy.async.swiz<128> TILE(k, b, hk, BN, j, 0) => shared;
+        v0 = tma.copy.async.swiz<128> TILE(v, b, hk, BN, j, 0) => shared;
 #if HDIM == 128
-        k1 = tma.copy.async.swiz<128> TILE(k, h, BN, j, 1) => shared;
-        v1 = tma.copy.async.swiz<128> TILE(v, h, BN, j, 1) => shared;
+        k1 = tma.copy.async.swiz<128> TILE(k, b, hk, BN, j, 1) => shared;
+        v1 = tma.copy.async.swiz<128> TILE(v, b, hk, BN, j, 1) => shared;
 #endif
         parallel g by WARP_GROUPS : group-4 {
           mma.fill s, 0.0f;
-          qa = mma.load.swiz<128> q0.data.chunkat(_, g, _);
+          qa = mma.load.swiz<128> q0.data.chunkat(_, _, g, _);
           kb = mma.load.swiz<128> k0.data;
           mma.row.row s, qa, kb;
 #if HDIM == 128
-          qa1 = mma.load.swiz<128> q1.data.chunkat(_, g, _);
+          qa1 = mma.load.swiz<128> q1.data.chunkat(_, _, g, _);
           kb1 = mma.load.swiz<128> k1.data;
           mma.row.row s, qa1, kb1;
 #endif
+          // the last tile's keys past SK are zeros: no weight
+          if (j * BN + BN > SK)
+            mma.mask.cols s, SK - j * BN;
 #if CAUSAL
-          // only the tiles with a key after one of the warp group's rows (the diagonal's)
-          if (j * BN + BN - 1 > m * BM + g * 64)
-            mma.mask.causal s, m * BM + g * 64, j * BN;
+          // only the tiles with a key after one of the warp group's rows can see (its first's)
+          if (j * BN + BN - 1 > m * BM + g * 64 + SK - SQ)
+            mma.mask.causal s, m * BM + g * 64 + SK - SQ, j * BN;
 #endif
           mma.row.fill alpha, mx;          // the old maximum
           mma.row.max mx, s;               // the new one
-          mma.exp alpha, mx, SCALE;        // exp(scale (old - new))
-          mma.exp s, mx, SCALE;            // P = exp(scale (S - max))
+          mma.exp alpha, mx, scale;        // exp(scale (old - new))
+          mma.exp s, mx, scale;            // P = exp(scale (S - max))
           mma.row.scale sum, alpha;
           mma.row.sum sum, s;
           mma.row.scale o0, alpha;
@@ -119,60 +121,68 @@ __co__ auto attention(ELEM [BH, S, HDIM] q, ELEM [BH, S, HDIM] k, ELEM [BH, S, H
 #endif
         }
       }
-      shared ELEM [1, BM, 64] os0;
-#if HDIM == 128
-      shared ELEM [1, BM, 64] os1;
-#endif
+      // the block's rows of the output, whole rows: one copy writes them
+      shared ELEM [1, 1, BM, HDIM] os;
       parallel g by WARP_GROUPS : group-4 {
         mma.row.div o0, sum;
-        mma.store o0, os0.chunkat(_, g, _);
+        mma.store o0, os.subspan(1, 1, 64, 64).at(0, 0, g, 0);
 #if HDIM == 128
         mma.row.div o1, sum;
-        mma.store o1, os1.chunkat(_, g, _);
+        mma.store o1, os.subspan(1, 1, 64, 64).at(0, 0, g, 1);
 #endif
       }
-      tma.copy os0 => TILE(out, h, BM, m, 0);
-#if HDIM == 128
-      tma.copy os1 => TILE(out, h, BM, m, 1);
-#endif
+      tma.copy os => out.subspan(1, 1, BM, HDIM).at(b, h, m, 0);
     }
   }
   return out;
 }
 
-int main() {
-  const size_t BH = 2, S = 2 * BM;
-  auto q = croktile::make_spandata<croktile::ELEM>(BH, S, HDIM);
-  auto k = croktile::make_spandata<croktile::ELEM>(BH, S, HDIM);
-  auto v = croktile::make_spandata<croktile::ELEM>(BH, S, HDIM);
+// the largest error of attention(q, k, v) against a double-precision reference, at one shape
+static double worst_error(size_t B, size_t HQ, size_t HKV, size_t SQ, size_t SK) {
+  auto q = croktile::make_spandata<croktile::ELEM>(B, HQ, SQ, HDIM);
+  auto k = croktile::make_spandata<croktile::ELEM>(B, HKV, SK, HDIM);
+  auto v = croktile::make_spandata<croktile::ELEM>(B, HKV, SK, HDIM);
   q.fill_random(-1.0f, 1.0f);
   k.fill_random(-1.0f, 1.0f);
   v.fill_random(-1.0f, 1.0f);
-  auto o = attention(q.view(), k.view(), v.view());
+  auto o = attention(q.view(), k.view(), v.view(), 1.0f / std::sqrt((float)HDIM));
   double worst = 0;
-  std::vector<double> p(S);
-  for (size_t h = 0; h < BH; ++h)
-    for (size_t i = 0; i < S; ++i) {
-      const size_t keys = CAUSAL ? i + 1 : S;
-      double top = -1e300, total = 0;
-      for (size_t j = 0; j < keys; ++j) {
-        double dot = 0;
-        for (size_t d = 0; d < HDIM; ++d) dot += (double)(float)q[h][i][d] * (float)k[h][j][d];
-        p[j] = dot / std::sqrt((double)HDIM);
-        top = std::fmax(top, p[j]);
+  std::vector<double> p(SK);
+  for (size_t b = 0; b < B; ++b)
+    for (size_t h = 0; h < HQ; ++h)
+      for (size_t i = 0; i < SQ; ++i) {
+        const size_t hk = h / (HQ / HKV), keys = CAUSAL ? i + 1 + SK - SQ : SK;
+        double top = -1e300, total = 0;
+        for (size_t j = 0; j < keys; ++j) {
+          double dot = 0;
+          for (size_t d = 0; d < HDIM; ++d) dot += (double)(float)q[b][h][i][d] * (float)k[b][hk][j][d];
+          p[j] = dot / std::sqrt((double)HDIM);
+          top = std::fmax(top, p[j]);
+        }
+        for (size_t j = 0; j < keys; ++j) total += p[j] = std::exp(p[j] - top);
+        for (size_t d = 0; d < HDIM; ++d) {
+          double ref = 0;
+          for (size_t j = 0; j < keys; ++j) ref += p[j] * (float)v[b][hk][j][d];
+          worst = std::fmax(worst, std::fabs((float)o[b][h][i][d] - ref / total));
+        }
       }
-      for (size_t j = 0; j < keys; ++j) total += p[j] = std::exp(p[j] - top);
-      for (size_t d = 0; d < HDIM; ++d) {
-        double ref = 0;
-        for (size_t j = 0; j < keys; ++j) ref += p[j] * (float)v[h][j][d];
-        worst = std::fmax(worst, std::fabs((float)o[h][i][d] - ref / total));
-      }
-    }
+  return worst;
+}
+
+int main() {
   // P is rounded to the input type before it multiplies V; bf16 keeps 8 bits
   const double tolerance = std::is_same<croktile::ELEM, croktile::bf16>::value ? 2e-2 : 4e-3;
-  if (worst >= tolerance) {
-    std::cout << "attention differs: error " << worst << "\n";
-    return 1;
+  // whole tiles; then grouped-query heads, lengths the tiles do not divide, fewer queries
+  // than keys (a prefill onto a cache), one query (a decode step)
+  const size_t shapes[][5] = {{1, 2, 2, 2 * BM, 2 * BM}, {2, 4, 2, BM + 37, BM + 37}, {1, 4, 1, 70, 2 * BM + 9},
+                              {1, 2, 1, 1, BN + 3}};
+  for (const auto& s : shapes) {
+    double worst = worst_error(s[0], s[1], s[2], s[3], s[4]);
+    if (worst >= tolerance) {
+      std::cout << "attention " << s[0] << " x " << s[1] << "/" << s[2] << " heads x " << s[3] << " x " << s[4]
+                << " differs: error " << worst << "\n";
+      return 1;
+    }
   }
   std::cout << "Test Passed\n";
 }

@@ -1,7 +1,8 @@
-"""samples/attention/: the fused attention forward written in the language (issue #25).
+"""samples/attention/: the fused attention forward written in the language (issues #25, #35).
 Built on cpu for f16 and bf16, head dimensions 64 and 128, causal and not, its main checks
 itself against a double-precision reference on small shapes; the same program is loaded
-with croktile.load and compared with a NumPy reference on inputs of our own. Its cuda
+with croktile.load and compared with a NumPy reference in SDPA's layout and meaning
+(grouped-query heads, any lengths, fewer queries than keys, one query). Its cuda
 build for sm_90a (wgmma with the probabilities as a register A operand, TMA loads) is
 compiled where nvcc is; the speed is bench/bench_attention.py's."""
 from __future__ import annotations
@@ -32,23 +33,36 @@ def test_attention_passes_on_cpu(elem: str, hdim: int, causal: int, tmp_path: Pa
     assert run.returncode == 0 and "Test Passed" in run.stdout, run.stdout + run.stderr
 
 
-def _reference(q, k, v, causal: bool):
-    s = np.einsum("hid,hjd->hij", q.astype(np.float64), k.astype(np.float64)) / np.sqrt(q.shape[-1])
+def _reference(q, k, v, causal: bool, scale: float):
+    """SDPA's meaning: q [B, Hq, Sq, d], k and v [B, Hkv, Sk, d], each key/value head shared
+    by Hq / Hkv query heads; causal aligned bottom-right (query i sees keys j <= i + Sk - Sq)."""
+    group = q.shape[1] // k.shape[1]
+    k, v = (np.repeat(x.astype(np.float64), group, axis=1) for x in (k, v))
+    s = np.einsum("bhid,bhjd->bhij", q.astype(np.float64), k) * scale
     if causal:
-        s = np.where(np.triu(np.ones(s.shape[1:], bool), 1), -np.inf, s)
+        sq, sk = s.shape[-2:]
+        s = np.where(np.triu(np.ones((sq, sk), bool), 1 + sk - sq), -np.inf, s)
     p = np.exp(s - s.max(-1, keepdims=True))
-    return np.einsum("hij,hjd->hid", p / p.sum(-1, keepdims=True), v.astype(np.float64))
+    return np.einsum("bhij,bhjd->bhid", p / p.sum(-1, keepdims=True), v)
+
+
+SHAPES = [(1, 3, 3, 256, 256), (2, 4, 2, 100, 100), (1, 4, 1, 37, 200), (1, 8, 2, 1, 77)]
 
 
 @pytest.mark.parametrize("causal", [0, 1])
-def test_attention_matches_numpy(causal: int, tmp_path: Path):
-    """Symbolic shapes from the tensors: 3 heads of 256 rows (two blocks of 128 each)."""
+@pytest.mark.parametrize("shape", SHAPES, ids=["whole", "gqa-odd", "prefill-onto-cache", "decode"])
+def test_attention_matches_numpy(causal: int, shape, tmp_path: Path):
+    """Symbolic shapes from the tensors: [B, Hq, Sq, 64] queries, [B, Hkv, Sk, 64] keys and
+    values, lengths the tiles do not divide, grouped-query heads, a scale of our own."""
     import croktile
     mod = croktile.load(str(SAMPLE), target="cpu", options=_options("f16", 64, causal))
+    b, hq, hkv, sq, sk = shape
     rng = np.random.default_rng(7)
-    q, k, v = (rng.uniform(-1, 1, (3, 256, 64)).astype(np.float16) for _ in range(3))
-    out = np.asarray(mod.attention(q, k, v), dtype=np.float64)
-    assert np.abs(out - _reference(q, k, v, bool(causal))).max() < 4e-3
+    q = rng.uniform(-1, 1, (b, hq, sq, 64)).astype(np.float16)
+    k, v = (rng.uniform(-1, 1, (b, hkv, sk, 64)).astype(np.float16) for _ in range(2))
+    out = np.asarray(mod.attention(q, k, v, 0.2), dtype=np.float64)
+    assert out.shape == q.shape
+    assert np.abs(out - _reference(q, k, v, bool(causal), 0.2)).max() < 4e-3
 
 
 @pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc is not installed")

@@ -62,6 +62,15 @@ __co__ s32 [a.span] short_edges(s32 [M, N] a) {
   return out;
 }
 
+// one of the two column halves of each row: the other stays zeros
+__co__ s32 [8, 4] one_half(s32 [8, 4] a) {
+  s32 [a.span] out;                            // fill
+  parallel p by 4 {
+    dma.copy a.subspan(2, 2).at(p, 0) => out.subspan(2, 2).at(p, 0);
+  }
+  return out;
+}
+
 int main() {
   int a[32];
   for (int i = 0; i < 32; ++i) a[i] = i + 1;
@@ -93,4 +102,11 @@ int main() {
   std::cout << "short_edges " << se[0][0] << " " << se[7][1] << " " << se[8][0] << " " << se[9][1] << "\n";
   // rows 0..7 copied (a[r][c] = 2 r + c + 1); rows 8, 9 (the third tile) not written
   // expect-output: short_edges 1 16 0 0
+
+  auto oh = one_half(choreo::make_spanview<2>(a, {8, 4}));
+  long os = 0;
+  for (int i = 0; i < 32; ++i) os += oh.data()[i];
+  std::cout << "one_half " << oh[0][0] << " " << oh[0][2] << " " << oh[7][1] << " " << os << "\n";
+  // columns 0 and 1 of a[r][c] = 4 r + c + 1: sum of 8 r + 3 over r < 8 = 248
+  // expect-output: one_half 1 0 30 248
 }

@@ -57,6 +57,18 @@ __co__ s32 [a.span] edges(s32 [M, N] a) {
   return out;
 }
 
+// two column halves written by separate copies cover each row; the row tiles in reverse
+// order (3 - p, as a causal attention orders its blocks) cover the rows
+__co__ s32 [8, 4] halves_reversed(s32 [8, 4] a) {
+  s32 [a.span] out;
+  parallel p by 4 {
+    int r = 3 - p;
+    dma.copy a.subspan(2, 2).at(r, 0) => out.subspan(2, 2).at(r, 0);
+    dma.copy a.subspan(2, 2).at(r, 1) => out.subspan(2, 2).at(r, 1);
+  }
+  return out;
+}
+
 int main() {
   int a[32];
   for (int i = 0; i < 32; ++i) a[i] = i + 1;
@@ -88,4 +100,11 @@ int main() {
   // out == a: all 2 m elements equal, the last a[2 m - 1] = 2 m
   // expect-output: edges 9 18 18
   // expect-output: edges 13 26 26
+
+  auto hr = halves_reversed(choreo::make_spanview<2>(a, {8, 4}));
+  long hs = 0;
+  for (int i = 0; i < 32; ++i) hs += hr.data()[i];
+  std::cout << "halves_reversed " << hr[0][0] << " " << hr[7][3] << " " << hs << "\n";
+  // out == a: 1 + ... + 32 = 528
+  // expect-output: halves_reversed 1 32 528
 }
