@@ -20,6 +20,7 @@ from typing import Callable, List, Optional
 from . import interrupts
 from .cxx_messages import remapping_runner
 from .atomic import is_special, write_atomic, write_stdout
+from .timing import timed, with_phase_report
 from ..cstrings import escaped
 from ..diagnostics import Diagnostics
 from .inputs import CO_SUFFIXES, frontend_options, macro_flags, read_source
@@ -486,7 +487,8 @@ def _run_jobs(jobs: List[Job], args: ParsedArgs, diag: Diagnostics, toolchain, w
         if args.verbose:
             print(" ".join(shlex.quote(a) for a in job.argv), file=sys.stderr)
         if job.kind == "transpile":
-            rc = _transpile(job, args, diag, toolchain, staged, declarations, functions)
+            with timed(f"transpile {job.source}", args.time_report):
+                rc = _transpile(job, args, diag, toolchain, staged, declarations, functions)
             if rc:
                 return rc
             continue
@@ -510,8 +512,12 @@ def _run_jobs(jobs: List[Job], args: ParsedArgs, diag: Diagnostics, toolchain, w
             staged.append((tmp_out, final))   # removed again unless every job succeeds
         else:
             argv = job.argv
+        phases = None
+        if args.time_report:
+            argv, phases = with_phase_report(argv, work())
         try:
-            rc = (job.runner or interrupts.run_child)(argv, env=_child_env(work()))
+            with timed(f"{os.path.basename(argv[0])} ({job.kind})", args.time_report, phases):
+                rc = (job.runner or interrupts.run_child)(argv, env=_child_env(work()))
         except OSError as exc:
             print(f"croktilec: error: cannot run '{argv[0]}': {exc.strerror} "
                   f"(profile '{toolchain.profile['name']}')", file=sys.stderr)

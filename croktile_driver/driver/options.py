@@ -52,6 +52,8 @@ OPTIONS: List[Option] = [
            multi=True, metavar="FLAG"),
     Option("-pthread", "flag", "pthread", "Link with POSIX threads (always on for the cpu target)"),
     Option("-v", "flag", "verbose", "Print each job before running it"),
+    Option("--time", "flag", "time_report", "Print the time each job takes (and nvcc's phases)",
+           aliases=("-time",)),
     Option("-###", "flag", "dry_run", "Print each job, shell-quoted, and run none"),
     Option("--save-temps", "flag", "save_temps", "Keep generated sources next to the output",
            aliases=("-save-temps",)),
