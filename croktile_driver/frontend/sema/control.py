@@ -87,10 +87,10 @@ class ControlFlow:
 
     @contextmanager
     def _bound_refined(self, cond: A.Node) -> Iterator[None]:
-        """In `if (i < n) ...` over a bounded `i`, `n` is `i`'s bound: a tile `.at(i)` is
-        then checked against `n`, which the guard makes true (the last group of a
-        `parallel` over `cdiv` bounds skips its blocks past the data), not the bound `i`
-        has outside."""
+        """In `if (i < n) ...` over a bounded `i`, a tile `.at(i)` is checked against `n`,
+        which the guard makes true (the last group of a `parallel` over `cdiv` bounds skips
+        its blocks past the data), not against the bound `i` has outside. Only the checks:
+        `#i` and the chunks of `chunkat(i)` stay what `i`'s bound makes them."""
         refined = _refinement(cond)
         sym = self.ctx.scope.lookup(refined[0].name) if refined else None
         if sym is None or not isinstance(sym.value, VInt) or sym.value.bound is None:
@@ -102,7 +102,7 @@ class ControlFlow:
             yield
             return
         before = sym.value
-        sym.value = replace(before, bound=value.sym + 1 if inclusive else value.sym)
+        sym.value = replace(before, limit=value.sym + 1 if inclusive else value.sym)
         try:
             yield
         finally:

@@ -214,7 +214,7 @@ class SpannedData:
                 out.append(None)
             elif isinstance(v, VInt):
                 out.append(v.sym)
-                bounds.append(v.bound if not v.derived else None)
+                bounds.append((v.limit if v.limit is not None else v.bound) if not v.derived else None)
             elif isinstance(v, VTuple):
                 out.extend(v.items)
                 bounds.extend(v.bounds or [None] * len(v.items))

@@ -34,6 +34,7 @@ class VInt(Value):
     bound: Optional[Sym] = None      # set for bounded integers
     origin: str = ""                  # "parallel" / "with" for bounded ones
     derived: bool = False             # `k + 1`: keeps k's bound, needs a range check
+    limit: Optional[Sym] = None       # inside `if (i < n)`: n, for the checks of its tiles (not #i)
     kind = "int"
 
 
