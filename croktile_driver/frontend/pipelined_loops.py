@@ -34,9 +34,6 @@ from typing import Iterator, List, Optional, Set
 from ..diagnostics import Diagnostics
 from . import ast as A
 
-ANNOTATION = "pipelined"
-
-
 def lower_pipelined_loops(fn: A.CoFunction, diag: Diagnostics) -> None:
     """Rewrites every pipelined `foreach` of ``fn`` in place (innermost first)."""
     if any(isinstance(n, A.ForeachStmt) and n.stages is not None for n in A.walk(fn.body)):
@@ -94,9 +91,10 @@ class _Load:
         self.buffers = [self.name] + [stage_buffer(self.name, s) for s in range(1, stages - 1)]
         self.free = free_buffer(self.name)
 
-    def at_step(self, var: str, step: A.Node) -> A.Assign:
+    def into(self, buffer: str, var: str, step: A.Node) -> A.Assign:
+        """`buffer = <the copy, with step for the loop's variable>;`"""
         value = _substitute(copy.deepcopy(self.stmt.value), var, step)
-        return A.Assign(self.stmt.loc, A.Name(self.stmt.name.loc, self.name), value)
+        return A.Assign(self.stmt.loc, A.Name(self.stmt.name.loc, buffer), value)
 
 
 def _lowered(loop: A.ForeachStmt, diag: Diagnostics, made_up: Set[str]) -> List[A.Node]:
@@ -120,18 +118,10 @@ def _lowered(loop: A.ForeachStmt, diag: Diagnostics, made_up: Set[str]) -> List[
     prologue: List[A.Node] = [A.Assign(load.stmt.loc, A.Name(load.stmt.name.loc, buffer), A.DmaAny(load.stmt.loc))
                               for load in loads for buffer in load.buffers + [load.free]]
     for step in range(stages - 1):
-        issues = []
-        for load in loads:
-            issue = load.at_step(var, _prologue_step(var, step, at))
-            issue.name = A.Name(load.stmt.name.loc, load.buffers[step])
-            issues.append(issue)
+        issues = [load.into(load.buffers[step], var, _prologue_step(var, step, at)) for load in loads]
         prologue.append(A.IfStmt(at, _less(A.IntLit(at, step), var, at), A.Block(at, issues), None))
     ahead = A.BinOp(at, "+", A.Name(at, var), A.IntLit(at, stages - 1))
-    issues = []
-    for load in loads:
-        issue = load.at_step(var, copy.deepcopy(ahead))
-        issue.name = A.Name(load.stmt.name.loc, load.free)
-        issues.append(issue)
+    issues = [load.into(load.free, var, ahead) for load in loads]
     refill = A.IfStmt(at, _less(copy.deepcopy(ahead), var, at), A.Block(at, issues), None)
     new_body = _waits_for_loads(body, loads)
     if loop.refill == "end":
