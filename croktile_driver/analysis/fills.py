@@ -126,9 +126,6 @@ class _Coverage:
         for s in stmts:
             if self.covered:
                 return
-            renamed = _renamed_index(s, indices)
-            if renamed is not None:
-                indices.append(renamed)
             self.reads(s)
             self.writes(s, indices, conditional, guards)
             skip = None if isinstance(s, ir.InThreads) or conditional else _skip_guard(s)
@@ -283,7 +280,7 @@ def _covering_construct(region: ir.Region, indices: List[_Index], skip: Optional
             forms = _times(forms, by_var[var].count)
             used[var] = by_var[var]
             del strides[var]
-        if region.limits is not None and any(_at_least(f, dim) for f, _ in forms) and _clipped_at(region, off, dim):
+        if _clipped_at_end(region, d, dim) and any(_at_least(f, dim) for f, _ in forms):
             continue   # a partial tile stops at the data's end: tiles reaching past it cover it
         if not any(exact and prove_equal(f, dim) for f, exact in forms):
             # the product of the tiles' extent and counts (forms[0]) covers the dimension
@@ -296,45 +293,48 @@ def _covering_construct(region: ir.Region, indices: List[_Index], skip: Optional
     return next(ix.construct for ix in indices if ix.var in used), conditions
 
 
-def _clipped_at(region: ir.Region, off: Sym, dim: Sym) -> bool:
-    """Whether the writes of ``region`` in the dimension whose offset is ``off`` stop at
-    ``dim``, the buffer's end (a partial tile of the buffer itself)."""
-    d = list(region.offsets).index(off)
-    return bool(prove_equal(region.limits[d], dim))
+def _clipped_at_end(region: ir.Region, d: int, dim: Sym) -> bool:
+    """Whether the writes of ``region`` in dimension ``d`` stop at ``dim``, the buffer's end
+    (a partial tile of the buffer itself)."""
+    return region.limits is not None and bool(prove_equal(region.limits[d], dim))
 
 
-def _cdiv_parts(bound: Sym) -> Optional[Tuple[Sym, Sym]]:
-    """``(n, c)`` where ``bound`` is cdiv(n, c) = (n + c - 1) / c for a constant c, else None."""
-    if len(bound.terms) != 1:
+def _scaled_atom(sym: Sym, op: str):
+    """``(c, atom)`` where ``sym`` is c times one ``op`` atom (`c * (a / b)`), else None."""
+    if len(sym.terms) != 1:
         return None
-    (mono, coeff), = bound.terms.items()
-    if coeff != 1 or len(mono) != 1 or mono[0].op != "/":
+    (mono, coeff), = sym.terms.items()
+    if len(mono) != 1 or mono[0].op != op:
         return None
-    num, den = mono[0].args
+    return coeff, mono[0]
+
+
+def _cdiv_parts(sym: Sym) -> Optional[Tuple[int, Sym, Sym]]:
+    """``(k, n, c)`` where ``sym`` is k * cdiv(n, c), cdiv(n, c) = (n + c - 1) / c for a
+    constant c, else None."""
+    found = _scaled_atom(sym, "/")
+    if found is None:
+        return None
+    k, atom = found
+    num, den = atom.args
     if not den.is_const or den.value <= 0:
         return None
-    return num - (den - Sym.const(1)), den
+    return k, num - (den - Sym.const(1)), den
 
 
 def _at_least(form: Sym, dim: Sym) -> bool:
     """``form`` is c * cdiv(dim, c): c tiles' worth of elements per tile index over
     cdiv(dim, c) of them, at least ``dim``."""
-    for mono, coeff in form.terms.items():
-        if len(form.terms) != 1 or len(mono) != 1:
-            return False
-        parts = _cdiv_parts(Sym({mono: 1}))
-        return parts is not None and parts[1] == Sym.const(coeff) and bool(prove_equal(parts[0], dim))
-    return False
+    parts = _cdiv_parts(form)
+    return parts is not None and parts[0] == parts[2].value and bool(prove_equal(parts[1], dim))
 
 
 def _skip_guard(s: ir.Stmt) -> Optional[Tuple[Sym, Sym]]:
     """``(e, n)`` for `if (e < n)` (no else branch in the IR), else None."""
-    if not isinstance(s, ir.If) or len(s.cond.terms) != 1:
+    found = _scaled_atom(s.cond, "<") if isinstance(s, ir.If) else None
+    if found is None or found[0] != 1:
         return None
-    (mono, coeff), = s.cond.terms.items()
-    if coeff != 1 or len(mono) != 1 or mono[0].op != "<":
-        return None
-    return mono[0].args[0], mono[0].args[1]
+    return found[1].args[0], found[1].args[1]
 
 
 def _skips_only_past_the_data(region: ir.Region, guard: Tuple[Sym, Sym]) -> bool:
@@ -343,12 +343,11 @@ def _skips_only_past_the_data(region: ir.Region, guard: Tuple[Sym, Sym]) -> bool
     whole, and ext * n reaches that end (n = cdiv(dim, ext))."""
     e, n = guard
     parts = _cdiv_parts(n)
-    if parts is None:
+    if parts is None or parts[0] != 1:
         return False
-    for d, (off, ext, dim) in enumerate(zip(region.offsets, region.extents, region.buffer.shape)):
-        if off == e * ext and parts[1] == ext and prove_equal(parts[0], dim):
-            return True
-    return False
+    _, count_of, tile = parts
+    return any(off == e * ext and tile == ext and prove_equal(count_of, dim)
+               for off, ext, dim in zip(region.offsets, region.extents, region.buffer.shape))
 
 
 def _reversed_strides(off: Sym, by_var: Dict[str, _Index]) -> Optional[Dict[str, Sym]]:
@@ -359,18 +358,6 @@ def _reversed_strides(off: Sym, by_var: Dict[str, _Index]) -> Optional[Dict[str,
         strides = _strides(off.substitute({var: count - Sym.const(1) - Sym.var(var)}), by_var)
         if strides is not None:
             return strides
-    return None
-
-
-def _renamed_index(s: ir.Stmt, indices: List[_Index]) -> Optional[_Index]:
-    """`int m = i;` or `int m = n - 1 - i;` over an index i of [0, n): m runs over the same
-    range (the reversed order of a causal attention's blocks), so it is an index too."""
-    if not isinstance(s, ir.ScalarDef) or s.value is None:
-        return None
-    for ix in indices:
-        i = Sym.var(ix.var)
-        if s.value == i or s.value == ix.count - Sym.const(1) - i:
-            return _Index(s.name, ix.count, ix.construct)
     return None
 
 
@@ -390,19 +377,15 @@ def _split_indices(par: ir.Parallel) -> List[_Index]:
 def _part_count(value: Sym, var: str, count: Sym) -> Optional[Sym]:
     """The range of `var / D` (count / D, where D divides it), `var % D` or `(var / E) % D`
     (D), else None."""
-    if len(value.terms) != 1:
+    found = _scaled_atom(value, "/") or _scaled_atom(value, "%")
+    if found is None or found[0] != 1:
         return None
-    (mono, coeff), = value.terms.items()
-    if coeff != 1 or len(mono) != 1 or mono[0].op not in ("/", "%"):
-        return None
-    num, den = mono[0].args
-    if mono[0].op == "%":
-        inner = num if num == Sym.var(var) else None
-        if inner is None and len(num.terms) == 1:
-            (m2, c2), = num.terms.items()
-            if c2 == 1 and len(m2) == 1 and m2[0].op == "/" and m2[0].args[0] == Sym.var(var):
-                inner = num
-        return den if inner is not None else None
+    atom = found[1]
+    num, den = atom.args
+    if atom.op == "%":
+        inner = _scaled_atom(num, "/")
+        of_var = num == Sym.var(var) or (inner is not None and inner[0] == 1 and inner[1].args[0] == Sym.var(var))
+        return den if of_var else None
     if num != Sym.var(var):
         return None
     return count.exact_div(den)
