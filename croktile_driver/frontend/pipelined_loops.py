@@ -102,7 +102,7 @@ def _lowered(loop: A.ForeachStmt, diag: Diagnostics, made_up: Set[str]) -> List[
         return [loop]
     stages = _stages(loop, diag)
     var = _loop_variable(loop, diag)
-    loads = _loads(loop, diag)
+    loads = _loads(loop, stages or 1, diag)
     if stages is None or var is None or loads is None:
         loop.stages = None
         return [loop]
@@ -206,9 +206,8 @@ def _loop_variable(loop: A.ForeachStmt, diag: Diagnostics) -> Optional[str]:
     return ranges[0].name.name
 
 
-def _loads(loop: A.ForeachStmt, diag: Diagnostics) -> Optional[List[_Load]]:
+def _loads(loop: A.ForeachStmt, stages: int, diag: Diagnostics) -> Optional[List[_Load]]:
     """The body's pipelined copies, or None after reporting why the body cannot be pipelined."""
-    stages = _constant(loop.stages) or 1
     body = loop.body.stmts
     loads = [_Load(s, i, stages) for i, s in enumerate(body) if _is_load(s)]
     if not loads:

@@ -23,14 +23,19 @@ from .values import kind_name as _kind_name, scalar as _scalar
 BUILTIN_STATEMENTS = {"print", "println", "assert"}
 
 
-def _refinement(cond: A.Node):
-    """`i < n`, `n > i`, `i <= n`, `n >= i` over a name `i`: (i, n, whether n is inclusive)."""
-    if not isinstance(cond, A.BinOp):
+def _limit_of(cond: Sym, i: Sym) -> Optional[Sym]:
+    """``n`` where the condition ``cond`` is `i < n` or `n > i` (``n + 1`` for `i <= n`,
+    `n >= i`), else None."""
+    if len(cond.terms) != 1:
         return None
-    if cond.op in ("<", "<=") and isinstance(cond.left, A.Name):
-        return cond.left, cond.right, cond.op == "<="
-    if cond.op in (">", ">=") and isinstance(cond.right, A.Name):
-        return cond.right, cond.left, cond.op == ">="
+    (mono, coeff), = cond.terms.items()
+    if coeff != 1 or len(mono) != 1 or mono[0].op not in ("<", "<=", ">", ">="):
+        return None
+    op, (left, right) = mono[0].op, mono[0].args
+    if op in ("<", "<=") and left == i:
+        return right + 1 if op == "<=" else right
+    if op in (">", ">=") and right == i:
+        return left + 1 if op == ">=" else left
     return None
 
 
@@ -75,7 +80,7 @@ class ControlFlow:
         lowered = []
         with self.ctx.construct("choice", s.loc):
             for arm, taken in zip(arms, [cond, cond.op("!")]):
-                refined = self._bound_refined(s.cond) if arm is s.then else nullcontext()
+                refined = self._bound_refined(s.cond, cond) if arm is s.then else nullcontext()
                 with self.ctx.construct("arm", arm.loc), self.ctx.in_arm(taken), refined:
                     lowered.append((taken, self.scoped_block(arm)))
         for taken, body in lowered:
@@ -86,27 +91,27 @@ class ControlFlow:
         return out
 
     @contextmanager
-    def _bound_refined(self, cond: A.Node) -> Iterator[None]:
+    def _bound_refined(self, node: A.Node, cond: Sym) -> Iterator[None]:
         """In `if (i < n) ...` over a bounded `i`, a tile `.at(i)` is checked against `n`,
         which the guard makes true (the last group of a `parallel` over `cdiv` bounds skips
         its blocks past the data), not against the bound `i` has outside. Only the checks:
-        `#i` and the chunks of `chunkat(i)` stay what `i`'s bound makes them."""
-        refined = _refinement(cond)
-        sym = self.ctx.scope.lookup(refined[0].name) if refined else None
-        if sym is None or not isinstance(sym.value, VInt) or sym.value.bound is None:
-            yield
-            return
-        name, limit, inclusive = refined
-        value = _scalar(self.expr(limit))
-        if not isinstance(value, VInt) or not value.sym.variables() <= self.ctx.host_vars:
-            yield
-            return
-        before = sym.value
-        sym.value = replace(before, limit=value.sym + 1 if inclusive else value.sym)
-        try:
-            yield
-        finally:
-            sym.value = before
+        `#i` and the chunks of `chunkat(i)` stay what `i`'s bound makes them. ``cond`` is the
+        condition as checked (`n` is read from it, not evaluated again)."""
+        sides = (node.left, node.right) if isinstance(node, A.BinOp) else ()
+        for side in sides:
+            sym = self.ctx.scope.lookup(side.name) if isinstance(side, A.Name) else None
+            value = sym.value if sym is not None else None
+            if not isinstance(value, VInt) or value.bound is None:
+                continue
+            limit = _limit_of(cond, value.sym)
+            if limit is not None and limit.variables() <= self.ctx.host_vars:
+                sym.value = replace(value, limit=limit)
+                try:
+                    yield
+                finally:
+                    sym.value = value
+                return
+        yield
 
     def stmt_WhileStmt(self, s: A.WhileStmt) -> List[ir.Stmt]:
         """The reference compiler's `while` waits on an event predicate; over integers and
