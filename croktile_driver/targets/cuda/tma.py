@@ -20,7 +20,6 @@ engine cannot take still runs. Barrier placement (`step`) is shared by both inst
 """
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from typing import Dict, List, Optional, Set
 
@@ -28,6 +27,7 @@ from ... import ir
 from ...ir.symbolic import Sym
 from ...codegen.cxx import elem_ctype
 from ...codegen.kernel_emitter import dev_expr, linear, sym_vars
+from .archs import number as arch_number
 
 TMA_MIN_SM = 90
 MAX_BARRIERS = 32        # phase bits of one `unsigned`
@@ -35,8 +35,7 @@ SMEM_ALIGN = 128         # a bulk tensor copy's shared-memory address
 
 
 def has_tma(arch: Optional[str]) -> bool:
-    m = re.fullmatch(r"sm_(\d+)a?", arch or "")
-    return bool(m) and int(m.group(1)) >= TMA_MIN_SM
+    return arch_number(arch or "") >= TMA_MIN_SM
 
 
 @dataclass
