@@ -47,4 +47,13 @@ export CROKTILE_SERVER=0
 # -n: the tests mostly wait on compilers; two workers (CROKTILE_TEST_JOBS) keep 2 cores busy;
 # --dist loadfile keeps each file's tests (and its fixtures' builds) on one worker; the workers
 # take the files slowest first (tests/conftest.py), not xdist's order by number of tests
-exec python3 -P -m pytest -q -n "${CROKTILE_TEST_JOBS:-2}" --dist loadfile --no-loadscope-reorder --durations=15 "$@"
+# --basetemp: a directory of this run's own; pytest's shared /tmp/pytest-of-$USER numbering is
+# also used (and pruned) by the nested pytest of tests/cmake/test_python_wheel.py and by any
+# other run on the machine, and a worker's directory found already there fails its test
+basetemp="$(mktemp -d "${TMPDIR:-/tmp}/croktile-tests.XXXXXX")"
+# (removed when the run passes, kept to look into when it fails)
+status=0
+python3 -P -m pytest -q -n "${CROKTILE_TEST_JOBS:-2}" --basetemp "$basetemp" --dist loadfile --no-loadscope-reorder \
+  --durations=15 "$@" || status=$?
+if [ "$status" = 0 ]; then rm -rf "$basetemp"; else echo "scripts/test.sh: the tests' files are in $basetemp" >&2; fi
+exit "$status"

@@ -33,7 +33,8 @@ def test_sample_wheel_builds_and_imports(croktile, tmp_path):
     run([fresh / "bin" / "python", "-m", "pip", "install", "--quiet", wheel, "numpy==2.4.6", "pytest==9.0.3"],
         env=croktile.env)
     # the wheel's own tests, run from outside the project so that the installed package is imported
-    res = run([fresh / "bin" / "python", "-m", "pytest", "-q", "-p", "no:cacheprovider", project / "tests"],
+    res = run([fresh / "bin" / "python", "-m", "pytest", "-q", "-p", "no:cacheprovider",
+                "--basetemp", tmp_path / "wheel-tests-tmp", project / "tests"],
               cwd=tmp_path, env=croktile.env, check=False)
     assert res.returncode == 0, res.stdout
     assert "3 passed" in res.stdout
