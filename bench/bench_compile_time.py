@@ -13,6 +13,11 @@ Programs: the tensor-core corpus's run_* cases (tests/mma/cases) and, with --ref
 ROOT (the reference compiler's source tree), its tests/gpu/end2end/bench/hgemm_*.co.
 
     python bench/bench_compile_time.py [--runs 3] [--profile cuda-sm90a] [--reference /work/ref] [-k REGEX] [--json]
+
+With --against COMMIT, one program's `croktilec -c` (default: samples/gemm, -t cuda
+-arch=sm_90a) now and at COMMIT, each with its own tree, interleaved (issue #39):
+
+    python bench/bench_compile_time.py --against f9b18d1 --runs 5
 """
 from __future__ import annotations
 
@@ -77,8 +82,48 @@ def measure(prog: str, profile: str, runs: int) -> Dict[str, float]:
     return {"croktilec_c_s": round(c, 3), "nvcc_c_s": round(n, 3), "ratio": round(c / n, 3)}
 
 
+def with_tables(tree: str) -> str:
+    """`tree`, its parser tables generated (an install writes them; a checkout has none)."""
+    if not os.path.isfile(os.path.join(tree, "croktile_driver", "frontend", "_parsetab.py")):
+        subprocess.run([sys.executable, "-m", "croktile_driver.frontend.parser", "--write-tables",
+                        "croktile_driver/frontend"], cwd=tree, check=True, capture_output=True)
+    return tree
+
+
+def checkout(commit: str, where: str) -> str:
+    """A work tree of `commit` at `where` (made once)."""
+    if not os.path.isdir(where):
+        subprocess.run(["git", "-C", ROOT, "worktree", "add", "--detach", where, commit], check=True,
+                       capture_output=True)
+    return with_tables(where)
+
+
+def against_commit(commit: str, program: str, flags: List[str], runs: int) -> Dict[str, float]:
+    """`croktilec FLAGS -c PROGRAM` here and at `commit` (each tree its own compiler,
+    runtime and PROGRAM), interleaved: the medians and their ratio (issue #39: <= 0.4 for
+    samples/gemm against f9b18d1)."""
+    old_root = checkout(commit, os.path.join(tempfile.gettempdir(), f"croktile-bench-{commit}"))
+    trees = {"now": with_tables(ROOT), commit: old_root}
+    times: Dict[str, List[float]] = {k: [] for k in trees}
+    with tempfile.TemporaryDirectory(prefix="bench_compile.") as work:
+        for _ in range(runs):
+            for label, tree in trees.items():
+                env = dict(os.environ, PYTHONPATH=tree, CROKTILE_SERVER="0",
+                           CROKTILE_CACHE_DIR=os.path.join(work, "cache-" + label))
+                start = time.perf_counter()
+                subprocess.run([sys.executable, "-P", "-m", "croktile_driver", *flags, "-c", program, "-o",
+                                os.path.join(work, label + ".o")], cwd=tree, env=env, check=True, capture_output=True)
+                times[label].append(time.perf_counter() - start)
+    now, old = statistics.median(times["now"]), statistics.median(times[commit])
+    return {"now_s": round(now, 3), f"{commit}_s": round(old, 3), "ratio": round(now / old, 3)}
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--against", metavar="COMMIT", help="compare one program's build with its build at COMMIT "
+                    "(default program: samples/gemm/gemm.co.cpp, -t cuda -arch=sm_90a)")
+    ap.add_argument("--program", default="samples/gemm/gemm.co.cpp")
+    ap.add_argument("--flags", default="-t cuda -arch=sm_90a")
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--profile", default="cuda-sm90a")
     ap.add_argument("--reference", default="", help="the reference compiler's source tree (its bench/hgemm_*.co)")
@@ -88,6 +133,12 @@ def main(argv=None) -> int:
     if not shutil.which("nvcc"):
         print("nvcc is not on PATH", file=sys.stderr)
         return 2
+    if args.against:
+        r = against_commit(args.against, args.program, shlex.split(args.flags), args.runs)
+        print(json.dumps(r) if args.json else
+              f"{args.program} ({args.flags} -c): now {r['now_s']:.2f} s, at {args.against} "
+              f"{r[args.against + '_s']:.2f} s, ratio {r['ratio']:.2f} (issue #39: <= 0.40)")
+        return 0
     results = {}
     for prog in programs(args.reference, args.k):
         results[os.path.basename(prog)] = r = measure(prog, args.profile, args.runs)

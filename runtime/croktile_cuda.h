@@ -213,9 +213,36 @@ struct check_slots {
 };
 }  // namespace detail
 
+// A device variable as host code reaches it: its symbol (the generated source built by
+// nvcc), or its name in the build's device image (the host half of a split build, whose
+// compiler sees no device variable: `address` finds it there).
+struct device_symbol {
+  const void* symbol = nullptr;
+  const char* name = nullptr;
+  void* (*address)(const char* name, const char* where) = nullptr;
+  device_symbol(const void* s) : symbol(s) {}
+  device_symbol(const char* n, void* (*a)(const char*, const char*)) : name(n), address(a) {}
+  void read(void* to, std::size_t bytes, cudaStream_t stream, const char* where) const {
+    if (symbol)
+      check(cudaMemcpyFromSymbolAsync(to, symbol, bytes, 0, cudaMemcpyDeviceToHost, stream),
+            "cudaMemcpyFromSymbolAsync", where);
+    else
+      check(cudaMemcpyAsync(to, address(name, where), bytes, cudaMemcpyDeviceToHost, stream), "cudaMemcpyAsync",
+            where);
+  }
+  void write(const void* from, std::size_t bytes, cudaStream_t stream, const char* where) const {
+    if (symbol)
+      check(cudaMemcpyToSymbolAsync(symbol, from, bytes, 0, cudaMemcpyHostToDevice, stream),
+            "cudaMemcpyToSymbolAsync", where);
+    else
+      check(cudaMemcpyAsync(address(name, where), from, bytes, cudaMemcpyHostToDevice, stream), "cudaMemcpyAsync",
+            where);
+  }
+};
+
 class check_slot {
  public:
-  check_slot(void (*report)(int, const long long*), const void* symbol) : report_(report), symbol_(symbol) {}
+  check_slot(void (*report)(int, const long long*), device_symbol symbol) : report_(report), symbol_(symbol) {}
   check_slot(const check_slot&) = delete;
   check_slot& operator=(const check_slot&) = delete;
 
@@ -230,23 +257,21 @@ class check_slot {
   // With the registry locked, after `stream` finished: a recorded failure is cleared and returned.
   bool take(cudaStream_t stream, int& id, long long (&values)[4], const char* where) {
     check_record h{};
-    check(cudaMemcpyFromSymbolAsync(&h, symbol_, sizeof h, 0, cudaMemcpyDeviceToHost, stream),
-          "cudaMemcpyFromSymbolAsync", where);
-    check(cudaStreamSynchronize(stream), "cudaMemcpyFromSymbolAsync", where);
+    symbol_.read(&h, sizeof h, stream, where);
+    check(cudaStreamSynchronize(stream), "reading the check record", where);
     if (h.id == 0) return false;
     id = h.id - 1;
     for (int k = 0; k < 4; ++k) values[k] = h.values[k];
     const check_record zero{};
-    check(cudaMemcpyToSymbolAsync(symbol_, &zero, sizeof zero, 0, cudaMemcpyHostToDevice, stream),
-          "cudaMemcpyToSymbolAsync", where);
-    check(cudaStreamSynchronize(stream), "cudaMemcpyToSymbolAsync", where);
+    symbol_.write(&zero, sizeof zero, stream, where);
+    check(cudaStreamSynchronize(stream), "clearing the check record", where);
     return true;
   }
   void (*report() const)(int, const long long*) { return report_; }
 
  private:
   void (*report_)(int, const long long*);
-  const void* symbol_;
+  device_symbol symbol_;
   std::atomic<bool> armed_{false};
 };
 
@@ -555,13 +580,13 @@ inline bool shared_limit_raised(const void* kernel, int dev, std::size_t smem, b
 }
 }  // namespace detail
 
-#if defined(__CUDACC__)  // host code that only calls generated functions may be compiled by a C++ compiler
-// Queues `kernel` on `stream` with exactly `smem` bytes of dynamic shared memory and
-// checks the launch (cudaGetLastError); a fault while it runs is reported at the next
-// synchronize.
-template <typename... Params, typename... Args>
-void launch(void (*kernel)(Params...), long long grid, long long block, std::size_t smem, cudaStream_t stream,
-            const char* where, Args&&... args) {
+namespace detail {
+// What every launch does around queuing its kernel: the grid's limit, the kernel's
+// dynamic shared-memory limit raised once per device when above 48 KiB, the launch's
+// error, and with timing() on, the kernel's time between two events.
+template <typename Queue>
+void launch_with(const void* kernel, long long grid, std::size_t smem, cudaStream_t stream, const char* where,
+                 Queue queue) {
   if (grid <= 0) return;
   if (grid > 0x7fffffffLL)
     throw runtime_error(std::string(where) + ": a parallel of " + std::to_string(grid) +
@@ -569,7 +594,7 @@ void launch(void (*kernel)(Params...), long long grid, long long block, std::siz
   if (smem > 48 * 1024) {
     int dev = 0;
     check(cudaGetDevice(&dev), "cudaGetDevice", where);
-    if (!detail::shared_limit_raised(reinterpret_cast<const void*>(kernel), dev, smem)) {
+    if (!shared_limit_raised(kernel, dev, smem)) {
       int optin = 0;
       check(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev), "cudaDeviceGetAttribute",
             where);
@@ -578,7 +603,7 @@ void launch(void (*kernel)(Params...), long long grid, long long block, std::siz
                             " bytes of shared memory; this device allows " + std::to_string(optin));
       check(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)),
             "cudaFuncSetAttribute", where);
-      detail::shared_limit_raised(reinterpret_cast<const void*>(kernel), dev, smem, true);
+      shared_limit_raised(kernel, dev, smem, true);
     }
   }
   cudaEvent_t start = nullptr, stop = nullptr;
@@ -587,7 +612,7 @@ void launch(void (*kernel)(Params...), long long grid, long long block, std::siz
     check(cudaEventCreate(&stop), "cudaEventCreate", where);
     check(cudaEventRecord(start, stream), "cudaEventRecord", where);
   }
-  kernel<<<static_cast<unsigned>(grid), static_cast<unsigned>(block), smem, stream>>>(std::forward<Args>(args)...);
+  queue();
   check(cudaGetLastError(), "kernel launch", where);
   if (timing().enabled) {
     check(cudaEventRecord(stop, stream), "cudaEventRecord", where);
@@ -597,7 +622,49 @@ void launch(void (*kernel)(Params...), long long grid, long long block, std::siz
     cudaEventDestroy(stop);
   }
 }
+}  // namespace detail
+
+#if defined(__CUDACC__)  // host code that only calls generated functions may be compiled by a C++ compiler
+// Queues `kernel` on `stream` with exactly `smem` bytes of dynamic shared memory and
+// checks the launch (cudaGetLastError); a fault while it runs is reported at the next
+// synchronize.
+template <typename... Params, typename... Args>
+void launch(void (*kernel)(Params...), long long grid, long long block, std::size_t smem, cudaStream_t stream,
+            const char* where, Args&&... args) {
+  detail::launch_with(reinterpret_cast<const void*>(kernel), grid, smem, stream, where, [&] {
+    kernel<<<static_cast<unsigned>(grid), static_cast<unsigned>(block), smem, stream>>>(std::forward<Args>(args)...);
+  });
+}
 #endif  // __CUDACC__
+
+// A kernel as generated host code names it: CROKTILE_KERNEL(k<true>) is the kernel
+// itself, or in the host half of a split build its name and parameter types (its body
+// is in the device image: croktile_cuda_split.h).
+#if defined(CROKTILE_SPLIT_HOST)
+template <typename F>
+struct named_kernel;
+template <typename... Params>
+struct named_kernel<void(Params...)> {
+  const char* name;
+};
+#define CROKTILE_KERNEL(...) croktile::cuda::named_kernel<decltype(__VA_ARGS__)>{#__VA_ARGS__}
+#else
+#define CROKTILE_KERNEL(...) __VA_ARGS__
+#endif
+
+// Where a function's kernels record a failed check (check_record): a device variable
+// of the generated source, internal to it; external in the device half of a split build
+// (the host half finds it by name), and there no host variable at all.
+#if defined(CROKTILE_SPLIT_HOST)
+#define CROKTILE_RECORD [[maybe_unused]] static
+#define CROKTILE_RECORD_SYMBOL(name) croktile::cuda::device_symbol(#name, &croktile_split_global)
+#elif defined(CROKTILE_SPLIT_DEVICE)
+#define CROKTILE_RECORD __device__
+#define CROKTILE_RECORD_SYMBOL(name) croktile::cuda::device_symbol(&name)
+#else
+#define CROKTILE_RECORD static __device__
+#define CROKTILE_RECORD_SYMBOL(name) croktile::cuda::device_symbol(&name)
+#endif
 
 // A kernel's global pointer parameter: __restrict__ in its fast instance.
 template <bool Restrict, class T>
@@ -864,6 +931,7 @@ __device__ __forceinline__ void check_fail(check_record* rec, int id, long long 
 #if defined(__CUDACC__)
 #include "croktile_cuda_events.h"
 #endif
+#include "croktile_cuda_split.h"
 
 // ---------------------------------------------------------------------------
 // The device-data backend (croktile_device.h): device pointers, CUDA streams,

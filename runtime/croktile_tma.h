@@ -12,7 +12,8 @@
 // and to these functions by its address.
 #pragma once
 
-#if defined(__CUDACC__)
+// the host half of a split build (croktile_cuda_split.h) encodes maps too
+#if defined(__CUDACC__) || defined(CROKTILE_SPLIT_HOST)
 
 #include <cuda.h>
 #include <cuda_runtime.h>
@@ -150,6 +151,7 @@ inline bool box_map(CUtensorMap* map, const T* global, const long long (&dims)[R
   return true;
 }
 
+#if defined(__CUDACC__)   // device side
 /// The shared-memory address of p, as PTX's shared-state-space operands take it.
 __device__ __forceinline__ std::uint32_t shared_address(const void* p) {
   return static_cast<std::uint32_t>(__cvta_generic_to_shared(p));
@@ -262,6 +264,8 @@ template <int N>
 __device__ __forceinline__ void store_wait_all() { asm volatile("cp.async.bulk.wait_group %0;" ::"n"(N) : "memory"); }
 
 }  // namespace tma
+#else
+}  // namespace tma
+#endif  // device side
 }  // namespace croktile
-
-#endif  // __CUDACC__
+#endif  // __CUDACC__ || CROKTILE_SPLIT_HOST

@@ -89,6 +89,17 @@ class Remapper:
         return "\n".join(out)
 
 
+def remapper_for(generated_path: str) -> Callable[[str], str]:
+    """Rewords a compiler's messages about ``generated_path`` (as remapping_runner shows them)."""
+    def remap(output: str) -> str:
+        try:
+            with open(generated_path, encoding="utf-8", errors="surrogateescape") as fh:
+                return Remapper(fh.read()).rewrite(output)
+        except OSError:
+            return output   # no generated source to read: the compiler's words as they were
+    return remap
+
+
 def remapping_runner(generated_path: str) -> Callable[..., int]:
     """A job runner (see jobs.Job.runner) for the compile of ``generated_path``: its
     error output is shown rewritten (Remapper)."""
@@ -98,11 +109,7 @@ def remapping_runner(generated_path: str) -> Callable[..., int]:
             captured.seek(0)
             output = captured.read().decode("utf-8", "replace")
         if output:
-            try:
-                with open(generated_path, encoding="utf-8", errors="surrogateescape") as fh:
-                    output = Remapper(fh.read()).rewrite(output)
-            except OSError:
-                pass   # no generated source to read: the compiler's words as they were
+            output = remapper_for(generated_path)(output)
             sys.stderr.write(output if output.endswith("\n") else output + "\n")
             sys.stderr.flush()
         return rc

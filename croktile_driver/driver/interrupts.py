@@ -168,20 +168,69 @@ def report(exc: Interrupted) -> int:
 _OWN_GROUP = {"process_group": 0} if sys.version_info >= (3, 11) else {"preexec_fn": os.setpgrp}
 
 
+# children started from other threads (jobs run side by side): the main thread stops
+# them when a signal unwinds it (stop_children); after that no thread starts one
+_live: set = set()
+_stopped = False
+
+
+class _StartLock:
+    """Made on first use: `threading` is not among the modules loaded at start-up."""
+    lock = None
+
+    @classmethod
+    def get(cls):
+        if cls.lock is None:
+            import threading
+            cls.lock = threading.Lock()
+        return cls.lock
+
+
+def _in_main_thread() -> bool:
+    import threading
+    return threading.current_thread() is threading.main_thread()
+
+
 def run_child(argv, env=None, stderr=None) -> int:
     """Runs a program in its own process group and returns its exit status (negative: the
     signal that killed it). On a signal, the group gets it too and is waited for.
     `stderr`: a file that takes its error output (to show it reworded)."""
+    return run_children([argv], env=env, stderrs=[stderr])[0]
+
+
+def stop_children() -> None:
+    """Stops every child still running (from any thread), as a signal's unwinding does."""
+    global _stopped
+    with _StartLock.get():
+        _stopped = True
+        procs = list(_live)
+    for proc in procs:
+        stop_group(proc, state.received or _signal.SIGTERM)
+
+
+def run_children(argvs, env=None, stderrs=None):
+    """Runs programs at once, each as run_child does, and returns their exit statuses in
+    order; on a signal every group gets it and is waited for. `stderrs`: a file per program."""
     import subprocess
-    proc = None
+    procs = []
+    main = _in_main_thread()
     try:
-        with deferred():   # a child is never started without being recorded
-            proc = subprocess.Popen(argv, env=env, stderr=stderr, **_OWN_GROUP)
-        return proc.wait()
+        for i, argv in enumerate(argvs):
+            # a child is never started without being recorded: the main thread holds
+            # signals back meanwhile, another thread the lock that stop_children takes
+            with (deferred() if main else _StartLock.get()):
+                if not main and _stopped:
+                    raise Interrupted(state.received or _signal.SIGTERM)
+                procs.append(subprocess.Popen(argv, env=env, stderr=stderrs[i] if stderrs else None, **_OWN_GROUP))
+                _live.add(procs[-1])
+        return [p.wait() for p in procs]
     except BaseException:
-        if proc is not None:
-            stop_group(proc, state.received or _signal.SIGTERM)
+        for p in procs:
+            stop_group(p, state.received or _signal.SIGTERM)
         raise
+    finally:
+        for p in procs:
+            _live.discard(p)
 
 
 def stop_group(proc, signum: int) -> None:

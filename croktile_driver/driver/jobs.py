@@ -336,7 +336,7 @@ def _run(args: ParsedArgs, diag: Diagnostics, toolchain, work: Callable[[], str]
             compile_argv += _device_build(jobs, toolchain, source, flags, path)
         compile_argv += ["-c", source, "-o", obj]
         # the compiler's columns in generated code are the generated text's: told without them
-        job = Job(compile_argv, "compile", source, obj, runner=remapping_runner(source) if source != path else None)
+        job = Job(compile_argv, "compile", source, obj, runner=toolchain.compile_runner(source) if source != path else None)
         if want_dep:
             if args.stage_compile:
                 depfile = args.dep_file or os.path.splitext(obj)[0] + ".d"
@@ -414,7 +414,7 @@ def _python_module_jobs(args: ParsedArgs, toolchain, jobs: List[Job], objects: L
                     "bindings", "", source))
     obj = os.path.join(workdir, name + ".bindings.o")
     jobs.append(Job([*cxx, *flags, *[a for d in includes for a in ("-isystem", d)], *pb.module_defines(),
-                     "-c", source, "-o", obj], "compile", source, obj))
+                     "-c", source, "-o", obj], "compile", source, obj, runner=toolchain.host_compile_runner(source)))
     lib_flags = [f for f in toolchain.profile.get("flags", []) if f.startswith(("-O", "-std="))]
     lib_flags += toolchain.target_flags() + toolchain.host_flags(["-fPIC", "-fvisibility=hidden", "-fno-strict-aliasing"])
     library, argv = pb.library_plan(cxx, lib_flags)
@@ -483,6 +483,16 @@ def _run_jobs(jobs: List[Job], args: ParsedArgs, diag: Diagnostics, toolchain, w
     dep_rules: dict = {}   # depfile -> [(targets, deps)]
     declarations: List[str] = []   # for --emit-header
     functions: list = []            # the IR of every __co__ function, for the Python bindings
+    side = _SideBySide()
+    try:
+        return _run_jobs_in(jobs, args, diag, toolchain, work, staged, dep_rules, declarations, functions, side)
+    except BaseException:
+        interrupts.stop_children()   # what other threads started (a signal unwinds only this one)
+        raise
+
+
+def _run_jobs_in(jobs: List[Job], args: ParsedArgs, diag: Diagnostics, toolchain, work: Callable[[], str],
+                 staged, dep_rules: dict, declarations: List[str], functions: list, side: "_SideBySide") -> int:
     for job in jobs:
         if args.verbose:
             print(" ".join(shlex.quote(a) for a in job.argv), file=sys.stderr)
@@ -515,16 +525,17 @@ def _run_jobs(jobs: List[Job], args: ParsedArgs, diag: Diagnostics, toolchain, w
         phases = None
         if args.time_report:
             argv, phases = with_phase_report(argv, work())
-        try:
-            with timed(f"{os.path.basename(argv[0])} ({job.kind})", args.time_report, phases):
-                rc = (job.runner or interrupts.run_child)(argv, env=_child_env(work()))
-        except OSError as exc:
-            print(f"croktilec: error: cannot run '{argv[0]}': {exc.strerror} "
-                  f"(profile '{toolchain.profile['name']}')", file=sys.stderr)
+        if job.kind == "link" and not side.wait():
             return 1
-        if rc != 0:
-            print(f"croktilec: error: {failure(argv[0], rc)}", file=sys.stderr)
+        run = _job_run(job, argv, phases, args, toolchain, work())
+        if job.kind in ("compile", "library"):   # independent of each other: side by side
+            side.start(job, run)
+            continue
+        if not run() or not side.wait():
             return 1
+    if not side.wait():
+        return 1
+    for job in jobs:
         if job.depfile:
             _collect_deps(job, dep_rules)
     for depfile, rules in dep_rules.items():
@@ -557,6 +568,56 @@ def _run_jobs(jobs: List[Job], args: ParsedArgs, diag: Diagnostics, toolchain, w
     if args.emit_header:
         return _write_header(args, declarations, toolchain, staged)
     return 0
+
+
+def _job_run(job: Job, argv: List[str], phases, args: ParsedArgs, toolchain, workdir: str) -> Callable[[], bool]:
+    """The job's run: True when it succeeded (else its failure is printed)."""
+    def run() -> bool:
+        try:
+            with timed(f"{os.path.basename(argv[0])} ({job.kind})", args.time_report, phases):
+                rc = (job.runner or interrupts.run_child)(argv, env=_child_env(workdir))
+        except OSError as exc:
+            print(f"croktilec: error: cannot run '{argv[0]}': {exc.strerror} "
+                  f"(profile '{toolchain.profile['name']}')", file=sys.stderr)
+            return False
+        if rc != 0:
+            if not interrupts.state.received:   # else the signal's line says why (a job of a thread)
+                print(f"croktilec: error: {failure(argv[0], rc)}", file=sys.stderr)
+            return False
+        return True
+    return run
+
+
+class _SideBySide:
+    """Jobs that need nothing of each other (the compiles of a build's sources, its Python
+    bindings, nanobind's library) run at once, each in a thread of its own waiting on its
+    compiler; the next job that needs them (the link) waits for all."""
+
+    def __init__(self):
+        self.running: list = []   # (thread, result)
+
+    def start(self, job: Job, run: Callable[[], bool]) -> None:
+        import threading
+        result = [False]
+
+        def body() -> None:
+            try:
+                result[0] = run()
+            except BaseException:   # interrupted: the main thread reports the signal
+                result[0] = False
+        thread = threading.Thread(target=body, name=f"croktilec {job.kind}", daemon=True)
+        thread.start()
+        self.running.append((thread, result))
+
+    def wait(self) -> bool:
+        """Waits for every running job; whether all of them succeeded."""
+        ok = True
+        while self.running:
+            thread, result = self.running.pop(0)
+            while thread.is_alive():
+                thread.join(0.05)   # a signal still reaches the main thread meanwhile
+            ok = ok and result[0]
+        return ok
 
 
 def _write_generated(path: str, text: str, staged) -> int:
@@ -731,12 +792,15 @@ def _collect_deps(job: Job, dep_rules: dict) -> None:
     """Reads the compiler's depfile; the .co.cpp takes the place of the generated file."""
     try:
         with open(job.tmp_dep, encoding="utf-8", errors="surrogateescape") as fh:
-            words = make_words(fh.read())
+            text = fh.read()
     except OSError:
-        words = []
-    # the first rule: "target: dep dep ..." (the target word ends with ':')
-    colon = next((i for i, w in enumerate(words) if w.endswith(":")), None)
-    deps = words[colon + 1:] if colon is not None else []
+        text = ""
+    deps = []
+    for rule in _make_rules(text):   # one per compile (a split cuda build writes one per half)
+        words = make_words(rule)
+        # "target: dep dep ..." (the target word ends with ':')
+        colon = next((i for i, w in enumerate(words) if w.endswith(":")), None)
+        deps += words[colon + 1:] if colon is not None else []
     gen = os.path.abspath(job.source)
     deps = [job.dep_source] + [d for d in deps if os.path.abspath(d) != gen] + job.extra_deps
     rules = dep_rules.setdefault(job.depfile, [])
@@ -744,6 +808,21 @@ def _collect_deps(job: Job, dep_rules: dict) -> None:
         rules[-1][1].extend(d for d in deps if d not in rules[-1][1])
     else:
         rules.append((job.dep_targets, list(dict.fromkeys(deps))))
+
+
+def _make_rules(text: str) -> List[str]:
+    """A depfile's rules, each with its continuation lines (a line ending in an odd number of
+    backslashes goes on)."""
+    rules: List[str] = []
+    continued = False
+    for line in text.splitlines(keepends=True):
+        if continued and rules:
+            rules[-1] += line
+        elif line.strip():
+            rules.append(line)
+        stripped = line.rstrip("\r\n")
+        continued = (len(stripped) - len(stripped.rstrip("\\"))) % 2 == 1
+    return rules
 
 
 def _format_rule(targets: List[str], deps: List[str]) -> str:

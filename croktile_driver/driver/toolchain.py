@@ -101,6 +101,23 @@ class ToolChain:
         """The profile's compiler; $CXX/$NVCC were applied when the profile was resolved."""
         return [self.profile.get("cxx", "c++")]
 
+    def compile_runner(self, generated: str) -> Callable[..., int]:
+        """The runner (jobs.Job.runner) of the job that compiles the generated source: the
+        compiler's messages reworded for the .co.cpp (remapped)."""
+        from .cxx_messages import remapper_for, remapping_runner
+        return self.compile_runner_of(generated, remapping_runner(generated), remapper_for(generated))
+
+    def compile_runner_of(self, generated: str, runner: Callable[..., int],
+                          remap: Callable[[str], str]) -> Callable[..., int]:
+        """A target's own way to run that job (cuda: in two halves), given the plain
+        `runner` and `remap`, which rewords a compiler's messages."""
+        return runner
+
+    def host_compile_runner(self, source: str) -> Optional[Callable[..., int]]:
+        """The runner of a compile of plain host C++ written for this target (the Python
+        bindings), or None: the compiler() runs it as it is."""
+        return None
+
     def device_build(self, generated: str, flags: List[str], source_dir: str) -> Optional[DeviceBuild]:
         """The device module built from the sources generated at `generated` (compiled with
         `flags`; `source_dir` holds the .co.cpp), or None where the host source is all."""

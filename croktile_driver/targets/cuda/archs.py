@@ -105,9 +105,9 @@ def _pass_is(arch: str, op: str) -> str:
 
 
 def kernel_condition(arch: str) -> str:
-    """Where `arch`'s kernel bodies are compiled: the host pass, and each device pass whose
-    image may run that architecture's build (see the module's docstring)."""
-    return f"!defined(__CUDA_ARCH__) || {_pass_is(arch, '==' if arch.endswith('a') else '>=')}"
+    """Where `arch`'s kernel bodies are compiled: each device pass whose image may run that
+    architecture's build (see the module's docstring); the host pass needs no body."""
+    return f"defined(__CUDA_ARCH__) && {_pass_is(arch, '==' if arch.endswith('a') else '>=')}"
 
 
 def pass_check(archs: List[str]) -> List[str]:

@@ -19,6 +19,7 @@ from ...codegen.cok_blocks import parse_cok
 from .kernel import KernelEmitter
 from .archs import pass_check
 from .dispatch import chooser, dispatchers, in_namespace
+from .split_build import mark_splittable
 
 if TYPE_CHECKING:   # for annotations only: importing it here would be a cycle
     from .toolchain import CudaToolChain
@@ -45,12 +46,14 @@ class Generator:
             head.append('#include "croktile_tma.h"')
         cok = parse_cok(tu.segments)
 
-        def cok_lines(si, seg):
-            return [line_directive(seg.loc),
-                    device_cok_text(seg.text, [f for f in cok.functions.values() if f.seg_index == si])]
+        def cok_lines(si, seg):   # device code: not for the host compiler of a split build
+            return ["#if !defined(CROKTILE_SPLIT_HOST)", line_directive(seg.loc),
+                    device_cok_text(seg.text, [f for f in cok.functions.values() if f.seg_index == si]),
+                    "#endif"]
         if not several:
-            return host_translation_unit(tu, head, cok_lines, lambda fn: HostEmitter(self, fn).emit(),
+            text = host_translation_unit(tu, head, cok_lines, lambda fn: HostEmitter(self, fn).emit(),
                                          "croktile::cuda")
+            return mark_splittable(text, tu.segments)
         archs = self.toolchain.archs()
         head += ["#include <cstdio>", "#include <cstdlib>", *pass_check(archs), *chooser(archs)]
         return host_translation_unit(tu, head, cok_lines, self._builds(views), "croktile::cuda")
@@ -100,7 +103,7 @@ class HostEmitter(DeviceHostEmitter):
 
     def emit(self) -> str:
         functions = self.emit_functions()
-        record = [f"static __device__ croktile::cuda::check_record {self.record()};"] if self.checks else []
+        record = [f"CROKTILE_RECORD croktile::cuda::check_record {self.record()};"] if self.checks else []
         return "\n".join(record + self.kernels + functions)
 
     def record(self) -> str:
@@ -125,7 +128,7 @@ class HostEmitter(DeviceHostEmitter):
 
     def checks_declaration(self, where: str) -> str:
         return (f"static croktile::cuda::check_slot croktile_checks(croktile_report__{self.fn.name}, "
-                f"&{self.record()});")
+                f"CROKTILE_RECORD_SYMBOL({self.record()}));")
 
     def bind_destination(self) -> None:
         self.w(1, 'if (croktile_out) croktile_device.expect(croktile_out->data(), "out");')
@@ -182,7 +185,7 @@ class HostEmitter(DeviceHostEmitter):
         if k.uses_checks:
             self.w(d, "croktile_checks.arm();")
         def launch(kernel: str, dd: int, grid: str = "croktile_grid") -> None:
-            self.w(dd, f"croktile::cuda::launch({kernel}, {grid}, croktile_block, croktile_smem, croktile_st, "
+            self.w(dd, f"croktile::cuda::launch(CROKTILE_KERNEL({kernel}), {grid}, croktile_block, croktile_smem, croktile_st, "
                        f"{where}{', ' + args if args else ''});")
         if k.instanced:
             ranges = ", ".join(f"{{{self.mem(b)}.get(), {k.host_bytes(b)}, {str(k.writes(b)).lower()}}}"

@@ -312,9 +312,11 @@ class KernelEmitter(KernelEmitterBase, FragmentWriter, CudaEvents):
         params = ",\n    ".join(self.params)
         header = len(self.lines)
         self.lines.append(f"__global__ void __launch_bounds__({self.static_block()}) {self.name}({params}) {{")
-        guard = self.toolchain.kernel_guard()   # one build of several architectures (archs.py)
-        if guard:
-            self.lines.append(f"#if {guard}")
+        # the body is device code only: nvcc's host pass (and the host half of a split
+        # build, built by the host compiler: toolchain.py) sees an empty kernel, which is all
+        # a launch needs; one build of several architectures compiles it where it can run
+        guard = self.toolchain.kernel_guard() or "defined(__CUDA_ARCH__)"
+        self.lines.append(f"#if {guard}")
         if self.arena:
             if self.static_arena:
                 self.w(1, f"__shared__ __align__({self.arena_align}) unsigned char croktile_smem[{self.plan.static_bytes}];")
@@ -346,8 +348,7 @@ class KernelEmitter(KernelEmitterBase, FragmentWriter, CudaEvents):
             self.w(1, "croktile::cuda::cp_async_wait_group<0>();  // no copy into shared memory outlives the block")
         if self.uses_wgmma:
             self.w(1, "croktile::wgmma::wait<0>();   // no multiply reads shared memory after the block")
-        if guard:
-            self.lines.append("#endif")
+        self.lines.append("#endif")
         self.lines.append("}")
         if self.instanced:
             # two instances: the launch takes <true> when every global pointer is 16-byte

@@ -13,6 +13,7 @@ from .archs import ArchError, gencode, is_list, kernel_condition, parse as parse
 from .mma import check_mma, check_mma_shapes
 from .limits import ARCH_SHARED_BYTES, MAX_BLOCK
 from .host import Generator
+from .split_build import runner as split_runner
 
 
 class CudaToolChain(ToolChain):
@@ -40,6 +41,20 @@ class CudaToolChain(ToolChain):
 
     def generate(self, tu: TranslationUnit, diag) -> Dict[str, str]:
         return {self.source_suffix: Generator(tu, diag, self).run()}
+
+    def compile_runner_of(self, generated: str, runner, remap):
+        """Generated sources the generator marked build in two halves at once (split_build.py)."""
+        return split_runner(generated, runner, remap)
+
+    def host_compile_runner(self, source: str):
+        """Plain host C++ (the Python bindings) goes to nvcc's host compiler itself: nvcc
+        would only add cudafe++'s pass over it."""
+        from ...driver import interrupts
+        from .split_build import host_only
+
+        def run(argv, env=None) -> int:
+            return interrupts.run_child(host_only(argv, source) or argv, env=env)
+        return run
 
     # -- the architectures ------------------------------------------------------------
     def given_arch(self) -> Optional[str]:

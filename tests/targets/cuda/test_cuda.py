@@ -68,7 +68,7 @@ def _source(tmp_path: Path, src: Path, *flags) -> str:
 
 def _kernel(text: str, name: str) -> str:
     start = text.index(f" {name}(")
-    return text[start: text.index("\n}\n", start)]
+    return text[start: text.index("\n}\n", start)].removesuffix("\n#endif")   # the body is device code only
 
 
 def test_matmul_mapping(tmp_path):
@@ -86,7 +86,7 @@ def test_matmul_mapping(tmp_path):
     assert k.rstrip().endswith("croktile::cuda::cp_async_wait_group<0>();  // no copy into shared memory outlives "
                                "the block")
     # the launch requests exactly the planned arena
-    assert "croktile::cuda::launch(matmul__launch0, croktile_grid, croktile_block, croktile_smem," in text
+    assert "croktile::cuda::launch(CROKTILE_KERNEL(matmul__launch0), croktile_grid, croktile_block, croktile_smem," in text
     report = run_croktilec("-t", "cuda", "-S", "--memory-report", str(REPO / "samples" / "matmul.co.cpp"),
                            "-o", str(tmp_path / "m.cu"), cwd=tmp_path).err
     arena = int(re.search(r"shared arena (\d+) bytes", report).group(1))

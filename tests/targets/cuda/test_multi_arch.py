@@ -179,8 +179,8 @@ def test_the_source_holds_each_build_and_a_dispatcher(croktilec, tmp_path):
     assert sorted(builds) == ["sm_80", "sm_90a"]
     # the sm_90a build loads its tiles on the copy engine, the sm_80 build with the block's threads
     assert "croktile::tma::load_async" in builds["sm_90a"] and "croktile::tma::" not in builds["sm_80"]
-    assert "#if !defined(__CUDA_ARCH__) || (__CUDA_ARCH__ >= 800)" in builds["sm_80"]
-    assert "#if !defined(__CUDA_ARCH__) || (__CUDA_ARCH__ == 900 && defined(__CUDA_ARCH_FEAT_SM90_ALL))" \
+    assert "#if defined(__CUDA_ARCH__) && (__CUDA_ARCH__ >= 800)" in builds["sm_80"]
+    assert "#if defined(__CUDA_ARCH__) && (__CUDA_ARCH__ == 900 && defined(__CUDA_ARCH_FEAT_SM90_ALL))" \
         in builds["sm_90a"]
     # the host form, the device form and the destination form each dispatch
     assert text.count("switch (croktile_cuda_build(") == 3
