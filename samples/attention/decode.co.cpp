@@ -87,6 +87,12 @@ __co__ auto decode(ELEM [B, HQ, SQ, HDIM] q, ELEM [B, HKV, SK, HDIM] k, ELEM [B,
 #endif
           if ((first + j) * BN + BN > SK)
             mma.mask.cols s, SK - (first + j) * BN;
+#if CAUSAL
+          // query m * QROWS + i of each head (row i of every QROWS) sees the keys up to
+          // itself + SK - SQ; only the tiles past the first query's last key need the mask
+          if ((first + j) * BN + BN - 1 > m * QROWS + SK - SQ)
+            mma.mask.causal s, m * QROWS + SK - SQ, (first + j) * BN, QROWS;
+#endif
           mma.row.fill alpha, mx;
           mma.row.max mx, s;
           mma.exp alpha, mx, scale;
@@ -180,7 +186,7 @@ int main() {
   const double tolerance = std::is_same<croktile::ELEM, croktile::bf16>::value ? 2e-2 : 4e-3;
   // B, query heads, key/value heads, queries, keys: one query, several, a whole row tile of
   // them; a cache of one key, a partial last tile, more tiles than splits
-  const size_t shapes[][5] = {{1, 4, 1, 1, 77}, {2, 8, 2, 5, 1000}, {1, 8, 1, 16, 300}, {1, 4, 1, 1, 1}};
+  const size_t shapes[][5] = {{1, 4, 1, 1, 77}, {2, 8, 2, 5, 1000}, {1, 8, 1, 16, 300}, {1, 4, 1, 1, 1}, {1, 4, 1, 16, 20}};
   for (const auto& s : shapes) {
     double worst = worst_error(s[0], s[1], s[2], s[3], s[4]);
     if (!(worst < tolerance)) {
