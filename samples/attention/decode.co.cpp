@@ -17,7 +17,7 @@
 #define BN 64
 #endif
 #ifndef STAGES
-#define STAGES 4
+#define STAGES 3
 #endif
 #ifndef HEADS
 #define HEADS 4
@@ -39,7 +39,8 @@ __co__ auto decode(ELEM [B, HQ, SQ, HDIM] q, ELEM [B, HKV, SK, HDIM] k, ELEM [B,
   // SM), at least one tile each, no split left empty
   int tiles0 = cdiv(SK, BN);
   int mtiles = cdiv(SQ, QROWS);
-  int want = cdiv(BLOCKS, B * (HQ / HEADS) * mtiles);
+  int rowtiles = B * (HQ / HEADS) * mtiles;
+  int want = rowtiles < BLOCKS ? BLOCKS / rowtiles : 1;
   int per = cdiv(tiles0, want < tiles0 ? want : tiles0);
   int splits = cdiv(tiles0, per);
   ELEM [B, HQ, SQ, HDIM] out;
