@@ -1,4 +1,31 @@
-// Decode attention (flash-decoding): draft
+// Decode attention by flash-decoding: O = softmax(scale Q K^T) V for a few new queries
+// (SQ = 1..16, more work too) over a long key/value cache, in PyTorch's SDPA layout
+// q [B, HQ, SQ, HDIM], k, v [B, HKV, SK, HDIM]: grouped-query heads (HQ a multiple of HKV),
+// any SK >= 1, causal aligned bottom-right with -DCAUSAL=1 (query i sees the keys j <= i +
+// SK - SQ), f16 (or -DELEM=bf16), HDIM 128 (or -DHDIM=64).
+//
+// attention.co.cpp gives each block 64-128 query rows of one head and walks all the keys;
+// at decode that is B * HQ blocks of one row each, every one reading its whole cache. Here
+//  - the rows of one wgmma tile (64) are the queries of HEADS = 4 query heads that share a
+//    key/value head, QROWS = 16 rows each (rows past SQ are zeros: the copy engine fills
+//    them): the cache of a key/value head is read once per 4 query heads, not once per head;
+//  - the key tiles of each row tile are split across blocks (flash-decoding): `splits`
+//    blocks of `per` tiles each, from the shape, so that the grid is about BLOCKS blocks
+//    (two per SM of an H100/H200) or, where the row tiles alone fill it, one split each;
+//  - each block walks its keys BN at a time with the copy engine (`pipelined(STAGES)`: the
+//    tiles of the next STAGES - 1 steps load while a step computes), keeps the online
+//    softmax of attention.co.cpp in registers, and writes its O (not divided by the row
+//    sums) with the row maxima and row sums to a workspace;
+//  - a second parallel step combines the splits of each row in order (deterministic) into
+//    out, in the input type.
+// A query i of a causal block masks the keys past i + SK - SQ (mma.mask.causal with the
+// rows' period QROWS: row r of the tile is query r % QROWS of its head).
+// Needs -arch=sm_90a on cuda; the cpu and factor targets run it with portable tensor-core
+// arithmetic. Tile sizes and the grid are macros (BN, STAGES, BLOCKS), so a sweep builds
+// variants (bench/bench_attention.py --function decode).
+//
+//   croktilec -t cuda -arch=sm_90a samples/attention/decode.co.cpp -o decode && ./decode
+//   croktilec -t cpu -DCAUSAL=1 -DELEM=bf16 samples/attention/decode.co.cpp -o decode && ./decode
 #include <cmath>
 #include <iostream>
 #include <type_traits>
@@ -13,21 +40,27 @@
 #ifndef CAUSAL
 #define CAUSAL 0
 #endif
+// keys per step and steps in flight: 3 stages of 64 keys (K and V, 32 KiB a stage at HDIM
+// 128) and the queries take 112 KiB of shared memory, so two blocks share an SM
 #ifndef BN
 #define BN 64
 #endif
 #ifndef STAGES
 #define STAGES 3
 #endif
+// query heads per tile (a divisor of HQ / HKV), and the queries of each
 #ifndef HEADS
 #define HEADS 4
 #endif
 #define QROWS (64 / HEADS)
+// the blocks the key split aims at: 2 per SM of an H100 / H200 (132 SMs)
 #ifndef BLOCKS
 #define BLOCKS 264
 #endif
+// a tile of one head: ROWS rows from row tile R, the 64 columns of part P
 #define TILE(x, b, h, ROWS, R, P) x.subspan(1, 1, ROWS, 64).at(b, h, R, P)
 
+// the combine's rescaling (tileflow code has no exp of its own)
 __device__ float decode_exp(float x) { return expf(x); }
 
 __co__ auto decode(ELEM [B, HQ, SQ, HDIM] q, ELEM [B, HKV, SK, HDIM] k, ELEM [B, HKV, SK, HDIM] v,
@@ -35,8 +68,9 @@ __co__ auto decode(ELEM [B, HQ, SQ, HDIM] q, ELEM [B, HKV, SK, HDIM] k, ELEM [B,
   assert(HQ % HKV == 0, "decode: the query heads must be a multiple of the key/value heads");
   assert((HQ / HKV) % HEADS == 0, "decode: the query heads of a key/value head must be a multiple of HEADS");
   assert(!CAUSAL || SK >= SQ, "decode: causal attention needs at least as many keys as queries");
-  // the key tiles of a row tile split across blocks: enough blocks for BLOCKS (about two per
-  // SM), at least one tile each, no split left empty
+  // the key tiles of a row tile split across blocks: the whole number of splits per row
+  // tile that keeps the grid within BLOCKS (a full wave, not a wave and a few blocks), at
+  // least one tile each, no split left empty (`splits` of `per` tiles, the last shorter)
   int tiles0 = cdiv(SK, BN);
   int mtiles = cdiv(SQ, QROWS);
   int rowtiles = B * (HQ / HEADS) * mtiles;
@@ -44,11 +78,17 @@ __co__ auto decode(ELEM [B, HQ, SQ, HDIM] q, ELEM [B, HKV, SK, HDIM] k, ELEM [B,
   int per = cdiv(tiles0, want < tiles0 ? want : tiles0);
   int splits = cdiv(tiles0, per);
   ELEM [B, HQ, SQ, HDIM] out;
+  // per split: each row's O (f32, not divided by its sum), and its row maximum (column 0)
+  // and row sum (column 8)
   f32 [B, HQ, splits, SQ, HDIM] part;
   f32 [B, HQ, splits, SQ, 16] stat;
-  int group = HQ / HKV;
+  int group = HQ / HKV;   // query heads per key/value head (grouped-query attention)
+  // block (b, hg, m, sp): query heads hg * HEADS.. (one key/value head's), queries m * QROWS..,
+  // the key tiles of split sp
   parallel {b, hg, m, sp} by [B, HQ / HEADS, mtiles, splits] : block {
     int hk = hg * HEADS / group;
+    // causal: the key tiles up to the last query's last key; a split past them (only where
+    // several row tiles have different ends) walks one tile, all of it masked
     int last = m * QROWS + QROWS - 1 + SK - SQ;
     int tiles = CAUSAL && last < SK ? last / BN + 1 : tiles0;
     int first = sp * per;
@@ -60,11 +100,11 @@ __co__ auto decode(ELEM [B, HQ, SQ, HDIM] q, ELEM [B, HKV, SK, HDIM] k, ELEM [B,
       q1 = tma.copy.async.swiz<128> q.subspan(1, HEADS, QROWS, 64).at(b, hg, m, 1) => shared;
       o1 = mma.fill.f32 0.0f;
 #endif
-      s = mma.fill.f32 0.0f;
-      o0 = mma.fill.f32 0.0f;
-      mx = mma.row.fill.f32 -1.0e30f;
-      sum = mma.row.fill.f32 0.0f;
-      alpha = mma.row.fill.f32 0.0f;
+      s = mma.fill.f32 0.0f;    // the scores of a step, 64 rows x BN keys
+      o0 = mma.fill.f32 0.0f;   // the output, 64 x 64 (and o1: columns 64..127)
+      mx = mma.row.fill.f32 -1.0e30f;   // the running row maximum of the scores
+      sum = mma.row.fill.f32 0.0f;      // the running row sum of exp(scale (s - mx))
+      alpha = mma.row.fill.f32 0.0f;    // the rescaling of a step
       wait q0;
 #if HDIM == 128
       wait q1;
@@ -78,6 +118,7 @@ __co__ auto decode(ELEM [B, HQ, SQ, HDIM] q, ELEM [B, HKV, SK, HDIM] k, ELEM [B,
 #endif
         parallel g by 1 : group-4 {
           mma.fill s, 0.0f;
+          // the 4 heads' query rows, one after the other: one 64-row A operand
           qa = mma.load.swiz<128> q0.data.span_as([64, 64]);
           kb = mma.load.swiz<128> k0.data;
           mma.row.row s, qa, kb;
@@ -86,6 +127,7 @@ __co__ auto decode(ELEM [B, HQ, SQ, HDIM] q, ELEM [B, HKV, SK, HDIM] k, ELEM [B,
           kb1 = mma.load.swiz<128> k1.data;
           mma.row.row s, qa1, kb1;
 #endif
+          // the last tile's keys past SK are zeros: no weight
           if ((first + j) * BN + BN > SK)
             mma.mask.cols s, SK - (first + j) * BN;
 #if CAUSAL
@@ -111,6 +153,9 @@ __co__ auto decode(ELEM [B, HQ, SQ, HDIM] q, ELEM [B, HKV, SK, HDIM] k, ELEM [B,
 #endif
         }
       }
+      // the partial result of the block's rows: O (not divided by the row sums), and the
+      // row maximum and row sum, each as the 8 columns of an accumulator (a row vector's
+      // values leave through one); the rows of queries past SQ are not written
       shared f32 [1, HEADS, 1, QROWS, HDIM] os;
       shared f32 [1, HEADS, 1, QROWS, 16] ss;
       parallel g by 1 : group-4 {
@@ -131,17 +176,22 @@ __co__ auto decode(ELEM [B, HQ, SQ, HDIM] q, ELEM [B, HKV, SK, HDIM] k, ELEM [B,
   }
   parallel {b, h, i} by [B, HQ, SQ] : block {
     parallel d by HDIM : thread {
+      // the splits in order, in one pass: the running maximum of their row maxima, the
+      // sums and outputs rescaled to it as it grows (an empty split, maximum -1e30 and
+      // sum 0, adds nothing)
       mutable float top = -1.0e30f;
-      foreach s in [splits] {
-        float x = stat.at(b, h, s, i, 0);
-        top = x > top ? x : top;
-      }
       mutable float acc = 0.0f;
       mutable float den = 0.0f;
       foreach s in [splits] {
-        mutable float w = call decode_exp(scale * (stat.at(b, h, s, i, 0) - top));
-        den += w * stat.at(b, h, s, i, 8);
-        acc += w * part.at(b, h, s, i, d);
+        float x = stat.at(b, h, s, i, 0);
+        float l = stat.at(b, h, s, i, 8);
+        float o = part.at(b, h, s, i, d);
+        float now = x > top ? x : top;
+        mutable float old = call decode_exp(scale * (top - now));
+        mutable float w = call decode_exp(scale * (x - now));
+        den = den * old + w * l;
+        acc = acc * old + w * o;
+        top = now;
       }
       out.at(b, h, i, d) = acc / den;
     }
