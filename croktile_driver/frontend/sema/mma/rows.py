@@ -124,7 +124,7 @@ class FragmentRows:
             return self._cvt(s, dst, src)
         if op == "mask":
             dst = self._accumulator(s.args[0], name)
-            offsets = [self._offset(a, name) for a in s.args[1:]]
+            offsets = [self._offset(a, name, period=n == 3) for n, a in enumerate(s.args[1:], 1)]
             kind = ir.RowOp.COLS if cols else ir.RowOp.CAUSAL
             return [] if dst is None or None in offsets else [ir.FragOp(s.loc, kind, dst, offsets)]
         verb = "exp" if op == "exp" else words[1]
@@ -182,13 +182,14 @@ class FragmentRows:
             return ref
         return self.mma.frag_value(e)
 
-    def _offset(self, e: A.Node, name: str):
+    def _offset(self, e: A.Node, name: str, period: bool = False):
         v = scalar(self.expr(e))
         if isinstance(v, VError):
             return None
         x = self.elements.to_eexpr(v)
         if x is None or x.ctype not in ("int", "bool"):
-            what = "the count of columns kept" if name == "mma.mask.cols" else "the tile's first row and column"
+            what = "the count of columns kept" if name == "mma.mask.cols" else \
+                "the rows' period" if period else "the tile's first row and column"
             self.error(e.loc, f"the offsets of '{name}' are integers ({what}), not {v.kind}")
             return None
         return x
