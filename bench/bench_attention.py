@@ -28,8 +28,9 @@ of reading the K and V cache (`kv_gbps`: its bytes over the time) and our ratio 
 fastest; --kernel-times adds the kernels' own times from torch.profiler (the sum of the
 durations of the kernels a call launches, without the gaps between them):
 
-    python bench/bench_attention.py --function decode --queries 1 --heads 32 --kv-heads 8 --batches 1 8 64 \
-        --seqs 1024 8192 32768 131072 --all-backends --kernel-times --variants decode=samples/attention/decode.co.cpp:-DHDIM=128
+    python bench/bench_attention.py --function decode --queries 1 --heads 32 --kv-heads 8 \
+        --batches 1 8 64 --seqs 1024 8192 32768 131072 --all-backends --kernel-times \
+        --variants decode=samples/attention/decode.co.cpp:-DHDIM=128
 """
 from __future__ import annotations
 
@@ -173,7 +174,8 @@ def main() -> int:
             if c_ref is not None:
                 row.update(burst_sdpa_cudnn_tflops=flops / c_ref / 1e9, burst_ratio_cudnn=c_ratio)
             kv_bytes = 2.0 * b * hkv * s * d * k4.element_size()   # the K and V cache, read once
-            row.update(kv_mib=kv_bytes / 2**20, burst_croktile_ms=b_ours, burst_croktile_kv_gbps=kv_bytes / b_ours / 1e6)
+            row.update(kv_mib=kv_bytes / 2**20, burst_croktile_ms=b_ours,
+                       burst_croktile_kv_gbps=kv_bytes / b_ours / 1e6)
             if args.kernel_times:
                 row["croktile_kernel_ms"] = kernel_ms(ours_call, 5)
                 row["croktile_kernel_kv_gbps"] = kv_bytes / row["croktile_kernel_ms"] / 1e6

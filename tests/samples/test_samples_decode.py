@@ -25,7 +25,8 @@ def _options(elem: str, hdim: int, causal: int, *more: str):
     return [f"-DELEM={elem}", f"-DHDIM={hdim}", f"-DCAUSAL={causal}", *more]
 
 
-@pytest.mark.parametrize("elem,hdim,causal", VARIANTS, ids=[f"{e}-d{d}{'-causal' if c else ''}" for e, d, c in VARIANTS])
+@pytest.mark.parametrize("elem,hdim,causal", VARIANTS,
+                         ids=[f"{e}-d{d}{'-causal' if c else ''}" for e, d, c in VARIANTS])
 def test_decode_passes_on_cpu(elem: str, hdim: int, causal: int, tmp_path: Path):
     res = run_croktilec("-t", "cpu", *_options(elem, hdim, causal), SAMPLE, "-o", tmp_path / "d", cwd=tmp_path,
                         timeout=300)

@@ -817,7 +817,8 @@ class KernelEmitter(KernelEmitterBase, FragmentWriter, CudaEvents):
             lead = [d for d in range(rank - 2) if not (s.src.extents[d].is_const and s.src.extents[d].value == 1)]
             if not lead:
                 self.w(depth, f"croktile::swizzle::copy_2d<{ct}, {s.swizzle}>({self.region_ptr(s.dst)}, "
-                              f"{self.region_ptr(s.src)}, {dev_expr(rows)}, {dev_expr(cols)}, {dev_expr(stride)}{edge});")
+                              f"{self.region_ptr(s.src)}, {dev_expr(rows)}, {dev_expr(cols)}, "
+                              f"{dev_expr(stride)}{edge});")
                 return
             # a box of several 2-D tiles (the rows of several heads): one tile after the other
             # in the destination, each its own source rows; a tile past the data is zeros

@@ -103,7 +103,8 @@ class FragmentRows:
     def row_stmt(self, s: A.MmaOp) -> List[ir.Stmt]:
         words, op = s.words, s.words[0]
         cols = words[1:] == ["cols"]
-        form = {"exp": "x, m, scale", "mask": "s, n" if cols else "s, row0, col0[, period]", "cvt": "a, s"}.get(op, "x, v")
+        form = {"exp": "x, m, scale", "mask": "s, n" if cols else "s, row0, col0[, period]",
+                "cvt": "a, s"}.get(op, "x, v")
         want = {"exp": 3, "mask": 2 if cols else 3}.get(op, 2)
         if op == "mask" and not cols and len(s.args) == 4:   # rows that repeat: query rows of several heads
             want = 4
