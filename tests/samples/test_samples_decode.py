@@ -94,7 +94,7 @@ def _ptxas_profile(tmp_path: Path) -> Path:
     """The built-in cuda-sm90a profile with ptxas's report of registers and spills."""
     f = tmp_path / "toolchains.yaml"
     f.write_text("profiles:\n  sm90a-ptxas:\n    target: cuda\n    cxx: nvcc\n    arch: sm_90a\n"
-                 "    flags: [-O3, -std=c++17, -Xptxas=-v]\n    limits: {shared_bytes: 232448}\n")
+                 "    flags: [-O2, -std=c++17, -Xptxas=-v]\n    limits: {shared_bytes: 232448}\n")
     return f
 
 
