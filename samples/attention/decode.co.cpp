@@ -60,8 +60,11 @@
 // a tile of one head: ROWS rows from row tile R, the 64 columns of part P
 #define TILE(x, b, h, ROWS, R, P) x.subspan(1, 1, ROWS, 64).at(b, h, R, P)
 
-// the combine's rescaling (tileflow code has no exp of its own)
-__device__ float decode_exp(float x) { return expf(x); }
+// the combine's rescaling (tileflow code has no exp of its own), in the separate source
+// form that every target builds
+__cok__ {
+  extern "C" float decode_exp(float x) { return expf(x); }
+} // end of __cok__
 
 __co__ auto decode(ELEM [B, HQ, SQ, HDIM] q, ELEM [B, HKV, SK, HDIM] k, ELEM [B, HKV, SK, HDIM] v,
                    float scale) {
@@ -105,16 +108,18 @@ __co__ auto decode(ELEM [B, HQ, SQ, HDIM] q, ELEM [B, HKV, SK, HDIM] k, ELEM [B,
       mx = mma.row.fill.f32 -1.0e30f;   // the running row maximum of the scores
       sum = mma.row.fill.f32 0.0f;      // the running row sum of exp(scale (s - mx))
       alpha = mma.row.fill.f32 0.0f;    // the rescaling of a step
-      wait q0;
-#if HDIM == 128
-      wait q1;
-#endif
       foreach j : pipelined(STAGES) {
         k0 = tma.copy.async.swiz<128> TILE(k, b, hk, BN, first + j, 0) => shared;
         v0 = tma.copy.async.swiz<128> TILE(v, b, hk, BN, first + j, 0) => shared;
 #if HDIM == 128
         k1 = tma.copy.async.swiz<128> TILE(k, b, hk, BN, first + j, 1) => shared;
         v1 = tma.copy.async.swiz<128> TILE(v, b, hk, BN, first + j, 1) => shared;
+#endif
+        // (the queries are waited for here, not before the loop: the first key tiles load
+        // while they land)
+        wait q0;
+#if HDIM == 128
+        wait q1;
 #endif
         parallel g by 1 : group-4 {
           mma.fill s, 0.0f;
@@ -170,8 +175,10 @@ __co__ auto decode(ELEM [B, HQ, SQ, HDIM] q, ELEM [B, HKV, SK, HDIM] k, ELEM [B,
         mma.row.scale t, sum;
         mma.store t, ss.span_as([64, 16]).subspan(64, 8).at(0, 1);
       }
-      tma.copy os => part.subspan(1, HEADS, 1, QROWS, HDIM).at(b, hg, sp, m, 0);
-      tma.copy ss => stat.subspan(1, HEADS, 1, QROWS, 16).at(b, hg, sp, m, 0);
+      // both stores in flight together
+      po = tma.copy.async os => part.subspan(1, HEADS, 1, QROWS, HDIM).at(b, hg, sp, m, 0);
+      ps = tma.copy.async ss => stat.subspan(1, HEADS, 1, QROWS, 16).at(b, hg, sp, m, 0);
+      wait po, ps;
     }
   }
   parallel {b, h, i} by [B, HQ, SQ] : block {

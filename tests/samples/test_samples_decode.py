@@ -1,6 +1,6 @@
 """samples/attention/decode.co.cpp: decode attention by flash-decoding (issue #35). Built on
-cpu for f16 and bf16, head dimensions 128 and 64, causal and not, its main checks itself
-against a double-precision reference; loaded with croktile.load and compared with a NumPy
+cpu for f16 and bf16, head dimensions 128 and 64, causal and not (and on factor), its main
+checks itself against a double-precision reference; loaded with croktile.load and compared with a NumPy
 reference in SDPA's layout and meaning at decode shapes: 1, 5 and 16 queries (and 20: two
 row tiles), caches of 1, 77 and 1000 keys, grouped-query heads 4:1 and 8:1, the keys split
 across blocks (the split count comes from the shape; -DBLOCKS changes it). Its cuda build
@@ -18,17 +18,18 @@ import pytest
 from helpers.croktilec import run_croktilec
 
 SAMPLE = Path(__file__).resolve().parents[2] / "samples" / "attention" / "decode.co.cpp"
-VARIANTS = [("f16", 128, 0), ("bf16", 128, 1), ("f16", 64, 1)]
+VARIANTS = [("cpu", "f16", 128, 0), ("cpu", "bf16", 128, 1), ("cpu", "f16", 64, 1), ("factor", "f16", 128, 1)]
 
 
 def _options(elem: str, hdim: int, causal: int, *more: str):
     return [f"-DELEM={elem}", f"-DHDIM={hdim}", f"-DCAUSAL={causal}", *more]
 
 
-@pytest.mark.parametrize("elem,hdim,causal", VARIANTS,
-                         ids=[f"{e}-d{d}{'-causal' if c else ''}" for e, d, c in VARIANTS])
-def test_decode_passes_on_cpu(elem: str, hdim: int, causal: int, tmp_path: Path):
-    res = run_croktilec("-t", "cpu", *_options(elem, hdim, causal), SAMPLE, "-o", tmp_path / "d", cwd=tmp_path,
+@pytest.mark.parametrize("target,elem,hdim,causal", VARIANTS,
+                         ids=[f"{t}-{e}-d{d}{'-causal' if c else ''}" for t, e, d, c in VARIANTS])
+def test_decode_passes(target: str, elem: str, hdim: int, causal: int, tmp_path: Path):
+    """The sample's own check on the portable targets (cpu, and factor's simulated NPU)."""
+    res = run_croktilec("-t", target, *_options(elem, hdim, causal), SAMPLE, "-o", tmp_path / "d", cwd=tmp_path,
                         timeout=300)
     assert res.rc == 0, res
     run = subprocess.run([str(tmp_path / "d")], capture_output=True, text=True, timeout=120)
