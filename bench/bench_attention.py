@@ -19,6 +19,18 @@ Prints one JSON object.
 
 A variant is LABEL=PATH[:OPTION,OPTION...] (the sample and its croktilec options: -DHDIM,
 -DCAUSAL, -DELEM, tile sizes), so a sweep times them all in one run.
+
+Decode (flash-decoding, samples/attention/decode.co.cpp, whose function is `decode` with
+attention's arguments): --function names the function, --batches several batch sizes, and
+--all-backends times every SDPA backend (flash, efficient, cuDNN, math; a backend that
+refuses the shape or runs out of memory is reported as such) in bursts, each with the GB/s
+of reading the K and V cache (`kv_gbps`: its bytes over the time) and our ratio to the
+fastest; --kernel-times adds the kernels' own times from torch.profiler (the sum of the
+durations of the kernels a call launches, without the gaps between them):
+
+    python bench/bench_attention.py --function decode --queries 1 --heads 32 --kv-heads 8 \
+        --batches 1 8 64 --seqs 1024 8192 32768 131072 --all-backends --kernel-times \
+        --variants decode=samples/attention/decode.co.cpp:-DHDIM=128
 """
 from __future__ import annotations
 
@@ -34,6 +46,49 @@ VARIANTS = [f"d{d}{'_causal' if c else ''}={SAMPLE}:-DHDIM={d},-DCAUSAL={c}" for
     [f"d64_bf16={SAMPLE}:-DHDIM=64,-DELEM=bf16"]
 
 
+def kernel_ms(fn, reps: int) -> float:
+    """The kernels' time per call of fn from torch.profiler: the sum of the durations of
+    every kernel (and memset) that `reps` calls launch, over reps (after a warm-up call)."""
+    import torch
+    from torch.profiler import ProfilerActivity, profile
+    fn()
+    torch.cuda.synchronize()
+    with profile(activities=[ProfilerActivity.CUDA]) as prof:
+        for _ in range(reps):
+            fn()
+        torch.cuda.synchronize()
+    total = 0.0
+    for e in prof.key_averages():
+        us = getattr(e, "self_device_time_total", None)
+        total += us if us is not None else getattr(e, "self_cuda_time_total", 0.0)
+    return total / 1000.0 / reps
+
+
+def backend_rows(ours_call, sdpa, kv_bytes: float, reps: int, kernel_times: bool) -> dict:
+    """Every SDPA backend against ours, in bursts (calls alternated): ms, GB/s of the K and V
+    cache, the ratio to ours; `fastest` names the quickest backend and ours against it."""
+    import torch
+    from torch.nn.attention import SDPBackend
+    out, best = {}, None
+    for name, backend in (("flash", SDPBackend.FLASH_ATTENTION), ("efficient", SDPBackend.EFFICIENT_ATTENTION),
+                          ("cudnn", SDPBackend.CUDNN_ATTENTION), ("math", SDPBackend.MATH)):
+        try:
+            o_ms, t_ms, ratio = paired_ms(ours_call, sdpa(backend), reps // 4 + 1, BURST)
+            row = {"burst_ms": t_ms, "kv_gbps": kv_bytes / t_ms / 1e6, "burst_ratio": ratio}
+            if kernel_times:
+                row["kernel_ms"] = kernel_ms(sdpa(backend), 5)
+        except RuntimeError as e:   # no kernel for this shape or build, or out of memory
+            row = {"error": str(e).splitlines()[0][:200]}
+            torch.cuda.empty_cache()
+        out[f"sdpa_{name}"] = row
+        if "burst_ms" in row and (best is None or row["burst_ms"] < out[best]["burst_ms"]):
+            best = f"sdpa_{name}"
+    if best is not None:
+        out["fastest"] = best
+        out["burst_ratio_fastest"] = out[best]["burst_ratio"]
+    return out
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--reps", type=int, default=30)
@@ -44,6 +99,11 @@ def main() -> int:
     ap.add_argument("--seqs", nargs="*", type=int, default=[1024, 4096, 8192])
     ap.add_argument("--variants", nargs="*", default=VARIANTS)
     ap.add_argument("--root", default=str(ROOT), help="where the variants' paths start")
+    ap.add_argument("--function", default="attention", help="the __co__ function to call (decode.co.cpp: decode)")
+    ap.add_argument("--batches", nargs="*", type=int, default=None, help="several batch sizes (default: --batch)")
+    ap.add_argument("--all-backends", action="store_true",
+                    help="time every SDPA backend, with the GB/s of the K and V cache")
+    ap.add_argument("--kernel-times", action="store_true", help="add the kernels' times from torch.profiler")
     args = ap.parse_args()
     import torch
     import torch.nn.functional as F
@@ -63,9 +123,10 @@ def main() -> int:
         except croktile.Error as e:
             rows[label] = {"error": str(e)[-3000:]}
             continue
-        b, h = args.batch, args.heads
+        h = args.heads
         hkv = args.kv_heads or h
-        for s in args.seqs:
+        for b, s in [(b, s) for b in (args.batches or [args.batch]) for s in args.seqs]:
+            key = f"{label} b{b} s{s}" if args.batches else f"{label} s{s}"
             sq = args.queries or s
             q4 = torch.randn(b, h, sq, d, device="cuda", dtype=dtype)
             k4, v4 = (torch.randn(b, hkv, s, d, device="cuda", dtype=dtype) for _ in range(2))
@@ -79,12 +140,14 @@ def main() -> int:
                 return run
             flash, cudnn = sdpa(SDPBackend.FLASH_ATTENTION), sdpa(SDPBackend.CUDNN_ATTENTION)
 
+            function = getattr(mod, args.function)
+
             def ours_call():
-                return mod.attention(q4, k4, v4, scale)
+                return function(q4, k4, v4, scale)
             try:
                 ours = torch.as_tensor(ours_call(), device="cuda")
             except croktile.Error as e:
-                rows[f"{label} s{s}"] = {"error": str(e)[-500:]}
+                rows[key] = {"error": str(e)[-500:]}
                 continue
             # a few heads in f32 are the reference (the whole of it does not fit at 8k)
             n = 2
@@ -110,7 +173,19 @@ def main() -> int:
                    "right": err <= max(2 * err_ref, 1e-2)}
             if c_ref is not None:
                 row.update(burst_sdpa_cudnn_tflops=flops / c_ref / 1e9, burst_ratio_cudnn=c_ratio)
-            rows[f"{label} s{s}"] = row
+            kv_bytes = 2.0 * b * hkv * s * d * k4.element_size()   # the K and V cache, read once
+            row.update(kv_mib=kv_bytes / 2**20, burst_croktile_ms=b_ours,
+                       burst_croktile_kv_gbps=kv_bytes / b_ours / 1e6)
+            if args.kernel_times:
+                row["croktile_kernel_ms"] = kernel_ms(ours_call, 5)
+                row["croktile_kernel_kv_gbps"] = kv_bytes / row["croktile_kernel_ms"] / 1e6
+            if args.all_backends:
+                extra = backend_rows(ours_call, sdpa, kv_bytes, args.reps, args.kernel_times)
+                kernels = [r["kernel_ms"] for r in extra.values() if isinstance(r, dict) and "kernel_ms" in r]
+                if kernels:   # the quickest backend's kernels against ours
+                    extra["kernel_ratio_fastest"] = min(kernels) / row["croktile_kernel_ms"]
+                row.update(extra)
+            rows[key] = row
             del q4, k4, v4, ours, exact
     print(json.dumps(rows, indent=1))
     return 0

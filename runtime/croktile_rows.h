@@ -10,6 +10,8 @@
 //   row_exp(x, m, scale)  x = exp(scale * (x - m)) per row, as exp2 with log2(e) folded
 //                         into the scale; 0 where x is -inf (m = -inf counts as 0)
 //   mask_causal(s, r0, c0)  s(i, j) = -inf where c0 + j > r0 + i
+//   mask_causal(s, r0, c0, p)  ... where c0 + j > r0 + i % p (rows that repeat every p:
+//                         the queries of several heads packed into one tile)
 //   mask_cols(s, n)       s(i, j) = -inf where j >= n (the keys past the data)
 //   cvt(a, s)             the accumulator s as an A operand of f16 / bf16 (in registers)
 //
@@ -125,8 +127,8 @@ inline void row_exp(X& x, const V& m, float scale) {
   rowwise(x, [&](float e, int i, int) { return exp_scaled(e, at(m, i), scale); });
 }
 template <class F>
-inline void mask_causal(F& s, long long r0, long long c0) {
-  each(s, [&](float e, int i, int j) { return c0 + j > r0 + i ? -INFINITY : e; });
+inline void mask_causal(F& s, long long r0, long long c0, long long period = 0) {
+  each(s, [&](float e, int i, int j) { return c0 + j > r0 + (period > 0 ? i % period : i) ? -INFINITY : e; });
 }
 template <class F>
 inline void mask_cols(F& s, long long n) {
@@ -258,12 +260,12 @@ __device__ __forceinline__ void row_exp(X& x, const V& m, float scale) {
   detail::rowwise(x, [&](float e, int r, int) { return exp2f(fmaf(e, s, -ms[r])); });
 }
 template <class T, int M, int N>
-__device__ __forceinline__ void mask_causal(acc<T, M, N>& s, long long r0, long long c0) {
+__device__ __forceinline__ void mask_causal(acc<T, M, N>& s, long long r0, long long c0, long long period = 0) {
 #pragma unroll
   for (int n = 0; n < acc<T, M, N>::count; ++n) {
     int i, j;
     acc<T, M, N>::where(n, i, j);
-    if (c0 + j > r0 + i) s.set(n, detail::convert<T>(-INFINITY));
+    if (c0 + j > r0 + (period > 0 ? i % period : i)) s.set(n, detail::convert<T>(-INFINITY));
   }
 }
 template <class T, int M, int N>

@@ -809,13 +809,21 @@ class KernelEmitter(KernelEmitterBase, FragmentWriter, CudaEvents):
             # source gives its rows and columns in the data (zeros past them)
             ct = elem_ctype(s.dst.buffer.elem)
             rows, cols = s.dst.extents[-2:]   # the source's equal them (a checked copy)
-            stride = strides(s.src.shape)[-2]
+            src_strides = strides(s.src.shape)
+            stride = src_strides[-2]
+            rank = len(s.src.extents)
             edge = ""
             if s.src.partial:
-                rank = len(s.src.extents)
                 edge = f", {dev_expr(s.src.valid_extent(rank - 2))}, {dev_expr(s.src.valid_extent(rank - 1))}"
-            self.w(depth, f"croktile::swizzle::copy_2d<{ct}, {s.swizzle}>({self.region_ptr(s.dst)}, "
-                          f"{self.region_ptr(s.src)}, {dev_expr(rows)}, {dev_expr(cols)}, {dev_expr(stride)}{edge});")
+            lead = [d for d in range(rank - 2) if not (s.src.extents[d].is_const and s.src.extents[d].value == 1)]
+            if not lead:
+                self.w(depth, f"croktile::swizzle::copy_2d<{ct}, {s.swizzle}>({self.region_ptr(s.dst)}, "
+                              f"{self.region_ptr(s.src)}, {dev_expr(rows)}, {dev_expr(cols)}, "
+                              f"{dev_expr(stride)}{edge});")
+                return
+            # a box of several 2-D tiles (the rows of several heads): one tile after the other
+            # in the destination, each its own source rows; a tile past the data is zeros
+            self.swizzled_tiles(s, depth, ct, lead, src_strides, edge)
             return
         if s.element_wise:
             self.element_copy(s, depth, shared=True)
@@ -830,6 +838,32 @@ class KernelEmitter(KernelEmitterBase, FragmentWriter, CudaEvents):
         is_async = "true" if (s.future in self.async_futures and s.is_async) or sync_as_async else "false"
         self.w(depth, f"croktile::cuda::block_copy<{nd}, {is_async}>({dst}, {src}, "
                       f"croktile::cuda::box{{{literal}}});")
+
+    def swizzled_tiles(self, s: ir.Dma, depth: int, ct: str, lead: List[int], src_strides: List[Sym],
+                       edge: str) -> None:
+        """A swizzled copy whose box has leading dimensions beyond 1 (`lead`): a loop of
+        copy_2d over them, the tiles row after row in the destination (as the copy engine
+        writes such a box)."""
+        rows, cols = s.dst.extents[-2:]
+        counts = [dev_expr(s.src.extents[d]) for d in lead]
+        self.w(depth, f"for (long long croktile_l = 0; croktile_l < {' * '.join(f'({c})' for c in counts)}; "
+                      "++croktile_l) {")
+        index, offset, inside = "croktile_l", [], []
+        for d, count in reversed(list(zip(lead, counts))):
+            var = f"croktile_l{d}"
+            self.w(depth + 1, f"const long long {var} = {index} % ({count});")
+            index = f"{index} / ({count})"
+            offset.append(f"{var} * ({dev_expr(src_strides[d])})")
+            if s.src.crosses(d):
+                inside.append(f"{var} < ({dev_expr(s.src.valid_extent(d))})")
+        in_rows = dev_expr(s.src.valid_extent(len(s.src.extents) - 2)) if edge else dev_expr(rows)
+        in_cols = dev_expr(s.src.valid_extent(len(s.src.extents) - 1)) if edge else dev_expr(cols)
+        if inside:
+            in_rows = f"({' && '.join(inside)}) ? ({in_rows}) : 0"
+        self.w(depth + 1, f"croktile::swizzle::copy_2d<{ct}, {s.swizzle}>({self.region_ptr(s.dst)} + croktile_l * "
+                          f"({dev_expr(rows)}) * ({dev_expr(cols)}), {self.region_ptr(s.src)} + {' + '.join(offset)}, "
+                          f"{dev_expr(rows)}, {dev_expr(cols)}, {dev_expr(src_strides[-2])}, {in_rows}, {in_cols});")
+        self.w(depth, "}")
 
     def unroll_hint(self, s: ir.Loop, level: int) -> str:
         """A thread's innermost loop of run-time count over straight-line work (copies,

@@ -149,8 +149,9 @@ class TmaPlan:
         if box[-1] * size % 16:
             return None
         swizzle = s.swizzle if load else 0
-        # a swizzled box is a 2-D tile (leading dimensions of extent 1: a tile of one head)
-        if swizzle and (len(box) < 2 or any(b != 1 for b in box[:-2]) or box[-1] * size != swizzle):
+        # a swizzled box has rows of the swizzle's width; leading dimensions beyond the rows
+        # (the query rows of several heads) land row after row, as one tile of their rows
+        if swizzle and (len(box) < 2 or box[-1] * size != swizzle):
             return None
         align = max(SMEM_ALIGN, 8 * swizzle)
         if not (_dense(shared) and _aligned(shared, align)):

@@ -19,6 +19,8 @@ __co__ void wrong(f16 [16, 16] a, f16 [16, 8] b, f16 [32, 16] a2, f32 [16, 8] ou
       mma.exp c, m; // expect-error: 'mma.exp' takes 3 operands: 'mma.exp x, m, scale'
       mma.row.mean m, c; // expect-error: unknown row operation 'mma.row.mean'; expected 'mma.row.fill', 'mma.row.max', 'mma.row.sum', 'mma.row.scale', 'mma.row.div', 'mma.exp', 'mma.mask.causal', 'mma.mask.cols', 'mma.cvt'
       mma.mask.causal c, 1.5f, 0; // expect-error: the offsets of 'mma.mask.causal' are integers (the tile's first row and column), not float
+      mma.mask.causal c, 0; // expect-error: 'mma.mask.causal' takes 3 or 4 operands: 'mma.mask.causal s, row0, col0[, period]'
+      mma.mask.causal c, 0, 0, 0.5f; // expect-error: the offsets of 'mma.mask.causal' are integers (the rows' period), not float
       mma.mask.cols c, 1, 2; // expect-error: 'mma.mask.cols' takes 2 operands: 'mma.mask.cols s, n'
       mma.mask.cols c, 0.5f; // expect-error: the offsets of 'mma.mask.cols' are integers (the count of columns kept), not float
       mma.mask.diag c, 0, 0; // expect-error: unknown row operation 'mma.mask.diag'; expected 'mma.row.fill', 'mma.row.max', 'mma.row.sum', 'mma.row.scale', 'mma.row.div', 'mma.exp', 'mma.mask.causal', 'mma.mask.cols', 'mma.cvt'

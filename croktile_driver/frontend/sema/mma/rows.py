@@ -11,6 +11,7 @@ running maximum, and
     mma.row.scale x, f;          mma.row.div x, f;      each row of x times (divided by) its f
     mma.exp x, m, scale;                                x = exp(scale * (x - m)) per row
     mma.mask.causal s, row0, col0;                      element (i, j) = -inf where col0 + j > row0 + i
+    mma.mask.causal s, row0, col0, period;              ... where col0 + j > row0 + i % period
     mma.mask.cols s, n;                                 element (i, j) = -inf where j >= n
     pa = mma.cvt.f16 s;          mma.cvt pa, s;         s as an A operand of f16 (bf16) in registers
 
@@ -102,15 +103,19 @@ class FragmentRows:
     def row_stmt(self, s: A.MmaOp) -> List[ir.Stmt]:
         words, op = s.words, s.words[0]
         cols = words[1:] == ["cols"]
-        form = {"exp": "x, m, scale", "mask": "s, n" if cols else "s, row0, col0", "cvt": "a, s"}.get(op, "x, v")
+        form = {"exp": "x, m, scale", "mask": "s, n" if cols else "s, row0, col0[, period]",
+                "cvt": "a, s"}.get(op, "x, v")
         want = {"exp": 3, "mask": 2 if cols else 3}.get(op, 2)
+        if op == "mask" and not cols and len(s.args) == 4:   # rows that repeat: query rows of several heads
+            want = 4
         if op == "row" and (len(words) != 2 or words[1] not in _ROW_OPS) or op == "exp" and len(words) != 1 or \
                 op == "mask" and words[1:] not in (["causal"], ["cols"]) or op == "cvt" and len(words) > 2:
             self.error(s.word_locs[-1], f"unknown row operation 'mma.{'.'.join(words)}'; expected {ROW_FORMS}")
             return []
         name = "mma." + ".".join(words[:2] if op != "exp" else words[:1])
         if len(s.args) != want:
-            self.error(s.loc, f"'{name}' takes {want} operands: '{name} {form}'")
+            count = "3 or 4" if op == "mask" and not cols else want
+            self.error(s.loc, f"'{name}' takes {count} operands: '{name} {form}'")
             return []
         if op == "cvt":
             dst = self.operands.lookup(s.args[0])
@@ -120,7 +125,7 @@ class FragmentRows:
             return self._cvt(s, dst, src)
         if op == "mask":
             dst = self._accumulator(s.args[0], name)
-            offsets = [self._offset(a, name) for a in s.args[1:]]
+            offsets = [self._offset(a, name, period=n == 3) for n, a in enumerate(s.args[1:], 1)]
             kind = ir.RowOp.COLS if cols else ir.RowOp.CAUSAL
             return [] if dst is None or None in offsets else [ir.FragOp(s.loc, kind, dst, offsets)]
         verb = "exp" if op == "exp" else words[1]
@@ -178,13 +183,14 @@ class FragmentRows:
             return ref
         return self.mma.frag_value(e)
 
-    def _offset(self, e: A.Node, name: str):
+    def _offset(self, e: A.Node, name: str, period: bool = False):
         v = scalar(self.expr(e))
         if isinstance(v, VError):
             return None
         x = self.elements.to_eexpr(v)
         if x is None or x.ctype not in ("int", "bool"):
-            what = "the count of columns kept" if name == "mma.mask.cols" else "the tile's first row and column"
+            what = "the count of columns kept" if name == "mma.mask.cols" else \
+                "the rows' period" if period else "the tile's first row and column"
             self.error(e.loc, f"the offsets of '{name}' are integers ({what}), not {v.kind}")
             return None
         return x
