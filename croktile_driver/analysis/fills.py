@@ -272,6 +272,9 @@ def _covering_construct(region: ir.Region, indices: List[_Index], skip: Optional
             strides = _reversed_strides(off, by_var)
         if strides is None or any(v in used for v in strides):
             return None, []
+        # an index of one value (`parallel g by 1`) is always 0: its stride, which may equal
+        # another index's, would otherwise be taken for that one's
+        strides = {v: st for v, st in strides.items() if by_var[v].count != Sym.const(1)}
         forms = [(ext, True)]   # forms of the extent covered so far (and whether each is exact)
         while strides:
             var = next((v for v, st in strides.items() if any(prove_equal(st, f) for f, _ in forms)), None)
