@@ -49,9 +49,12 @@
 #if MT <= 32
 #define BEST_WARP_GROUPS 1
 #define BEST_STAGES 8
-#else
+#elif MT <= 128
 #define BEST_WARP_GROUPS 2
 #define BEST_STAGES 5
+#else
+#define BEST_WARP_GROUPS 2
+#define BEST_STAGES 4   // (48 KiB a stage)
 #endif
 #ifndef WARP_GROUPS
 #define WARP_GROUPS BEST_WARP_GROUPS
