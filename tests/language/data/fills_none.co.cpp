@@ -69,6 +69,18 @@ __co__ s32 [8, 4] halves_reversed(s32 [8, 4] a) {
   return out;
 }
 
+// a level of one instance (as `parallel g by 1 : group-4` in a block of one warp group):
+// its index is always 0, and `q # p # g` tiles the rows as `q # p` does (the index of one
+// value once hid p, whose stride it shares: gemm_skinny.co.cpp's workspace was filled)
+__co__ s32 [8, 4] one_instance(s32 [8, 4] a) {
+  s32 [a.span] out;
+  parallel {q, p} by [2, 2] {
+    parallel g by 1
+      dma.copy a.subspan(2, 4).at(q # p # g, 0) => out.subspan(2, 4).at(q # p # g, 0);
+  }
+  return out;
+}
+
 int main() {
   int a[32];
   for (int i = 0; i < 32; ++i) a[i] = i + 1;
@@ -107,4 +119,11 @@ int main() {
   std::cout << "halves_reversed " << hr[0][0] << " " << hr[7][3] << " " << hs << "\n";
   // out == a: 1 + ... + 32 = 528
   // expect-output: halves_reversed 1 32 528
+
+  auto oi = one_instance(choreo::make_spanview<2>(a, {8, 4}));
+  long os = 0;
+  for (int i = 0; i < 32; ++i) os += oi.data()[i];
+  std::cout << "one_instance " << oi[0][0] << " " << oi[7][3] << " " << os << "\n";
+  // out == a: 528
+  // expect-output: one_instance 1 32 528
 }
