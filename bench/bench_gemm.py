@@ -23,7 +23,7 @@ with, e.g. the macros of its tile sizes): a sweep times them all in one run.
 
 A variant of samples/gemm/gemm_skinny.co.cpp (the form for few rows of A, issue #35) is
 built per shape with the row tile MT of the table in its header comment and
-docs/samples-gemm.md (skinny_mt; unless its options or --tune set MT). --skinny times the
+docs/language/tensor-cores.md (skinny_mt; unless its options or --tune set MT). --skinny times the
 shapes of issue #35 (M 1, 7, 64, 128, 256 by N, K 4096 and 14336) with the skinny variants
 in f16 and bf16 and the sample's own skinny tiling for comparison:
 

@@ -21,7 +21,8 @@
 // splits is 1 and the second step only converts. Any M, N, K >= 1: the tiles past the
 // ends of A and B read zeros and the store of C is clipped.
 //
-// Which form and MT (docs/samples-gemm.md; bench/bench_gemm.py applies the same table):
+// Which form and MT (docs/language/tensor-cores.md, "Skinny shapes"; bench/bench_gemm.py
+// applies the same table):
 // M <= 8: MT 8; <= 16: 16; <= 32: 32; <= 64: 64; <= 256: 128 (M = 256 is two row
 // tiles); larger M: samples/gemm/gemm.co.cpp. MT is a macro (wgmma's n is a constant);
 // every MT computes every M, only the speed differs.
