@@ -16,9 +16,10 @@
 //   atomics), converts to OUT and writes C through a shared tile and tma.copy.
 //
 // splits = cdiv(kt, ks) with kt = cdiv(K, BK) steps, ks = alignup(cdiv(kt * tiles,
-// TARGET_BLOCKS), MIN_STEPS) steps per block then evened out (tiles = cdiv(N, BN) *
-// cdiv(M, MT)); with few tiles and a long K every SM gets two blocks, with many tiles
-// splits is 1 and the second step only converts. Any M, N, K >= 1: the tiles past the
+// TARGET_BLOCKS), MIN_STEPS * cdiv(mp, SPLIT_ROWS)) steps per block then evened out
+// (tiles = cdiv(N, BN) * cdiv(M, MT), mp = M padded to MT); with few tiles and a long K
+// every SM gets two blocks, with many tiles splits is 1 and the second step only
+// converts. Any M, N, K >= 1: the tiles past the
 // ends of A and B read zeros and the store of C is clipped.
 //
 // Which form and MT (docs/language/tensor-cores.md, "Skinny shapes"; bench/bench_gemm.py
@@ -45,17 +46,21 @@
 #ifndef MT
 #define MT 8    // rows of A per block: wgmma's n (a multiple of 8, at most 256)
 #endif
-// defaults per MT: a narrow block streams B with deep buffers; a wide one takes 128 rows
-// of B per block (two warp groups), so that each tile of A it loads serves more rows
+// defaults per MT: a narrow block streams B with deep buffers (two blocks per SM); the
+// widest take 128 rows of B per block (two warp groups), so that each tile of A they
+// load serves more rows
 #if MT <= 32
 #define BEST_WARP_GROUPS 1
-#define BEST_STAGES 8
+#define BEST_STAGES 8        // 8 KiB of B and MT x 128 bytes of A a stage
+#elif MT <= 64
+#define BEST_WARP_GROUPS 1
+#define BEST_STAGES 6        // 16 KiB a stage
 #elif MT <= 128
 #define BEST_WARP_GROUPS 2
-#define BEST_STAGES 5
+#define BEST_STAGES 5        // 32 KiB a stage
 #else
 #define BEST_WARP_GROUPS 2
-#define BEST_STAGES 4   // (48 KiB a stage)
+#define BEST_STAGES 4        // 48 KiB a stage
 #endif
 #ifndef WARP_GROUPS
 #define WARP_GROUPS BEST_WARP_GROUPS
@@ -69,6 +74,9 @@
 #ifndef MIN_STEPS
 #define MIN_STEPS 4          // K steps per block at least (the pipeline's prologue is a cost)
 #endif
+#ifndef SPLIT_ROWS
+#define SPLIT_ROWS 32        // and MIN_STEPS more per SPLIT_ROWS rows of A (see below)
+#endif
 #define BN (64 * WARP_GROUPS)
 // the reduction's tile of C: RM rows of M by RN columns of N, 128 threads
 #define RM (MT < 64 ? MT : 64)
@@ -79,7 +87,11 @@ __co__ auto gemm(ELEM [M, K] lhs, ELEM [N, K] rhs) {
   int kt = cdiv(K, BK);                 // K steps
   int np = cdiv(N, BN) * BN;            // N and M padded to whole tiles: the workspace's
   int mp = cdiv(M, MT) * MT;            // tiles are never partial
-  int splits = cdiv(kt, __alignup(cdiv(kt * cdiv(N, BN) * cdiv(M, MT), TARGET_BLOCKS), MIN_STEPS));
+  // parts of K: about TARGET_BLOCKS blocks, each at least `unit` steps; the unit grows
+  // with the rows of A, which keeps the workspace (splits x N x M x 4 bytes, written and
+  // read once) under a quarter of B (N x K x 2 bytes) at the default SPLIT_ROWS
+  int unit = MIN_STEPS * cdiv(mp, SPLIT_ROWS);
+  int splits = cdiv(kt, __alignup(cdiv(kt * cdiv(N, BN) * cdiv(M, MT), TARGET_BLOCKS), unit));
   int ks = cdiv(kt, splits);            // steps per block: every block starts inside K
   f32 [splits * np, mp] ws;             // the partial products, C^T per split
 

@@ -25,10 +25,9 @@ SHAPES = [(1, 200, 1000), (7, 72, 4133), (64, 136, 777), (3, 264 * 64 + 5, 40)]
 
 def _splits(m: int, n: int, k: int, mt: int, wg: int = 1, bk: int = 64) -> int:
     """The sample's split count (its header comment), to check that the cases cover both."""
-    kt, bn = -(-k // bk), 64 * wg
-    per = -(-kt * -(-n // bn) * -(-m // mt) // 264)
-    ks = -(-per // 4) * 4
-    return -(-kt // ks)
+    kt, bn, mp = -(-k // bk), 64 * wg, -(-m // mt) * mt
+    per, unit = -(-kt * -(-n // bn) * -(-m // mt) // 264), 4 * -(-mp // 32)
+    return -(-kt // (-(-per // unit) * unit))
 
 
 @pytest.fixture(scope="module")
@@ -57,8 +56,9 @@ def test_skinny_gemm_matches_numpy(skinny, mt: int, shape):
 
 
 def test_the_cases_split_k_and_do_not():
-    splits = [_splits(m, n, k, 8) for m, n, k in SHAPES]
-    assert splits[0] > 1 and splits[1] > 1 and splits[-1] == 1, splits
+    for mt in (8, 64):
+        splits = [_splits(m, n, k, mt) for m, n, k in SHAPES]
+        assert splits[0] > 1 and splits[1] > 1 and splits[-1] == 1, (mt, splits)
 
 
 def test_split_k_is_deterministic(skinny):
