@@ -19,15 +19,18 @@ from helpers.croktilec import run_croktilec
 SAMPLE = Path(__file__).resolve().parents[2] / "samples" / "gemm" / "gemm_skinny.co.cpp"
 
 # (M, N, K): one row, a few rows, a row tile and a bit; N and K past whole tiles (a K
-# tail of 37 too); the first three split K in parts (few tiles), the last one does not
-SHAPES = [(1, 200, 1000), (7, 72, 4133), (64, 136, 777), (3, 264 * 64 + 5, 40)]
+# tail of 37 too); the first three split K in parts (few tiles); the last two take the
+# whole-K form (as many tiles as SMs; a short K)
+SHAPES = [(1, 200, 1000), (7, 72, 4133), (64, 136, 777), (9, 132 * 64 + 5, 300), (3, 100, 40)]
 
 
 def _splits(m: int, n: int, k: int, mt: int, wg: int = 1, bk: int = 64) -> int:
-    """The sample's split count (its header comment), to check that the cases cover both."""
+    """The sample's split count (its header comment; 1: the whole-K form), to check that the
+    cases cover both forms."""
     kt, bn, mp = -(-k // bk), 64 * wg, -(-m // mt) * mt
-    per, unit = -(-kt * -(-n // bn) * -(-m // mt) // 264), 4 * -(-mp // 32)
-    return -(-kt // (-(-per // unit) * unit))
+    tiles = -(-n // bn) * -(-m // mt)
+    per, unit = -(-kt * tiles // 264), 4 * -(-mp // 32)
+    return 1 if tiles >= 132 else -(-kt // (-(-per // unit) * unit))
 
 
 @pytest.fixture(scope="module")
@@ -44,7 +47,7 @@ def _inputs(m: int, n: int, k: int):
 
 
 @pytest.mark.parametrize("mt", [8, 64])
-@pytest.mark.parametrize("shape", SHAPES, ids=["m1", "m7-ktail", "m64", "m3-unsplit"])
+@pytest.mark.parametrize("shape", SHAPES, ids=["m1", "m7-ktail", "m64", "m9-whole-k", "m3-short-k"])
 def test_skinny_gemm_matches_numpy(skinny, mt: int, shape):
     m, n, k = shape
     a, b = _inputs(m, n, k)
@@ -58,7 +61,7 @@ def test_skinny_gemm_matches_numpy(skinny, mt: int, shape):
 def test_the_cases_split_k_and_do_not():
     for mt in (8, 64):
         splits = [_splits(m, n, k, mt) for m, n, k in SHAPES]
-        assert splits[0] > 1 and splits[1] > 1 and splits[-1] == 1, (mt, splits)
+        assert splits[:3] == [s for s in splits[:3] if s > 1] and splits[3:] == [1, 1], (mt, splits)
 
 
 def test_split_k_is_deterministic(skinny):
@@ -87,14 +90,16 @@ def test_skinny_gemm_cuda_uses_tma_wgmma_and_a_reduction(options, tmp_path: Path
     assert res.rc == 0, res
     assert "never waited" not in res.err, res.err
     text = (tmp_path / "g.cu").read_text()
-    # two launches: the split products, then the sum of the parts
-    assert "gemm__launch0" in text and "gemm__launch1" in text
-    product = text[text.index("gemm__launch0"):text.index("gemm__launch1")]
-    reduction = text[text.index("gemm__launch1"):]
+    # three launches: the whole-K form; the split form's products, then the sum of the parts
+    at = [text.index(f"gemm__launch{i}(") for i in range(3)]
+    whole, product, reduction = text[at[0]:at[1]], text[at[1]:at[2]], text[at[2]:]
     mt = int(options[0].split("=")[1])
-    # B's tile on wgmma's 64-row side, A's as its n = MT
-    assert f"croktile::wgmma::acc<float, 64, {mt}>" in product
-    assert "croktile::tma::load_async(" in product and "croktile::wgmma::mma_async(" in product
-    assert "croktile::wgmma::store(" in product   # the f32 part, straight to the workspace
+    for form in (whole, product):   # B's tile on wgmma's 64-row side, A's as its n = MT
+        assert f"croktile::wgmma::acc<float, 64, {mt}>" in form
+        assert "croktile::tma::load_async(" in form and "croktile::wgmma::mma_async(" in form
+    # whole K: C^T into shared memory, the warp groups' threads transpose it, the copy
+    # engine stores C; split: the f32 part straight to the workspace
+    assert "croktile_tid % 128" in whole and "croktile::tma::store_async(" in whole
+    assert "croktile::wgmma::store(" in product and "croktile::tma::store_async(" not in product
     # the sum over the parts, one loop in order, and the clipped store of C by the copy engine
     assert "for (long long q__0 = 0;" in reduction and "croktile::tma::store_async(" in reduction
