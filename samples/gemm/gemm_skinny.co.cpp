@@ -117,14 +117,18 @@ __co__ auto gemm(ELEM [M, K] lhs, ELEM [N, K] rhs) {
           }
         }
       }
-      shared f32 [BN, MT] ct;           // C^T, transposed by the threads into C
+      // C^T, transposed by the threads into C; rows of MT + 2 elements (an odd number of
+      // 4-byte words), so that a warp reading a column of it meets every bank once (the
+      // tile is zero-filled first: nothing shows the compiler that the spare columns are
+      // never read; a pass over at most 33 KiB of shared memory)
+      shared OUT [BN, MT + 2] ct;
       parallel g by WARP_GROUPS : group-4 {
-        mma.store mc, ct.chunkat(g, _);
+        mma.store mc, ct.subspan(64, MT).at(g, 0);
       }
       shared OUT [MT, BN] cs;
-      parallel g by WARP_GROUPS : group-4, {tj, ti} by [128 / TI, TI] : thread {
-        foreach {ii, jj} in [MT / TI, TI / 2]   // each warp group its 64 rows of C^T
-          cs.at(ii # ti, g # jj # tj) = ct.at(g # jj # tj, ii # ti);
+      parallel g by WARP_GROUPS : group-4, {ti, tj} by [2, 64] : thread {
+        foreach ii in [MT / 2]   // each warp group its 64 rows of C^T
+          cs.at(ii # ti, g # tj) = ct.at(g # tj, ii # ti);
       }
       tma.copy cs => out.subspan(MT, BN).at(bm, bn);
     }
