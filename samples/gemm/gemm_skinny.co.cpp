@@ -12,10 +12,11 @@
 //   per tile walks all of K, stores C^T into shared memory, its warp groups' threads
 //   transpose it into C's type and layout, and tma.copy writes the tile of C.
 // - With fewer tiles, split-K: the K steps of a tile are divided among `splits` blocks, so
-//   that there are about TARGET_BLOCKS blocks (two per SM of an H100/H200); each stores its
-//   partial 64 x MT accumulators as f32 into a workspace [splits, N, M] (padded to whole
-//   tiles), and a second `parallel` adds the parts in a fixed order (the same bits on every
-//   run: no atomics), converts to OUT and writes C through a shared tile and tma.copy.
+//   that there are about TARGET_BLOCKS blocks (a wave on the 132 SMs of an H100/H200);
+//   each stores its partial 64 x MT accumulators as f32 into a workspace [splits, N, M]
+//   (padded to whole tiles), and a second `parallel` adds the parts in a fixed order (the
+//   same bits on every run: no atomics), converts to OUT and writes C through a shared
+//   tile and tma.copy.
 //
 // splits = cdiv(kt, ks) with kt = cdiv(K, BK) steps, ks = alignup(cdiv(kt * tiles,
 // TARGET_BLOCKS), MIN_STEPS * cdiv(mp, SPLIT_ROWS)) steps per block, then evened out
@@ -48,21 +49,25 @@
 #ifndef MT
 #define MT 8    // rows of A per block: wgmma's n (a multiple of 8, at most 256)
 #endif
-// defaults per MT: a narrow block streams B with deep buffers (two blocks per SM); the
-// widest take 128 rows of B per block (two warp groups), so that each tile of A they
-// load serves more rows
+// defaults per MT: a narrow block streams B with deep buffers, two or more blocks per SM;
+// the widest take 128 rows of B per block (two warp groups), so that each tile of A they
+// load serves more rows, one block per SM
 #if MT <= 32
 #define BEST_WARP_GROUPS 1
 #define BEST_STAGES 8        // 8 KiB of B and MT x 128 bytes of A a stage
+#define BEST_TARGET_BLOCKS 264
 #elif MT <= 64
 #define BEST_WARP_GROUPS 1
 #define BEST_STAGES 6        // 16 KiB a stage
+#define BEST_TARGET_BLOCKS 264
 #elif MT <= 128
 #define BEST_WARP_GROUPS 2
 #define BEST_STAGES 5        // 32 KiB a stage
+#define BEST_TARGET_BLOCKS 132
 #else
 #define BEST_WARP_GROUPS 2
 #define BEST_STAGES 4        // 48 KiB a stage
+#define BEST_TARGET_BLOCKS 132
 #endif
 #ifndef WARP_GROUPS
 #define WARP_GROUPS BEST_WARP_GROUPS
@@ -74,7 +79,7 @@
 #define SPLIT_BELOW 132      // K is split only with fewer tiles than this (the SMs)
 #endif
 #ifndef TARGET_BLOCKS
-#define TARGET_BLOCKS 264    // and then into about this many blocks: two per SM
+#define TARGET_BLOCKS BEST_TARGET_BLOCKS   // and then into about this many blocks (a wave)
 #endif
 #ifndef MIN_STEPS
 #define MIN_STEPS 4          // K steps per block at least (the pipeline's prologue is a cost)
