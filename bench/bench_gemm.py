@@ -21,6 +21,14 @@ with, e.g. the macros of its tile sizes): a sweep times them all in one run.
 
     python bench/bench_gemm.py --tune BN=128,256 STAGES=3,4 [--variants f16=samples/gemm/gemm.co.cpp]
 
+A variant of samples/gemm/gemm_skinny.co.cpp (the form for few rows of A, issue #35) is
+built per shape with the row tile MT of the table in its header comment and
+docs/language/tensor-cores.md (skinny_mt; unless its options or --tune set MT). --skinny times the
+shapes of issue #35 (M 1, 7, 64, 128, 256 by N, K 4096 and 14336) with the skinny variants
+in f16 and bf16 and the sample's own skinny tiling for comparison:
+
+    python bench/bench_gemm.py --skinny [--reps 60]
+
 With --tune, each variant is a croktile.autotune search over those macros (the product of
 the values; a macro the variant's options also set is taken from the search): per shape the
 first call builds and times every combination on that shape's tensors (CUDA events; a
@@ -46,6 +54,17 @@ SKINNY = "-DGROUP=1,-DBM=64,-DBN=64"
 VARIANTS = [f"f16={SAMPLE}", f"bf16={SAMPLE}:-DELEM=bf16", f"fp8={SAMPLE}:{FP8}",
             f"f16_m128={SAMPLE}:{SKINNY}", f"bf16_m128={SAMPLE}:-DELEM=bf16,{SKINNY}",
             f"fp8_m128={SAMPLE}:{FP8},{SKINNY}"]
+# the form for few rows of A and issue #35's shapes (--skinny)
+SKINNY_SAMPLE = "samples/gemm/gemm_skinny.co.cpp"
+SKINNY_VARIANTS = [f"skinny_f16={SKINNY_SAMPLE}", f"skinny_bf16={SKINNY_SAMPLE}:-DELEM=bf16",
+                   f"f16_m128={SAMPLE}:{SKINNY}"]
+SKINNY_SHAPES = [f"{m},{n},{k}" for m in (1, 7, 64, 128, 256) for n in (4096, 14336) for k in (4096, 14336)]
+
+
+def skinny_mt(m: int) -> int:
+    """gemm_skinny.co.cpp's row tile for M rows of A (its header's table): the smallest of
+    8, 16, 32, 64 that holds M, then 128 (M > 128: several row tiles)."""
+    return next((mt for mt in (8, 16, 32, 64) if m <= mt), 128)
 
 
 def inputs(kind: str, m: int, n: int, k: int):
@@ -91,7 +110,11 @@ def main() -> int:
     ap.add_argument("--variants", nargs="*", default=VARIANTS)
     ap.add_argument("--tune", nargs="*", default=[], metavar="NAME=V1,V2",
                     help="tune these macros per shape with croktile.autotune (e.g. BN=128,256 STAGES=3,4)")
+    ap.add_argument("--skinny", action="store_true",
+                    help="issue #35's shapes (M 1..256, N, K 4096 and 14336) and the skinny variants")
     args = ap.parse_args()
+    if args.skinny:
+        args.shapes, args.variants = SKINNY_SHAPES, SKINNY_VARIANTS
     space = parse_space(args.tune)
     import torch
     import croktile
@@ -104,18 +127,36 @@ def main() -> int:
         kind = kind_of(options)
         if space:   # the search sets these macros: the variant's own values of them go
             options = [o for o in options if o.split("=", 1)[0][2:] not in space or not o.startswith("-D")]
-        try:
-            if space:   # a combination further from the f32 product than the shape's tolerance is rejected
-                mod = croktile.autotune(str(ROOT / path), space, target="cuda", profile="cuda-sm90a",
-                                        options=["-O3"] + options, check=lambda out, a, b: relative_error(
-                                            torch.as_tensor(out, device="cuda"), reference["exact"]) <= reference["tol"])
-            else:
-                mod = croktile.load(str(ROOT / path), target="cuda", profile="cuda-sm90a", options=["-O3"] + options)
-        except croktile.Error as e:
-            rows[label] = {"error": str(e)[-2000:]}
-            continue
+        # the skinny form's row tile follows M (skinny_mt), unless the variant or the search sets it
+        per_m = (Path(path) == Path(SKINNY_SAMPLE) and "MT" not in space
+                 and not any(o.startswith("-DMT=") for o in options))
+        builds = {}
+
+        def build(mt):
+            """The variant's module (with -DMT=mt where given), built once."""
+            if mt not in builds:
+                flags = ["-O3"] + options + ([f"-DMT={mt}"] if mt else [])
+                if space:   # a combination further from the f32 product than the shape's tolerance is rejected
+                    builds[mt] = croktile.autotune(str(ROOT / path), space, target="cuda", profile="cuda-sm90a",
+                                                   options=flags, check=lambda out, a, b: relative_error(
+                                                       torch.as_tensor(out, device="cuda"),
+                                                       reference["exact"]) <= reference["tol"])
+                else:
+                    builds[mt] = croktile.load(str(ROOT / path), target="cuda", profile="cuda-sm90a", options=flags)
+            return builds[mt]
+        if not per_m:
+            try:
+                build(None)
+            except croktile.Error as e:
+                rows[label] = {"error": str(e)[-2000:]}
+                continue
         for shape in args.shapes:
             m, n, k = (int(x) for x in shape.split(","))
+            try:
+                mod = build(skinny_mt(m) if per_m else None)
+            except croktile.Error as e:
+                rows[f"{label} {shape}"] = {"error": str(e)[-2000:]}
+                continue
             a, b, baseline = inputs(kind, m, n, k)
             exact = a.float() @ b.float().T
             err_ref = relative_error(baseline(), exact)
@@ -152,6 +193,8 @@ def main() -> int:
                                         "right": err <= max(2 * err_ref, 1e-2)}
             if tuned:
                 rows[f"{label} {shape}"]["tuned"] = tuned
+            if per_m:
+                rows[f"{label} {shape}"]["MT"] = skinny_mt(m)
     print(json.dumps(rows, indent=1))
     return 0
 

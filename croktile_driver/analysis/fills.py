@@ -12,6 +12,8 @@ pass shows that every element is written before any is read:
   strides chain from the box's extent up to the dimension (`chunkat(p, i)` with `p` and
   `i` over their whole bounds; `chunkat(p).chunkat(q)`; `at(i, j)` over the full ranges;
   symbolic shapes whose chunk is `M / n`, checked to divide);
+- an `if (c) A else B` whose branches each write the whole buffer so (a kernel chosen by
+  the shapes) writes it;
 - the buffer counts as written once the outermost construct of those indices ends;
   before that, a read is fine only of a box the same iteration wrote before it;
 - a `call` may read any argument (the device function is not seen), a `swap` gives the
@@ -123,7 +125,7 @@ class _Coverage:
     def visit(self, stmts: List[ir.Stmt], indices: List[_Index], conditional: bool,
               guards: Tuple[Tuple[Sym, Sym], ...] = ()) -> None:
         indices = list(indices)
-        for s in stmts:
+        for i, s in enumerate(stmts):
             if self.covered:
                 return
             self.reads(s)
@@ -135,6 +137,10 @@ class _Coverage:
                 self.visit(s.body, indices, conditional, guards + (skip,))
                 self.written = before
             elif isinstance(s, ir.If):
+                other = _else_of(s, stmts[i + 1] if i + 1 < len(stmts) else None)
+                if not conditional and other is not None and self.both_cover([s.body, other.body], indices, guards):
+                    self.covered = True   # `if (c) A else B`, each writing all of it
+                    return
                 self.visit_maybe(s.body, indices)
             elif isinstance(s, (ir.Loop, ir.Parallel)):
                 plain = isinstance(s, ir.Parallel) or (
@@ -151,6 +157,17 @@ class _Coverage:
                 self.written = [k for k in self.written if s.var not in _key_vars(k)]
                 if self.covers_at is s:
                     self.covered = True
+
+    def both_cover(self, bodies: List[List[ir.Stmt]], indices: List[_Index], guards) -> bool:
+        """Whether each branch of an `if`/`else` writes the whole buffer unconditionally (a
+        read before that, in either, is raised as in the straight walk)."""
+        for body in bodies:
+            branch = _Coverage(self.buf)
+            branch.written = list(self.written)
+            branch.visit(body, indices, False, guards)
+            if not branch.covered or branch.conditions:
+                return False
+        return True
 
     def visit_maybe(self, stmts: List[ir.Stmt], indices: List[_Index]) -> None:
         """A body that may not run (or not in full): what it writes counts only inside it."""
@@ -272,6 +289,9 @@ def _covering_construct(region: ir.Region, indices: List[_Index], skip: Optional
             strides = _reversed_strides(off, by_var)
         if strides is None or any(v in used for v in strides):
             return None, []
+        # an index of one value (`parallel g by 1`) is always 0: its stride, which may equal
+        # another index's, would otherwise be taken for that one's
+        strides = {v: st for v, st in strides.items() if by_var[v].count != Sym.const(1)}
         forms = [(ext, True)]   # forms of the extent covered so far (and whether each is exact)
         while strides:
             var = next((v for v, st in strides.items() if any(prove_equal(st, f) for f, _ in forms)), None)
@@ -327,6 +347,14 @@ def _at_least(form: Sym, dim: Sym) -> bool:
     cdiv(dim, c) of them, at least ``dim``."""
     parts = _cdiv_parts(form)
     return parts is not None and parts[0] == parts[2].value and bool(prove_equal(parts[1], dim))
+
+
+def _else_of(s: ir.If, after: Optional[ir.Stmt]) -> Optional[ir.If]:
+    """The `else` of `s` (sema lowers `if (c) A else B` to `if (c) A` and `if (!c) B`)."""
+    if isinstance(after, ir.If) and not isinstance(after, ir.InThreads) and not isinstance(s, ir.InThreads):
+        if after.cond == s.cond.op("!"):
+            return after
+    return None
 
 
 def _skip_guard(s: ir.Stmt) -> Optional[Tuple[Sym, Sym]]:

@@ -7,6 +7,7 @@ import re
 from typing import Dict, List, Optional, Tuple
 
 from ... import ir
+from ...ir.symbolic import Sym
 from ...codegen.fragments import swizzled_buffers
 
 MMA_KINDS = (ir.MmaFill, ir.MmaLoad, ir.MmaStore, ir.MmaMul, ir.FragUpdate, ir.FragOp)
@@ -135,13 +136,19 @@ def _check_wgmma(s: ir.Stmt, stack: List[ir.Parallel], diag, arch: Tuple[Optiona
         made_of_warp_groups[key] = _made_of_warp_groups(launch)
     if not made_of_warp_groups[key]:
         diag.error(s.loc, "on the cuda target a block that uses wgmma is made of warp groups: its inner levels "
-                          f"must be 'parallel p by G : group-4', all with the same constant G (1 to {MAX_WARP_GROUPS})")
+                          f"must be 'parallel p by G : group-4', all with the same constant G (1 to {MAX_WARP_GROUPS}), "
+                          "each with at most a ': thread' level of 128 right inside")
 
 
 def _made_of_warp_groups(launch: Optional[ir.Parallel]) -> bool:
     """The launch's inner levels are `group-4` levels, all of one constant count (a thread
-    is in the same warp group in each)."""
+    is in the same warp group in each); a `: thread` level of 128 right inside one is its
+    warp group's threads (element work beside the multiplies: gemm_skinny's transposed
+    epilogue)."""
     inner = [p for p in ir.walk(launch.body) if isinstance(p, ir.Parallel)] if launch is not None else []
+    threads = {id(t) for p in inner if p.kind == "group-4" for t in p.body
+               if isinstance(t, ir.Parallel) and t.kind == "thread" and t.count == Sym.const(128)}
+    inner = [p for p in inner if id(p) not in threads]
     counts = {p.count.value for p in inner if p.count.is_const}
     return bool(inner) and all(p.kind == "group-4" and p.count.is_const for p in inner) and len(counts) == 1 \
         and 1 <= min(counts) <= MAX_WARP_GROUPS

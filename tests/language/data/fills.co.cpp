@@ -71,6 +71,19 @@ __co__ s32 [8, 4] one_half(s32 [8, 4] a) {
   return out;
 }
 
+// only one branch of the if/else writes all of out: the other leaves rows 1.. as zeros
+__co__ s32 [a.span] one_branch(s32 [M, N] a) {
+  s32 [a.span] out;                            // fill
+  if (M < 4) {
+    parallel p by M
+      dma.copy a.chunkat(p, _) => out.chunkat(p, _);
+  } else {
+    parallel p by 1
+      dma.copy a.subspan(1, N).at(p, 0) => out.subspan(1, N).at(p, 0);
+  }
+  return out;
+}
+
 int main() {
   int a[32];
   for (int i = 0; i < 32; ++i) a[i] = i + 1;
@@ -109,4 +122,11 @@ int main() {
   std::cout << "one_half " << oh[0][0] << " " << oh[0][2] << " " << oh[7][1] << " " << os << "\n";
   // columns 0 and 1 of a[r][c] = 4 r + c + 1: sum of 8 r + 3 over r < 8 = 248
   // expect-output: one_half 1 0 30 248
+
+  auto ob = one_branch(choreo::make_spanview<2>(a, {6, 4}));
+  long obs = 0;
+  for (int i = 0; i < 24; ++i) obs += ob.data()[i];
+  std::cout << "one_branch " << ob[0][3] << " " << ob[1][0] << " " << obs << "\n";
+  // row 0 is a's first row, 1 + 2 + 3 + 4
+  // expect-output: one_branch 4 0 10
 }

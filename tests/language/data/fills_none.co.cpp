@@ -69,6 +69,31 @@ __co__ s32 [8, 4] halves_reversed(s32 [8, 4] a) {
   return out;
 }
 
+// a level of one instance (as `parallel g by 1 : group-4` in a block of one warp group):
+// its index is always 0, and `q # p # g` tiles the rows as `q # p` does (the index of one
+// value once hid p, whose stride it shares: gemm_skinny.co.cpp's workspace was filled)
+__co__ s32 [8, 4] one_instance(s32 [8, 4] a) {
+  s32 [a.span] out;
+  parallel {q, p} by [2, 2] {
+    parallel g by 1
+      dma.copy a.subspan(2, 4).at(q # p # g, 0) => out.subspan(2, 4).at(q # p # g, 0);
+  }
+  return out;
+}
+
+// a kernel chosen by the shape: each branch of the if/else writes all of out
+__co__ s32 [a.span] chosen(s32 [M, N] a) {
+  s32 [a.span] out;
+  if (M < 4) {
+    parallel {p, q} by [M, N]
+      out.at(p, q) = a.at(p, q) + 100;
+  } else {
+    parallel p by M
+      dma.copy a.chunkat(p, _) => out.chunkat(p, _);
+  }
+  return out;
+}
+
 int main() {
   int a[32];
   for (int i = 0; i < 32; ++i) a[i] = i + 1;
@@ -107,4 +132,17 @@ int main() {
   std::cout << "halves_reversed " << hr[0][0] << " " << hr[7][3] << " " << hs << "\n";
   // out == a: 1 + ... + 32 = 528
   // expect-output: halves_reversed 1 32 528
+
+  auto oi = one_instance(choreo::make_spanview<2>(a, {8, 4}));
+  long os = 0;
+  for (int i = 0; i < 32; ++i) os += oi.data()[i];
+  std::cout << "one_instance " << oi[0][0] << " " << oi[7][3] << " " << os << "\n";
+  // out == a: 528
+  // expect-output: one_instance 1 32 528
+
+  auto c2 = chosen(choreo::make_spanview<2>(a, {2, 4}));
+  auto c8 = chosen(choreo::make_spanview<2>(a, {8, 4}));
+  std::cout << "chosen " << c2[0][0] << " " << c2[1][3] << " " << c8[0][0] << " " << c8[7][3] << "\n";
+  // M = 2: a + 100; M = 8: a
+  // expect-output: chosen 101 108 1 32
 }
