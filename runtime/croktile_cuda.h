@@ -653,14 +653,11 @@ struct named_kernel<void(Params...)> {
 #endif
 
 // Where a function's kernels record a failed check (check_record): a device variable
-// of the generated source, internal to it; external in the device half of a split build
-// (the host half finds it by name), and there no host variable at all.
+// of the generated source, internal to it (its PTX name is its own); the host half of a
+// split build has no such variable and finds the device's by that name.
 #if defined(CROKTILE_SPLIT_HOST)
 #define CROKTILE_RECORD [[maybe_unused]] static
 #define CROKTILE_RECORD_SYMBOL(name) croktile::cuda::device_symbol(#name, &croktile_split_global)
-#elif defined(CROKTILE_SPLIT_DEVICE)
-#define CROKTILE_RECORD __device__
-#define CROKTILE_RECORD_SYMBOL(name) croktile::cuda::device_symbol(&name)
 #else
 #define CROKTILE_RECORD static __device__
 #define CROKTILE_RECORD_SYMBOL(name) croktile::cuda::device_symbol(&name)
