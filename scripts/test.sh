@@ -50,7 +50,7 @@ export CROKTILE_SERVER=0
 # --basetemp: a directory of this run's own; pytest's shared /tmp/pytest-of-$USER numbering is
 # also used (and pruned) by the nested pytest of tests/cmake/test_python_wheel.py and by any
 # other run on the machine, and a worker's directory found already there fails its test
-basetemp="$(mktemp -d "${TMPDIR:-/tmp}/croktile-tests.XXXXXX")"
+basetemp="$(mktemp -d "${TMPDIR:-/tmp}/croktile-tests-XXXXXX")"   # (no dot: tests split names at it)
 # (removed when the run passes, kept to look into when it fails)
 status=0
 python3 -P -m pytest -q -n "${CROKTILE_TEST_JOBS:-2}" --basetemp "$basetemp" --dist loadfile --no-loadscope-reorder \
