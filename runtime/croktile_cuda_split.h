@@ -30,6 +30,19 @@ extern "C" const unsigned char CROKTILE_SPLIT_HOST[];   // the fatbinary, beside
 namespace croktile {
 namespace cuda {
 
+namespace detail {
+// A kernel's name in the image as host code spells it: "_Z13gemm__launch0ILb1EEv..." is
+// "void gemm__launch0<true>(...)" demangled, and "gemm__launch0<true>" here.
+inline std::string kernel_spelling(const char* mangled) {
+  int status = 0;
+  char* text = abi::__cxa_demangle(mangled, nullptr, nullptr, &status);
+  std::string name = (status == 0 && text) ? text : mangled;
+  std::free(text);
+  if (name.compare(0, 5, "void ") == 0) name.erase(0, 5);   // a template's name follows its result type
+  return name.substr(0, name.find('('));
+}
+}  // namespace detail
+
 class split_library {
  public:
   explicit split_library(const unsigned char* image) : image_(image) {}
@@ -65,18 +78,8 @@ class split_library {
     for (cudaKernel_t k : found) {
       const char* mangled = nullptr;
       check(cudaFuncGetName(&mangled, reinterpret_cast<const void*>(k)), "cudaFuncGetName", where);
-      kernels_.emplace_back(spelled(mangled), reinterpret_cast<const void*>(k));
+      kernels_.emplace_back(detail::kernel_spelling(mangled), reinterpret_cast<const void*>(k));
     }
-  }
-
-  // "void gemm__launch0<true>(croktile::f16*, ...)" -> "gemm__launch0<true>"
-  static std::string spelled(const char* mangled) {
-    int status = 0;
-    char* text = abi::__cxa_demangle(mangled, nullptr, nullptr, &status);
-    std::string name = (status == 0 && text) ? text : mangled;
-    std::free(text);
-    if (name.compare(0, 5, "void ") == 0) name.erase(0, 5);   // a template's name follows its result type
-    return name.substr(0, name.find('('));
   }
 
   const unsigned char* image_;

@@ -11,13 +11,14 @@ found by name), as does a program whose kernels record a failed check (found by 
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 from pathlib import Path
 
 import pytest
 
 from helpers.croktilec import run_croktilec
-from helpers.paths import REPO
+from helpers.paths import REPO, RUNTIME
 
 GEMM = REPO / "samples" / "gemm" / "gemm.co.cpp"
 SPLIT = {"CROKTILE_SPLIT_BUILD": "1"}
@@ -78,6 +79,42 @@ def test_the_object_holds_the_kernels_image_and_links(nvcc, tmp_path: Path):
                         env=SPLIT, timeout=300)
     assert res.rc == 0, res
     assert (tmp_path / "app").stat().st_size > 0
+
+
+SPELLING = """\
+#include <iostream>
+#include "croktile.h"
+#include "croktile_cuda.h"
+extern "C" const unsigned char CROKTILE_SPLIT_HOST[] = {0};
+int main(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) std::cout << croktile::cuda::detail::kernel_spelling(argv[i]) << "\\n";
+}
+"""
+
+
+def test_each_kernel_of_the_image_is_found_by_the_name_host_code_gives(nvcc, tmp_path: Path):
+    """The launches name kernels as the source spells them (CROKTILE_KERNEL(k<true>)); the
+    image holds them under their mangled names, which the host half demangles to match
+    (run here on the image's own names: no GPU needed)."""
+    gen = tmp_path / "g.cu"
+    assert run_croktilec("-t", "cuda", "-arch=sm_90a", "-S", GEMM, "-o", gen, cwd=tmp_path).rc == 0
+    fatbin = tmp_path / "g.fatbin"
+    subprocess.run([os.environ.get("NVCC") or "nvcc", "-std=c++17", f"-I{RUNTIME}", f"-I{GEMM.parent}",
+                    "-gencode=arch=compute_90a,code=sm_90a", "-DCROKTILE_SPLIT_DEVICE", "-fatbin", str(gen), "-o",
+                    str(fatbin)], check=True, capture_output=True, timeout=600)
+    mangled = sorted(set(re.findall(rb"\.text\.(_Z[A-Za-z0-9_]+)", fatbin.read_bytes())))
+    spelled = set(re.findall(r"CROKTILE_KERNEL\(([^)]*)\)", gen.read_text()))
+    assert len(mangled) == len(spelled) == 2, (mangled, spelled)
+    prog = tmp_path / "spell.cpp"
+    prog.write_text(SPELLING)
+    include = subprocess.run([os.environ.get("NVCC") or "nvcc", "--dryrun", "-E", "-x", "cu", os.devnull],
+                             capture_output=True, text=True).stderr
+    cuda_include = re.search(r'INCLUDES="-I([^"]+)"', include).group(1)
+    subprocess.run(["g++", "-std=c++17", f"-I{RUNTIME}", f"-I{cuda_include}", "-DCROKTILE_SPLIT_HOST=image", str(prog),
+                    "-o", str(tmp_path / "spell")], check=True, capture_output=True, timeout=300)
+    out = subprocess.run([str(tmp_path / "spell"), *[m.decode() for m in mangled]], capture_output=True, text=True,
+                         check=True).stdout
+    assert set(out.split()) == spelled
 
 
 def test_the_source_is_the_same_and_nvcc_builds_it_alone(nvcc, tmp_path: Path):
