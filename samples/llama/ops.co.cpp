@@ -48,6 +48,17 @@ __co__ auto rmsnorm(bf16 [M, D] x, bf16 [D] w, float eps) {
   return out;
 }
 
+// the pair (i, i + d/2) of head column H of qkv, rotated by position start + s, into LO, HI
+#define ROTATE(LO, HI, H)                                            \
+  float x0 = qkv.at(b, s, (H) * HDIM + i);                           \
+  float x1 = qkv.at(b, s, (H) * HDIM + hd + i);                      \
+  mutable float inv = call llama_inv_freq(theta, i, HDIM);           \
+  float a = (start + s) * inv;                                       \
+  mutable float c = call llama_cos(a);                               \
+  mutable float sn = call llama_sin(a);                              \
+  LO = x0 * c - x1 * sn;                                             \
+  HI = x1 * c + x0 * sn;
+
 // The rotary embedding (rotate_half form: element i < d/2 pairs with i + d/2) of the QKV
 // projection's output qkv [B, S, (HQ + 2 HKV) HDIM] (the query heads, then the key heads,
 // then the value heads), at positions start..start+S-1: the queries into q [B, HQ, S, HDIM],
@@ -58,26 +69,21 @@ __co__ void rope_cache(bf16 [B, S, N] qkv, bf16 [B, HQ, S, HDIM] q, bf16 [B, HKV
   assert(N == (HQ + 2 * HKV) * HDIM, "rope_cache: qkv must hold HQ + 2 HKV heads of HDIM");
   assert(start >= 0 && start + S <= CAP, "rope_cache: positions past the cache");
   int hd = HDIM / 2;   // the pair of element i is i + hd
-  parallel {b, s, h} by [B, S, HQ + 2 * HKV] : block {
+  // a launch per destination (the index checks then need no bounds of a branch)
+  parallel {b, s, h} by [B, S, HQ] : block {
     parallel i by HDIM / 2 : thread {
-      float x0 = qkv.at(b, s, h * HDIM + i);
-      float x1 = qkv.at(b, s, h * HDIM + hd + i);
-      if (h < HQ + HKV) {
-        mutable float inv = call llama_inv_freq(theta, i, HDIM);
-        float a = (start + s) * inv;
-        mutable float c = call llama_cos(a);
-        mutable float sn = call llama_sin(a);
-        if (h < HQ) {
-          q.at(b, h, s, i) = x0 * c - x1 * sn;
-          q.at(b, h, s, hd + i) = x1 * c + x0 * sn;
-        } else {
-          kc.at(b, h - HQ, start + s, i) = x0 * c - x1 * sn;
-          kc.at(b, h - HQ, start + s, hd + i) = x1 * c + x0 * sn;
-        }
-      } else {
-        vc.at(b, h - HQ - HKV, start + s, i) = x0;
-        vc.at(b, h - HQ - HKV, start + s, hd + i) = x1;
-      }
+      ROTATE(q.at(b, h, s, i), q.at(b, h, s, hd + i), h)
+    }
+  }
+  parallel {b, s, h} by [B, S, HKV] : block {
+    parallel i by HDIM / 2 : thread {
+      ROTATE(kc.at(b, h, start + s, i), kc.at(b, h, start + s, hd + i), HQ + h)
+    }
+  }
+  parallel {b, s, h} by [B, S, HKV] : block {
+    parallel i by HDIM / 2 : thread {
+      vc.at(b, h, start + s, i) = qkv.at(b, s, (HQ + HKV + h) * HDIM + i);
+      vc.at(b, h, start + s, hd + i) = qkv.at(b, s, (HQ + HKV + h) * HDIM + hd + i);
     }
   }
 }
@@ -107,6 +113,17 @@ __co__ auto add(bf16 [M, D] a, bf16 [M, D] b) {
         float s = a.at(m, i) + b.at(m, i);
         out.at(m, i) = s;
       }
+    }
+  }
+  return out;
+}
+
+// attention's output [B, H, S, HD] as the rows of the output projection's input [B, S, H HD]
+__co__ auto heads_to_rows(bf16 [B, H, S, HD] x) {
+  bf16 [B, S, H * HD] out;
+  parallel {b, s, h} by [B, S, H] : block {
+    parallel i by HD : thread {
+      out.at(b, s, h * HD + i) = x.at(b, h, s, i);
     }
   }
   return out;
