@@ -49,7 +49,10 @@ __co__ auto rmsnorm(bf16 [M, D] x, bf16 [D] w, float eps) {
 }
 
 // the pair (i, i + d/2) of head column H of qkv, rotated by position start + s, into LO, HI
+// (the `if` always holds, by the assert below: it gives the locals a C++ scope of their own,
+// which nvcc needs, as a failed index check of the cuda target jumps to the kernel's end)
 #define ROTATE(LO, HI, H)                                            \
+  if (start + s < CAP) {                                             \
   float x0 = qkv.at(b, s, (H) * HDIM + i);                           \
   float x1 = qkv.at(b, s, (H) * HDIM + hd + i);                      \
   mutable float inv = call llama_inv_freq(theta, i, HDIM);           \
@@ -57,7 +60,8 @@ __co__ auto rmsnorm(bf16 [M, D] x, bf16 [D] w, float eps) {
   mutable float c = call llama_cos(a);                               \
   mutable float sn = call llama_sin(a);                              \
   LO = x0 * c - x1 * sn;                                             \
-  HI = x1 * c + x0 * sn;
+  HI = x1 * c + x0 * sn;                                             \
+  }
 
 // The rotary embedding (rotate_half form: element i < d/2 pairs with i + d/2) of the QKV
 // projection's output qkv [B, S, (HQ + 2 HKV) HDIM] (the query heads, then the key heads,
