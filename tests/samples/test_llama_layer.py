@@ -136,11 +136,14 @@ def test_decode_steps_after_prefill(layer):
 
 @pytest.mark.parametrize("pos", [0, 70], ids=["first-position", "past-a-key-tile"])
 def test_decode_on_caches_the_caller_made(layer, pos):
-    """Caches of random contents (rows past pos too, which must not count): decode reads rows
-    0..pos-1 as they are, writes row pos and leaves the others alone."""
+    """Caches of random contents, and large values past pos (a key there would take all the
+    weight): decode reads rows 0..pos-1 as they are, writes row pos and leaves the others
+    alone."""
     w, lay = layer
     g = torch.Generator().manual_seed(pos)
     k_cache, v_cache = (torch.randn(1, HKV, MAX_SEQ, HD, generator=g).bfloat16() for _ in range(2))
+    k_cache[:, :, pos:] = 64.0
+    v_cache[:, :, pos:] = 1000.0
     before_k, before_v = k_cache.clone(), v_cache.clone()
     x = _x(1, 1, seed=100 + pos)
     y = lay.decode(x, k_cache, v_cache, pos)
