@@ -4,9 +4,10 @@
 // product of the gate/up projection's output, and the residual add. The GEMMs and the
 // attention are samples/gemm/ and samples/attention/.
 //
-// Each is written at thread level (a thread per row for RMSNorm, a thread per element or
+// Each is written at thread level (a block per row for RMSNorm, a thread per element or
 // pair of elements for the others), so every target runs the same code; they move a few
-// bytes per element, next to GEMMs that move the weights.
+// bytes per element, next to GEMMs that move the weights. heads_to_rows turns attention's
+// [B, H, S, d] output into the output projection's rows.
 //
 //   croktilec -t cpu samples/llama/ops.co.cpp -o ops   (a library of __co__ functions)
 
@@ -25,20 +26,34 @@ __cok__ {
 #endif
 
 // out = x / sqrt(mean(x^2) + eps) * w per row: the mean in f32, the normalised row rounded
-// to bf16 before the weight multiplies it (as Hugging Face's LlamaRMSNorm does)
+// to bf16 before the weight multiplies it (as Hugging Face's LlamaRMSNorm does). A block
+// per row: each thread sums the squares of every ROWS-th element (adjacent threads read
+// adjacent elements), the partial sums meet in shared memory (the second level starts
+// after a block-wide barrier), and each thread adds them up and scales its elements.
 __co__ auto rmsnorm(bf16 [M, D] x, bf16 [D] w, float eps) {
   bf16 [M, D] out;
-  parallel mb by cdiv(M, ROWS) : block {
+  parallel m by M : block {
+    shared f32 [ROWS] part;
     parallel t by ROWS : thread {
-      int m = mb * ROWS + t;
-      if (m < M) {
-        mutable float ss = 0.0f;
-        foreach i in [D] {
+      mutable float ss = 0.0f;
+      foreach k in [cdiv(D, ROWS)] {
+        int i = k * ROWS + t;
+        if (i < D) {
           float v = x.at(m, i);
           ss = ss + v * v;
         }
-        mutable float r = call llama_rsqrt(ss / D + eps);
-        foreach i in [D] {
+      }
+      part.at(t) = ss;
+    }
+    parallel t by ROWS : thread {
+      mutable float total = 0.0f;
+      foreach u in [ROWS] {
+        total = total + part.at(u);
+      }
+      mutable float r = call llama_rsqrt(total / D + eps);
+      foreach k in [cdiv(D, ROWS)] {
+        int i = k * ROWS + t;
+        if (i < D) {
           bf16 n = x.at(m, i) * r;
           out.at(m, i) = w.at(i) * n;
         }
