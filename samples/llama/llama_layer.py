@@ -14,8 +14,8 @@ and in samples/gemm/ and samples/attention/. A layer is
     o = causal GQA attention(q, caches[0..n)) ; r = x + o Wo^T
     g = RMSNorm(r) ; y = r + (silu(g Wgate^T) * g Wup^T) Wdown^T
 
-with these kernels: RMSNorm, rope_cache, silu_mul, add, heads_to_rows (ops.co.cpp); the
-projections by samples/gemm/gemm.co.cpp, or gemm_skinny.co.cpp for at most 256 rows
+with these kernels: rmsnorm, rope_cache, heads_to_rows, add_rmsnorm (the residual add and
+the second RMSNorm in one pass), silu_mul, add (ops.co.cpp); the projections by samples/gemm/gemm.co.cpp, or gemm_skinny.co.cpp for at most 256 rows
 (decode, small batches); attention by samples/attention/attention.co.cpp (prefill) and
 decode.co.cpp (decode), both built with -DKEYS_ARG=1: they read the caches in place and
 take the number of valid keys as an argument.
@@ -112,9 +112,11 @@ class LlamaLayer:
     def _add(self, a, b):
         return self._result(self.ops.add, a, b, shape=a.shape)
 
-    def _mlp_block(self, r):
-        """r + down(silu(gate(n)) * up(n)) with n = RMSNorm(r): the layer's second half."""
-        g = self._rmsnorm(r, self.ln2)
+    def _mlp_block(self, x2, attn):
+        """The layer's second half: r = x + attn (the residual) and g = RMSNorm(r) in one
+        kernel, then r + down(silu(gate(g)) * up(g))."""
+        r, g = self._new(*x2.shape), self._new(*x2.shape)
+        self.ops.add_rmsnorm(x2, attn, self.ln2, self.eps, r, g)
         gu = self._linear(g, self.w_gu)
         act = self._new(r.shape[0], self.inter)
         self.ops.silu_mul(gu, act)
@@ -146,8 +148,8 @@ class LlamaLayer:
         o = self._result(self.attention.attention, q, k_cache, v_cache, 1.0 / math.sqrt(self.head_dim), s,
                          shape=q.shape)
         rows = self._result(self.ops.heads_to_rows, o, shape=(b, s, self.heads * self.head_dim))
-        r = self._add(x2, self._linear(rows.view(b * s, -1), self.w_o))
-        return self._mlp_block(r).view(b, s, dim), k_cache, v_cache
+        attn = self._linear(rows.view(b * s, -1), self.w_o)
+        return self._mlp_block(x2, attn).view(b, s, dim), k_cache, v_cache
 
     def decode(self, x1, k_cache, v_cache, pos):
         """x1 [B, 1, D] at position pos -> y [B, 1, D]; reads the caches' rows 0..pos-1,
@@ -161,5 +163,4 @@ class LlamaLayer:
         o = self._result(self.decode_attention.decode, q, k_cache, v_cache, 1.0 / math.sqrt(self.head_dim),
                          int(pos) + 1, shape=q.shape)
         # [B, Hq, 1, d] is already the rows [B, Hq d] of the output projection
-        r = self._add(x2, self._linear(o.view(b, -1), self.w_o))
-        return self._mlp_block(r).view(b, 1, dim)
+        return self._mlp_block(x2, self._linear(o.view(b, -1), self.w_o)).view(b, 1, dim)

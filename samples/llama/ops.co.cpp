@@ -1,8 +1,9 @@
 // The element-wise and row-wise steps of a Llama decoder layer (samples/llama/llama_layer.py,
 // docs/llama.md), bf16 data with f32 arithmetic: RMSNorm, the rotary embedding of the QKV
 // projection's output written into the queries and the key/value caches, the SiLU-gated
-// product of the gate/up projection's output, and the residual add. The GEMMs and the
-// attention are samples/gemm/ and samples/attention/.
+// product of the gate/up projection's output, the residual add, and the residual add with
+// the RMSNorm after it in one pass. The GEMMs and the attention are samples/gemm/ and
+// samples/attention/.
 //
 // Each is written at thread level (a block per row for RMSNorm, a thread per element or
 // pair of elements for the others), so every target runs the same code; they move a few
@@ -61,6 +62,41 @@ __co__ auto rmsnorm(bf16 [M, D] x, bf16 [D] w, float eps) {
     }
   }
   return out;
+}
+
+// The residual add and the RMSNorm after it in one pass: r = x + a (rounded to bf16, as
+// Hugging Face adds in bf16) and n = RMSNorm(r) * w, both written (r is the next residual).
+// As rmsnorm, a block per row; each thread reads back only the elements it wrote.
+__co__ void add_rmsnorm(bf16 [M, D] x, bf16 [M, D] a, bf16 [D] w, float eps, bf16 [M, D] r, bf16 [M, D] n) {
+  parallel m by M : block {
+    shared f32 [ROWS] part;
+    parallel t by ROWS : thread {
+      mutable float ss = 0.0f;
+      foreach k in [cdiv(D, ROWS)] {
+        int i = k * ROWS + t;
+        if (i < D) {
+          bf16 v = x.at(m, i) + a.at(m, i);
+          r.at(m, i) = v;
+          ss = ss + v * v;
+        }
+      }
+      part.at(t) = ss;
+    }
+    parallel t by ROWS : thread {
+      mutable float total = 0.0f;
+      foreach u in [ROWS] {
+        total = total + part.at(u);
+      }
+      mutable float inv = call llama_rsqrt(total / D + eps);
+      foreach k in [cdiv(D, ROWS)] {
+        int i = k * ROWS + t;
+        if (i < D) {
+          bf16 h = r.at(m, i) * inv;
+          n.at(m, i) = w.at(i) * h;
+        }
+      }
+    }
+  }
 }
 
 // the pair (i, i + d/2) of head column H of qkv, rotated by position start + s, into LO, HI
