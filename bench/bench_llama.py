@@ -168,7 +168,9 @@ def bench_config(name, args, bandwidth, layer_module):
     import torch
     c = CONFIGS[name]
     w = random_weights(c)
-    max_seq = max([n + 1 for _, n in DECODE[name]] + [int(s.split("x")[1]) for s in PREFILL[name]])
+    prefills = args.prefill or PREFILL[name]
+    decodes = [(b, n) for b in args.batches for n in args.cached] if args.batches else DECODE[name]
+    max_seq = max([n + 1 for _, n in decodes] + [int(shape.split("x")[1]) for shape in prefills])
     ours = layer_module.LlamaLayer(w, num_heads=c["heads"], num_kv_heads=c["kv_heads"], rms_eps=EPS,
                                    rope_theta=THETA, max_seq=max_seq, target="cuda")
     eager = TorchLayer(w, c, torch.bfloat16)
@@ -179,12 +181,12 @@ def bench_config(name, args, bandwidth, layer_module):
     gen = torch.Generator(device="cuda").manual_seed(1)
     kv = (c["kv_heads"], max_seq, c["head_dim"])
 
-    for shape in (args.prefill or PREFILL[name]):
+    for shape in prefills:
         b, s = (int(v) for v in shape.split("x"))
         x = torch.randn(b, s, c["dim"], generator=gen, device="cuda").bfloat16()
         kc, vc = (torch.zeros(b, *kv, dtype=torch.bfloat16, device="cuda") for _ in range(2))
         row = {"batch": b, "seq": s}
-        if shape == (args.prefill or PREFILL[name])[0]:   # accuracy on the first shape
+        if shape == prefills[0]:   # accuracy on the first shape
             rk, rv = (torch.zeros(b, *kv, device="cuda") for _ in range(2))
             ref = reference.prefill(x.float(), rk, rv)
             row["error"] = max_error(ours.prefill(x)[0], ref)
@@ -200,7 +202,7 @@ def bench_config(name, args, bandwidth, layer_module):
         del kc, vc
 
     weight_bytes = sum(t.numel() * t.element_size() for t in w.values())
-    for b, n in ([(b, n) for b in args.batches for n in args.cached] if args.batches else DECODE[name]):
+    for b, n in decodes:
         x1 = torch.randn(b, 1, c["dim"], generator=gen, device="cuda").bfloat16()
         kc, vc = (torch.randn(b, *kv, generator=gen, device="cuda").bfloat16() for _ in range(2))
         tkc, tvc = kc.clone(), vc.clone()
