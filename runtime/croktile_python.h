@@ -18,6 +18,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <optional>
 #include <string>
 #include <utility>
@@ -419,8 +420,15 @@ void init_device_array(nb::module_& m) {
   device_array_type() = cls;
 }
 
+// Whether NumPy has the element type: not bf16 nor the 8/6/4-bit floats, whose host
+// results go out as a DeviceArray on the CPU (torch.from_dlpack takes it, no copy).
+inline bool numpy_has(const nb::dlpack::dtype& dt) {
+  if (dt.code == static_cast<std::uint8_t>(nb::dlpack::dtype_code::Float)) return dt.bits >= 16;
+  return dt.code != static_cast<std::uint8_t>(nb::dlpack::dtype_code::Bfloat);
+}
+
 // A managed tensor as a Python object that owns it (no copy): a NumPy array for host
-// memory, a DeviceArray for device memory.
+// memory (a DeviceArray where NumPy lacks the type), a DeviceArray for device memory.
 inline nb::object wrap(DLManagedTensor* m, const device_array& ops = device_array()) {
   nb::capsule owner(m, [](void* p) noexcept {
     auto* mt = static_cast<DLManagedTensor*>(p);
@@ -430,7 +438,8 @@ inline nb::object wrap(DLManagedTensor* m, const device_array& ops = device_arra
   std::size_t shape[16];
   for (std::int32_t i = 0; i < t.ndim && i < 16; ++i) shape[i] = static_cast<std::size_t>(t.shape[i]);
   const nb::dlpack::dtype dt{t.dtype.code, t.dtype.bits, t.dtype.lanes};
-  if (static_cast<int>(t.device.device_type) == dlpack::detail::device_cpu)
+  const bool host = static_cast<int>(t.device.device_type) == dlpack::detail::device_cpu;
+  if (host && numpy_has(dt))
     return nb::cast(nb::ndarray<nb::numpy>(t.data, static_cast<std::size_t>(t.ndim), shape, owner, nullptr, dt));
   nb::object obj = device_array_type()();
   device_array* a = nb::inst_ptr<device_array>(obj);
@@ -439,6 +448,8 @@ inline nb::object wrap(DLManagedTensor* m, const device_array& ops = device_arra
   a->producer = ops.producer;
   a->ready = ops.ready;
   a->download = ops.download;
+  if (host && !a->download)
+    a->download = [](void* dst, const void* src, std::size_t bytes, std::uintptr_t) { std::memcpy(dst, src, bytes); };
   return obj;
 }
 

@@ -48,9 +48,26 @@
 #define BM (64 * WARP_GROUPS)
 // a tile of one head: ROWS rows from row tile R, the 64 columns of part P
 #define TILE(x, b, h, ROWS, R, P) x.subspan(1, 1, ROWS, 64).at(b, h, R, P)
+// -DKEYS_ARG=1: k and v are caches of CAP rows whose first SK hold the keys, SK an argument
+// after scale (a decoder attends over its cache in place, samples/llama/); their tiles are
+// taken from the first SK rows, so that rows past them read as zeros, as past a tensor's end
+#ifndef KEYS_ARG
+#define KEYS_ARG 0
+#endif
+#if KEYS_ARG
+#define KV_ROWS CAP
+#define KEYS_PARAM , int SK
+#define KV_TILE(x, b, h, ROWS, R, P) TILE(x.view(1, 1, SK, HDIM).from(b, h, 0, 0), 0, 0, ROWS, R, P)
+#define KEYS_VALUE(n) , n
+#else
+#define KV_ROWS SK
+#define KEYS_PARAM
+#define KV_TILE TILE
+#define KEYS_VALUE(n)
+#endif
 
-__co__ auto attention(ELEM [B, HQ, SQ, HDIM] q, ELEM [B, HKV, SK, HDIM] k, ELEM [B, HKV, SK, HDIM] v,
-                      float scale) {
+__co__ auto attention(ELEM [B, HQ, SQ, HDIM] q, ELEM [B, HKV, KV_ROWS, HDIM] k, ELEM [B, HKV, KV_ROWS, HDIM] v,
+                      float scale KEYS_PARAM) {
   assert(HQ % HKV == 0, "attention: the query heads must be a multiple of the key/value heads");
   assert(!CAUSAL || SK >= SQ, "attention: causal attention needs at least as many keys as queries");
   ELEM [B, HQ, SQ, HDIM] out;
@@ -80,11 +97,11 @@ __co__ auto attention(ELEM [B, HQ, SQ, HDIM] q, ELEM [B, HKV, SK, HDIM] k, ELEM 
 #endif
       // two buffers per tile: the next step's tiles load while this one computes
       foreach j : pipelined(2) {
-        k0 = tma.copy.async.swiz<128> TILE(k, b, hk, BN, j, 0) => shared;
-        v0 = tma.copy.async.swiz<128> TILE(v, b, hk, BN, j, 0) => shared;
+        k0 = tma.copy.async.swiz<128> KV_TILE(k, b, hk, BN, j, 0) => shared;
+        v0 = tma.copy.async.swiz<128> KV_TILE(v, b, hk, BN, j, 0) => shared;
 #if HDIM == 128
-        k1 = tma.copy.async.swiz<128> TILE(k, b, hk, BN, j, 1) => shared;
-        v1 = tma.copy.async.swiz<128> TILE(v, b, hk, BN, j, 1) => shared;
+        k1 = tma.copy.async.swiz<128> KV_TILE(k, b, hk, BN, j, 1) => shared;
+        v1 = tma.copy.async.swiz<128> KV_TILE(v, b, hk, BN, j, 1) => shared;
 #endif
         parallel g by WARP_GROUPS : group-4 {
           mma.fill s, 0.0f;
@@ -145,7 +162,7 @@ static double worst_error(size_t B, size_t HQ, size_t HKV, size_t SQ, size_t SK)
   q.fill_random(-1.0f, 1.0f);
   k.fill_random(-1.0f, 1.0f);
   v.fill_random(-1.0f, 1.0f);
-  auto o = attention(q.view(), k.view(), v.view(), 1.0f / std::sqrt((float)HDIM));
+  auto o = attention(q.view(), k.view(), v.view(), 1.0f / std::sqrt((float)HDIM) KEYS_VALUE((int)SK));
   double worst = 0;
   std::vector<double> p(SK);
   for (size_t b = 0; b < B; ++b)

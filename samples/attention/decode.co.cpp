@@ -59,6 +59,23 @@
 #endif
 // a tile of one head: ROWS rows from row tile R, the 64 columns of part P
 #define TILE(x, b, h, ROWS, R, P) x.subspan(1, 1, ROWS, 64).at(b, h, R, P)
+// -DKEYS_ARG=1: k and v are caches of CAP rows whose first SK hold the keys, SK an argument
+// after scale (a decode step attends over its cache in place, samples/llama/); their tiles
+// are taken from the first SK rows, so that rows past them read as zeros, as past a tensor's end
+#ifndef KEYS_ARG
+#define KEYS_ARG 0
+#endif
+#if KEYS_ARG
+#define KV_ROWS CAP
+#define KEYS_PARAM , int SK
+#define KV_TILE(x, b, h, ROWS, R, P) TILE(x.view(1, 1, SK, HDIM).from(b, h, 0, 0), 0, 0, ROWS, R, P)
+#define KEYS_VALUE(n) , n
+#else
+#define KV_ROWS SK
+#define KEYS_PARAM
+#define KV_TILE TILE
+#define KEYS_VALUE(n)
+#endif
 
 // the combine's rescaling (tileflow code has no exp of its own), in the separate source
 // form that every target builds
@@ -66,8 +83,8 @@ __cok__ {
   extern "C" float decode_exp(float x) { return expf(x); }
 } // end of __cok__
 
-__co__ auto decode(ELEM [B, HQ, SQ, HDIM] q, ELEM [B, HKV, SK, HDIM] k, ELEM [B, HKV, SK, HDIM] v,
-                   float scale) {
+__co__ auto decode(ELEM [B, HQ, SQ, HDIM] q, ELEM [B, HKV, KV_ROWS, HDIM] k, ELEM [B, HKV, KV_ROWS, HDIM] v,
+                   float scale KEYS_PARAM) {
   assert(HQ % HKV == 0, "decode: the query heads must be a multiple of the key/value heads");
   assert((HQ / HKV) % HEADS == 0, "decode: the query heads of a key/value head must be a multiple of HEADS");
   assert(!CAUSAL || SK >= SQ, "decode: causal attention needs at least as many keys as queries");
@@ -109,11 +126,11 @@ __co__ auto decode(ELEM [B, HQ, SQ, HDIM] q, ELEM [B, HKV, SK, HDIM] k, ELEM [B,
       sum = mma.row.fill.f32 0.0f;      // the running row sum of exp(scale (s - mx))
       alpha = mma.row.fill.f32 0.0f;    // the rescaling of a step
       foreach j : pipelined(STAGES) {
-        k0 = tma.copy.async.swiz<128> TILE(k, b, hk, BN, first + j, 0) => shared;
-        v0 = tma.copy.async.swiz<128> TILE(v, b, hk, BN, first + j, 0) => shared;
+        k0 = tma.copy.async.swiz<128> KV_TILE(k, b, hk, BN, first + j, 0) => shared;
+        v0 = tma.copy.async.swiz<128> KV_TILE(v, b, hk, BN, first + j, 0) => shared;
 #if HDIM == 128
-        k1 = tma.copy.async.swiz<128> TILE(k, b, hk, BN, first + j, 1) => shared;
-        v1 = tma.copy.async.swiz<128> TILE(v, b, hk, BN, first + j, 1) => shared;
+        k1 = tma.copy.async.swiz<128> KV_TILE(k, b, hk, BN, first + j, 1) => shared;
+        v1 = tma.copy.async.swiz<128> KV_TILE(v, b, hk, BN, first + j, 1) => shared;
 #endif
         // (the queries are waited for here, not before the loop: the first key tiles load
         // while they land)
@@ -215,7 +232,7 @@ static double worst_error(size_t B, size_t HQ, size_t HKV, size_t SQ, size_t SK)
   k.fill_random(-1.0f, 1.0f);
   v.fill_random(-1.0f, 1.0f);
   const double scale = 1.0 / std::sqrt((double)HDIM);
-  auto o = decode(q.view(), k.view(), v.view(), (float)scale);
+  auto o = decode(q.view(), k.view(), v.view(), (float)scale KEYS_VALUE((int)SK));
   double worst = 0;
   std::vector<double> p(SK);
   for (size_t b = 0; b < B; ++b)
