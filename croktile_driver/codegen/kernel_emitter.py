@@ -392,10 +392,20 @@ class KernelEmitterBase:
             self.end_label = f"croktile_end{self.label_count}"
             self.label_count += 1
         setup(s, depth)
-        self.stmts(s.body, At(depth, 2, EMPTY))
-        if self.end_label:
-            self.w(depth, f"{self.end_label}:;")
+        self.stmts_before_label(s.body, At(depth, 2, EMPTY))
         self.end_label = saved
+
+    def stmts_before_label(self, body, at: At) -> None:
+        """The statements, then the label a failed check among them jumps to: in a block of
+        their own, so that the jump leaves the scope of the declarations it passes (C++
+        forbids a goto past an initialisation into the scope it is still in)."""
+        if not self.end_label:
+            self.stmts(body, at)
+            return
+        self.w(at.depth, "{")
+        self.stmts(body, At(at.depth + 1, at.level, at.state))
+        self.w(at.depth, "}")
+        self.w(at.depth, f"{self.end_label}:;")
 
     def check_fail_call(self, s: ir.Check) -> str:
         """The device call that records the check's failure (its values, padded)."""

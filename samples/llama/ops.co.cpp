@@ -100,8 +100,8 @@ __co__ void add_rmsnorm(bf16 [M, D] x, bf16 [M, D] a, bf16 [D] w, float eps, bf1
 }
 
 // the pair (i, i + d/2) of head column H of qkv, rotated by position start + s, into LO, HI
-// (the `if` always holds, by the assert below: it gives the locals a C++ scope of their own,
-// which nvcc needs, as a failed index check of the cuda target jumps to the kernel's end)
+// (the `if` always holds, by the assert below: it gives each expansion's locals a scope of
+// their own)
 #define ROTATE(LO, HI, H)                                            \
   if (start + s < CAP) {                                             \
   float x0 = qkv.at(b, s, (H) * HDIM + i);                           \

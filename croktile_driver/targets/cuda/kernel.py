@@ -544,10 +544,8 @@ class KernelEmitter(KernelEmitterBase, FragmentWriter, CudaEvents):
         self.thread_buffers(runs, depth + 1)
         saved_collective, self.collective = self.collective, warp_ops
         saved_run, self.thread_run = self.thread_run, (runs, total if not first or s.count.value == 1 else None)
-        self.stmts(runs.body, At(depth + 1, runs.level, EMPTY))
+        self.stmts_before_label(runs.body, At(depth + 1, runs.level, EMPTY))
         self.collective, self.thread_run = saved_collective, saved_run
-        if self.end_label:
-            self.w(depth + 1, f"{self.end_label}:;")
         self.end_label = saved
         self.w(depth, "}")
 
