@@ -92,9 +92,10 @@ class ControlFlow:
 
     @contextmanager
     def _bound_refined(self, node: A.Node, cond: Sym) -> Iterator[None]:
-        """In `if (i < n) ...` over a bounded `i`, a tile `.at(i)` is checked against `n`,
-        which the guard makes true (the last group of a `parallel` over `cdiv` bounds skips
-        its blocks past the data), not against the bound `i` has outside. Only the checks:
+        """In `if (i < n) ...` over a bounded `i`, a tile `.at(i)` and an element `.at(i)` are
+        checked against `n`, which the guard makes true (the last group of a `parallel` over
+        `cdiv` bounds skips its blocks past the data; the instances past one array of
+        several), not against the bound `i` has outside. Only the checks:
         `#i` and the chunks of `chunkat(i)` stay what `i`'s bound makes them. ``cond`` is the
         condition as checked (`n` is read from it, not evaluated again)."""
         sides = (node.left, node.right) if isinstance(node, A.BinOp) else ()

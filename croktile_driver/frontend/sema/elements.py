@@ -89,8 +89,8 @@ class ElementChecks:
                 return v
             if isinstance(v, VBool):
                 v = VInt(v.sym)
-            if isinstance(v, VInt):
-                indices.append((v.sym, v.bound, v.derived, arg.loc))
+            if isinstance(v, VInt):   # inside `if (i < n)`, i's checks take n (control.py)
+                indices.append((v.sym, v.limit if v.limit is not None else v.bound, v.derived, arg.loc))
             elif isinstance(v, VTuple):
                 for k, item in enumerate(v.items):
                     indices.append((item, v.bounds[k] if v.bounds else None, False, arg.loc))

@@ -1,5 +1,5 @@
 // An `if (p < n)` over a bounded p (docs/language/spans.md, "Tiles past the data, skipped"):
-// inside it the tiles `.at(p)` are checked against n, but p's bound is unchanged, so
+// inside it the tiles `.at(p)` and elements `.at(p)` are checked against n, but p's bound is unchanged, so
 // `chunkat(p)` still makes #p chunks and `#p` is still the bound (a regression: the bound
 // itself was once narrowed, and chunkat(p) split the data in 2 instead of 4).
 #include <iostream>
@@ -29,8 +29,36 @@ __co__ s32 [7] tiles(s32 [7] a) {
   return out;
 }
 
+// one parallel over the rows of two arrays (H of a, then G of b): each `if` arm reads
+// elements of its own array, checked against the arm's bound (nested ifs too), not against
+// the H + G instances (the Llama layer's rope kernel: q heads, then k heads)
+__co__ s32 [H, 2] rows_of_two(s32 [H, 2] a, s32 [G, 2] b, int lo) {
+  s32 [H, 2] out;
+  parallel h by H + G : block {
+    parallel c by 2 : thread {
+      if (h < H) {
+        out.at(h, c) = a.at(h, c) * 10;
+      }
+      if (h >= lo) {
+        if (h < H) {
+          out.at(h, c) = out.at(h, c) + 1;
+        }
+      }
+    }
+  }
+  return out;
+}
+
 int main() {
   int a[8] = {1, 2, 3, 4, 5, 6, 7, 8};
+  {
+    int b[4] = {0, 0, 0, 0};
+    auto r = rows_of_two(croktile::make_spanview<2>(a, {4, 2}), croktile::make_spanview<2>(b, {2, 2}), 2);
+    std::cout << "rows_of_two";
+    for (int i = 0; i < 8; ++i) std::cout << " " << r.data()[i];
+    std::cout << "\n";
+    // expect-output: rows_of_two 10 20 30 40 51 61 71 81
+  }
   auto r = first_half(croktile::make_spanview<1>(a, {8}));
   std::cout << "first_half";
   for (int i = 0; i < 8; ++i) std::cout << " " << r[i];
