@@ -38,30 +38,12 @@ import argparse
 import json
 from pathlib import Path
 
-from torch_timing import BURST, paired_ms
+from torch_timing import BURST, kernel_ms, paired_ms
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE = "samples/attention/attention.co.cpp"
 VARIANTS = [f"d{d}{'_causal' if c else ''}={SAMPLE}:-DHDIM={d},-DCAUSAL={c}" for d in (64, 128) for c in (0, 1)] + \
     [f"d64_bf16={SAMPLE}:-DHDIM=64,-DELEM=bf16"]
-
-
-def kernel_ms(fn, reps: int) -> float:
-    """The kernels' time per call of fn from torch.profiler: the sum of the durations of
-    every kernel (and memset) that `reps` calls launch, over reps (after a warm-up call)."""
-    import torch
-    from torch.profiler import ProfilerActivity, profile
-    fn()
-    torch.cuda.synchronize()
-    with profile(activities=[ProfilerActivity.CUDA]) as prof:
-        for _ in range(reps):
-            fn()
-        torch.cuda.synchronize()
-    total = 0.0
-    for e in prof.key_averages():
-        us = getattr(e, "self_device_time_total", None)
-        total += us if us is not None else getattr(e, "self_cuda_time_total", 0.0)
-    return total / 1000.0 / reps
 
 
 def backend_rows(ours_call, sdpa, kv_bytes: float, reps: int, kernel_times: bool) -> dict:

@@ -31,7 +31,7 @@ import json
 import math
 from pathlib import Path
 
-from torch_timing import paired_ms
+from torch_timing import kernel_table, paired_ms
 
 ROOT = Path(__file__).resolve().parents[1]
 CONFIGS = {"8b": dict(dim=4096, heads=32, kv_heads=8, head_dim=128, inter=14336),
@@ -143,21 +143,8 @@ def graphed(fn):
     return graph.replay
 
 
-def kernel_table(fn, reps=10):
-    """{kernel name: ms per call} of the kernels fn launches (torch.profiler)."""
-    import torch
-    from torch.profiler import ProfilerActivity, profile
-    fn()
-    torch.cuda.synchronize()
-    with profile(activities=[ProfilerActivity.CUDA]) as prof:
-        for _ in range(reps):
-            fn()
-        torch.cuda.synchronize()
-    table = {}
-    for e in prof.events():
-        if e.device_type.name == "CUDA":
-            table[e.name] = table.get(e.name, 0.0) + e.device_time / 1000 / reps
-    return {k: round(v, 4) for k, v in sorted(table.items(), key=lambda kv: -kv[1])}
+def rounded(table: dict) -> dict:
+    return {k: round(v, 4) for k, v in table.items()}
 
 
 def max_error(y, ref):
@@ -197,7 +184,7 @@ def bench_config(name, args, bandwidth, layer_module):
         row.update(ms=round(ms, 4), eager_ms=round(eager_ms, 4), compiled_ms=round(compiled_ms, 4),
                    speedup_vs_compiled=round(ratio, 3))
         if args.kernel_times:
-            row["kernels"] = kernel_table(lambda: ours.prefill(x))
+            row["kernels"] = rounded(kernel_table(lambda: ours.prefill(x)))
         result["prefill"].append(row)
         del kc, vc
 
@@ -223,7 +210,7 @@ def bench_config(name, args, bandwidth, layer_module):
                    speedup_vs_compiled=round(ratio, 3), memory_ms=round(memory_ms, 4),
                    fraction_of_memory_speed=round(memory_ms / ms, 3))
         if args.kernel_times:
-            row["kernels"] = kernel_table(lambda: ours.decode(x1, kc, vc, n))
+            row["kernels"] = rounded(kernel_table(lambda: ours.decode(x1, kc, vc, n)))
         result["decode"].append(row)
         del kc, vc, tkc, tvc
     return result

@@ -46,3 +46,26 @@ def paired_ms(fn, baseline, reps: int, burst: int = 1):
         theirs.append(timed_ms(baseline, burst))
     ratios = [t / o for o, t in zip(ours, theirs)]
     return statistics.median(ours), statistics.median(theirs), statistics.median(ratios)
+
+
+def kernel_table(fn, reps: int = 10) -> dict:
+    """{kernel name: ms per call} of what fn runs on the GPU (kernels, memsets, copies), from
+    torch.profiler's device events over `reps` calls after a warm-up call, longest first."""
+    import torch
+    from torch.profiler import ProfilerActivity, profile
+    fn()
+    torch.cuda.synchronize()
+    with profile(activities=[ProfilerActivity.CUDA]) as prof:
+        for _ in range(reps):
+            fn()
+        torch.cuda.synchronize()
+    table: dict = {}
+    for e in prof.events():
+        if e.device_type.name == "CUDA":
+            table[e.name] = table.get(e.name, 0.0) + e.device_time / 1000 / reps
+    return dict(sorted(table.items(), key=lambda kv: -kv[1]))
+
+
+def kernel_ms(fn, reps: int = 10) -> float:
+    """The GPU time of one call of fn: the sum of kernel_table's rows."""
+    return sum(kernel_table(fn, reps).values())

@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 
 from helpers.croktilec import run_croktilec
+from helpers.sdpa import sdpa_reference
 
 SAMPLE = Path(__file__).resolve().parents[2] / "samples" / "attention" / "attention.co.cpp"
 VARIANTS = [("f16", 64, 0), ("f16", 64, 1), ("bf16", 64, 1), ("f16", 128, 0), ("bf16", 128, 1)]
@@ -33,19 +34,6 @@ def test_attention_passes_on_cpu(elem: str, hdim: int, causal: int, tmp_path: Pa
     assert run.returncode == 0 and "Test Passed" in run.stdout, run.stdout + run.stderr
 
 
-def _reference(q, k, v, causal: bool, scale: float):
-    """SDPA's meaning: q [B, Hq, Sq, d], k and v [B, Hkv, Sk, d], each key/value head shared
-    by Hq / Hkv query heads; causal aligned bottom-right (query i sees keys j <= i + Sk - Sq)."""
-    group = q.shape[1] // k.shape[1]
-    k, v = (np.repeat(x.astype(np.float64), group, axis=1) for x in (k, v))
-    s = np.einsum("bhid,bhjd->bhij", q.astype(np.float64), k) * scale
-    if causal:
-        sq, sk = s.shape[-2:]
-        s = np.where(np.triu(np.ones((sq, sk), bool), 1 + sk - sq), -np.inf, s)
-    p = np.exp(s - s.max(-1, keepdims=True))
-    return np.einsum("bhij,bhjd->bhid", p / p.sum(-1, keepdims=True), v)
-
-
 SHAPES = [(1, 3, 3, 256, 256), (2, 4, 2, 100, 100), (1, 4, 1, 37, 200), (1, 8, 2, 1, 77)]
 
 
@@ -62,7 +50,7 @@ def test_attention_matches_numpy(causal: int, shape, tmp_path: Path):
     k, v = (rng.uniform(-1, 1, (b, hkv, sk, 64)).astype(np.float16) for _ in range(2))
     out = np.asarray(mod.attention(q, k, v, 0.2), dtype=np.float64)
     assert out.shape == q.shape
-    assert np.abs(out - _reference(q, k, v, bool(causal), 0.2)).max() < 4e-3
+    assert np.abs(out - sdpa_reference(q, k, v, bool(causal), 0.2)).max() < 4e-3
 
 
 @pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc is not installed")

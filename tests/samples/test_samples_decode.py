@@ -17,6 +17,7 @@ import numpy as np
 import pytest
 
 from helpers.croktilec import run_croktilec
+from helpers.sdpa import sdpa_reference
 
 SAMPLE = Path(__file__).resolve().parents[2] / "samples" / "attention" / "decode.co.cpp"
 VARIANTS = [("cpu", "f16", 128, 0), ("cpu", "bf16", 128, 1), ("cpu", "f16", 64, 1), ("factor", "f16", 128, 1)]
@@ -35,19 +36,6 @@ def test_decode_passes(target: str, elem: str, hdim: int, causal: int, tmp_path:
     assert res.rc == 0, res
     run = subprocess.run([str(tmp_path / "d")], capture_output=True, text=True, timeout=120)
     assert run.returncode == 0 and "Test Passed" in run.stdout, run.stdout + run.stderr
-
-
-def _reference(q, k, v, causal: bool, scale: float):
-    """SDPA's meaning: q [B, Hq, Sq, d], k and v [B, Hkv, Sk, d], each key/value head shared
-    by Hq / Hkv query heads; causal aligned bottom-right (query i sees keys j <= i + Sk - Sq)."""
-    group = q.shape[1] // k.shape[1]
-    k, v = (np.repeat(x.astype(np.float64), group, axis=1) for x in (k, v))
-    s = np.einsum("bhid,bhjd->bhij", q.astype(np.float64), k) * scale
-    if causal:
-        sq, sk = s.shape[-2:]
-        s = np.where(np.triu(np.ones((sq, sk), bool), 1 + sk - sq), -np.inf, s)
-    p = np.exp(s - s.max(-1, keepdims=True))
-    return np.einsum("bhij,bhjd->bhid", p / p.sum(-1, keepdims=True), v)
 
 
 # (B, Hq, Hkv, Sq, Sk)
@@ -74,7 +62,7 @@ def test_decode_matches_numpy(modules, shape):
     rng = np.random.default_rng(11)
     q = rng.uniform(-1, 1, (b, hq, sq, 128)).astype(np.float16)
     k, v = (rng.uniform(-1, 1, (b, hkv, sk, 128)).astype(np.float16) for _ in range(2))
-    ref = _reference(q, k, v, bool(causal), 0.15)
+    ref = sdpa_reference(q, k, v, bool(causal), 0.15)
     for mod in mods:
         out = np.asarray(mod.decode(q, k, v, 0.15), dtype=np.float64)
         assert out.shape == q.shape and np.isfinite(out).all()

@@ -36,7 +36,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Callable, List, Optional, Tuple
 
 MARK = "// croktilec: split build (the host half compiles without nvcc: targets/cuda/split_build.py)"
@@ -125,7 +125,19 @@ class SplitPlan:
     depfile: Optional[str] = None
     device_depfile: Optional[str] = None
     host_depfile: Optional[str] = None
-    scratch: List[str] = field(default_factory=list)
+
+    @property
+    def image_source(self) -> str:
+        return os.path.splitext(self.fatbin)[0] + ".image.s"
+
+    @property
+    def image_object(self) -> str:
+        return os.path.splitext(self.fatbin)[0] + ".image.o"
+
+    def scratch(self) -> List[str]:
+        """The files the build makes on the way (removed after it)."""
+        return [f for f in (self.fatbin, self.host_object, self.image_source, self.image_object,
+                             self.device_depfile, self.host_depfile) if f]
 
 
 # nvcc flags for the device half only; for both; and those whose next word goes with them
@@ -159,7 +171,7 @@ def sort_flags(argv: List[str], source: str) -> Optional[Flags]:
     if not argv or os.path.basename(argv[0]) != "nvcc":
         return None
     install = cuda_install(argv[0])
-    if install is None or install.cudart_version < MIN_CUDART:
+    if install is None:
         return None
     f = Flags(argv[0], [], [], install.host_compiler, install)
     words = argv[1:]
@@ -233,7 +245,7 @@ def plan(argv: List[str], source: str, workdir: str) -> Optional[SplitPlan]:
     if not is_marked(source) or os.environ.get("CROKTILE_SPLIT_BUILD") != "1":
         return None
     f = sort_flags(argv, source)
-    if f is None:
+    if f is None or f.install.cudart_version < MIN_CUDART:   # (context-independent libraries)
         return None
     tag = hashlib.sha1(f"{os.path.abspath(f.output)}\0{os.getpid()}\0{source}".encode("utf-8", "surrogateescape"))
     symbol = f"croktile_image_{tag.hexdigest()[:20]}"
@@ -249,7 +261,6 @@ def plan(argv: List[str], source: str, workdir: str) -> Optional[SplitPlan]:
         p.device_depfile, p.host_depfile = stem + ".device.d", stem + ".host.d"
         p.device += [f.dep_flag, "-MF", p.device_depfile]
         p.host += [f.dep_flag, "-MF", p.host_depfile]
-    p.scratch = [p.fatbin, p.host_object, stem + ".image.s", stem + ".image.o"]
     return p
 
 
@@ -287,11 +298,10 @@ def run(p: SplitPlan, env, show: Callable[[str], None], run_children, run_child)
         return rc_host
     for text in outputs:
         show(text)
-    image_s, image_o = p.scratch[2], p.scratch[3]
-    with open(image_s, "w", encoding="utf-8", errors="surrogateescape") as fh:
+    with open(p.image_source, "w", encoding="utf-8", errors="surrogateescape") as fh:
         fh.write(image_assembly(p.symbol, p.fatbin))
-    for argv in ([p.host_compiler, "-c", image_s, "-o", image_o],
-                 [_linker(), "-r", p.host_object, image_o, "-o", p.output]):
+    for argv in ([p.host_compiler, "-c", p.image_source, "-o", p.image_object],
+                 [_linker(), "-r", p.host_object, p.image_object, "-o", p.output]):
         rc = run_child(argv, env=env)
         if rc != 0:
             return rc
@@ -332,7 +342,7 @@ def runner(source: str, fallback: Callable[..., int], remap: Callable[[str], str
         try:
             return run(p, env, show, interrupts.run_children, interrupts.run_child)
         finally:
-            for f in p.scratch + [p.device_depfile or "", p.host_depfile or ""]:
-                if f and os.path.exists(f):
+            for f in p.scratch():
+                if os.path.exists(f):
                     os.unlink(f)
     return run_job
