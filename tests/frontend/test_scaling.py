@@ -156,8 +156,11 @@ def test_wrong_closers_on_one_line_stay_linear(monkeypatch, unit):
 LINEAR = 20   # t(10n) / t(n) of a linear pass is about 10 (less with fixed costs); O(n^2) is ~100
 
 
-def _growth(run, n: int, repeats: int = 2) -> float:
-    """t(10n) / t(n), each the best of `repeats` runs (a loaded machine only slows runs)."""
+def _growth(run, n: int, repeats: int = 2, rounds: int = 3) -> float:
+    """t(10n) / t(n), each the best of `repeats` runs, and the least of up to `rounds`
+    measurements: a loaded machine (CI runs the suite on every core) can slow one small
+    run by more than 2x, never make a linear pass grow like a quadratic one (~100) in
+    every round."""
     import time
 
     def best(size: int) -> float:
@@ -170,7 +173,12 @@ def _growth(run, n: int, repeats: int = 2) -> float:
         return min(times)
 
     best(n)   # warm: imports, tables
-    return best(10 * n) / best(n)
+    growth = float("inf")
+    for _ in range(rounds):
+        growth = min(growth, best(10 * n) / best(n))
+        if growth < LINEAR:
+            break
+    return growth
 
 
 def test_a_long_line_of_macros_stays_linear():
@@ -183,7 +191,7 @@ def test_a_long_line_of_macros_stays_linear():
         pipeline.run_frontend(text, "t.co.cpp", diag, stop_after="parse")
         assert diag.errors == 0, diag.stream.getvalue()
 
-    assert _growth(run, 400) < LINEAR
+    assert _growth(run, 1000) < LINEAR
 
 
 def test_a_long_device_line_aligns_linearly():
