@@ -22,6 +22,7 @@ from ...codegen.cxx import (
     print_stmt,
 )
 from ...codegen.fill_literal import fill_literal
+from ...codegen.invariants import LaunchInvariants
 from .events import CudaEvents
 from ...analysis.barriers import COOPERATIVE, EMPTY, MASKED, NOTHING, State, accesses, reads_of
 from ...analysis.futures import plan_waits
@@ -308,48 +309,56 @@ class KernelEmitter(KernelEmitterBase, FragmentWriter, CudaEvents):
             self.params.append("long long croktile_split")
             self.host_args.append("croktile_split")
 
+        # run-time divisions over the host values above: parameters, computed by the host
+        invariants = LaunchInvariants({v for v in free if v in self.host_names})
+
         self.lines.append(line_directive(par.loc))
-        params = ",\n    ".join(self.params)
         header = len(self.lines)
-        self.lines.append(f"__global__ void __launch_bounds__({self.static_block()}) {self.name}({params}) {{")
+        self.lines.append(self.header())
         # the body is device code only: nvcc's host pass (and the host half of a split
         # build, built by the host compiler: toolchain.py) sees an empty kernel, which is all
         # a launch needs; one build of several architectures compiles it where it can run
         guard = self.toolchain.kernel_guard() or "defined(__CUDA_ARCH__)"
         self.lines.append(f"#if {guard}")
-        if self.arena:
-            if self.static_arena:
-                self.w(1, f"__shared__ __align__({self.arena_align}) unsigned char croktile_smem[{self.plan.static_bytes}];")
+        with invariants.naming():
+            if self.arena:
+                if self.static_arena:
+                    self.w(1, f"__shared__ __align__({self.arena_align}) unsigned char croktile_smem[{self.plan.static_bytes}];")
+                else:
+                    self.w(1, f"extern __shared__ __align__({self.arena_align}) unsigned char croktile_smem[];")
+            if self.uses_checks:
+                self.w(1, f"croktile::cuda::check_record* const croktile_err = &{self.host.record()};")
+            if self.split is not None:
+                self.w(1, f"[[maybe_unused]] const long long {par.var} = blockIdx.x / croktile_split;")
+                self.w(1, "const long long croktile_part = blockIdx.x % croktile_split;")
             else:
-                self.w(1, f"extern __shared__ __align__({self.arena_align}) unsigned char croktile_smem[];")
-        if self.uses_checks:
-            self.w(1, f"croktile::cuda::check_record* const croktile_err = &{self.host.record()};")
-        if self.split is not None:
-            self.w(1, f"[[maybe_unused]] const long long {par.var} = blockIdx.x / croktile_split;")
-            self.w(1, "const long long croktile_part = blockIdx.x % croktile_split;")
-        else:
-            self.w(1, f"[[maybe_unused]] const long long {par.var} = blockIdx.x;")
-        self.w(1, "[[maybe_unused]] const long long croktile_tid = threadIdx.x;")
-        self.w(1, "[[maybe_unused]] const long long croktile_nt = blockDim.x;")
-        if self.scratch:
-            self.w(1, "unsigned char* const croktile_slot_base = croktile_scratch + "
-                      "((long long)blockIdx.x * blockDim.x + threadIdx.x) * croktile_slot;")
-        for slot in self.plan.slots:
-            b = slot.buffer
-            at = str(slot.offset) if slot.offset is not None else f"{b.name}__off"
-            self.w(1, f"{elem_ctype(b.elem)}* {self.ptr(b)} = reinterpret_cast<{elem_ctype(b.elem)}*>(croktile_smem + "
-                      f"{at});")
-        self.tma.declare(self.w, 1)
-        self.declare_frags(par.body, 1)
-        self.stmts(par.body, At(1, 1, EMPTY))
-        if self.tma.pending_stores:
-            self.tma.complete_stores(self.w, 1)
-        if self.issued_sync_async:
-            self.w(1, "croktile::cuda::cp_async_wait_group<0>();  // no copy into shared memory outlives the block")
-        if self.uses_wgmma:
-            self.w(1, "croktile::wgmma::wait<0>();   // no multiply reads shared memory after the block")
+                self.w(1, f"[[maybe_unused]] const long long {par.var} = blockIdx.x;")
+            self.w(1, "[[maybe_unused]] const long long croktile_tid = threadIdx.x;")
+            self.w(1, "[[maybe_unused]] const long long croktile_nt = blockDim.x;")
+            if self.scratch:
+                self.w(1, "unsigned char* const croktile_slot_base = croktile_scratch + "
+                          "((long long)blockIdx.x * blockDim.x + threadIdx.x) * croktile_slot;")
+            for slot in self.plan.slots:
+                b = slot.buffer
+                at = str(slot.offset) if slot.offset is not None else f"{b.name}__off"
+                self.w(1, f"{elem_ctype(b.elem)}* {self.ptr(b)} = reinterpret_cast<{elem_ctype(b.elem)}*>(croktile_smem + "
+                          f"{at});")
+            self.tma.declare(self.w, 1)
+            self.declare_frags(par.body, 1)
+            self.stmts(par.body, At(1, 1, EMPTY))
+            if self.tma.pending_stores:
+                self.tma.complete_stores(self.w, 1)
+            if self.issued_sync_async:
+                self.w(1, "croktile::cuda::cp_async_wait_group<0>();  // no copy into shared memory outlives the block")
+            if self.uses_wgmma:
+                self.w(1, "croktile::wgmma::wait<0>();   // no multiply reads shared memory after the block")
         self.lines.append("#endif")
         self.lines.append("}")
+        if invariants.named:
+            self.params += invariants.params()
+            self.host_args += invariants.host_args(
+                lambda n: f"(long long){n}" if n in self.host.narrow else n)
+            self.lines[header] = self.header()
         if self.instanced:
             # two instances: the launch takes <true> when every global pointer is 16-byte
             # aligned and no global buffer the kernel writes overlaps another; its vector
@@ -362,6 +371,10 @@ class KernelEmitter(KernelEmitterBase, FragmentWriter, CudaEvents):
                 self.lines[i] = self.lines[i].replace(f"{ct}* {self.ptr(b)}",
                                                       f"croktile::cuda::kernel_ptr<CroktileFast, {ct}> {self.ptr(b)}", 1)
         return "\n".join(self.lines)
+
+    def header(self) -> str:
+        params = ",\n    ".join(self.params)
+        return f"__global__ void __launch_bounds__({self.static_block()}) {self.name}({params}) {{"
 
     @property
     def instanced(self) -> bool:
