@@ -14,9 +14,10 @@ run at the same time and share nothing but the file:
 then the image goes into the object beside the host code (an ``.incbin`` and ``ld -r``).
 The object is what ``nvcc -c`` would give (it links the same way, with cudart).
 
-The split is opt-in for now (``CROKTILE_SPLIT_BUILD=1``): its programs have not yet run
-on a GPU machine (the launches by name use cudaLibraryLoadData, cudaFuncGetName and
-cudaLaunchKernel on library kernels, as cuda_runtime_api.h documents them).
+The split is the default where the installed cudart has library loading (12.5 and later:
+the launches by name use cudaLibraryLoadData, cudaFuncGetName and cudaLaunchKernel on
+library kernels, as cuda_runtime_api.h documents them; its programs and the GPU test
+suite ran so on an H200); ``CROKTILE_SPLIT_BUILD=0`` makes every compile one nvcc job.
 
 Only sources the generator marked (``mark_splittable``) are split: the user's own C++
 must be plain host C++ (no device code, no ``#include "..."`` that could hold some), and
@@ -241,8 +242,7 @@ def host_only(argv: List[str], source: str) -> Optional[List[str]]:
 def plan(argv: List[str], source: str, workdir: str) -> Optional[SplitPlan]:
     """The two halves of `argv` (``nvcc FLAGS -c SOURCE -o OBJECT``), or None where it
     stays one job."""
-    # opt-in (CROKTILE_SPLIT_BUILD=1) until its programs have run on a GPU machine: CI has none
-    if not is_marked(source) or os.environ.get("CROKTILE_SPLIT_BUILD") != "1":
+    if not is_marked(source) or os.environ.get("CROKTILE_SPLIT_BUILD") == "0":
         return None
     f = sort_flags(argv, source)
     if f is None or f.install.cudart_version < MIN_CUDART:   # (context-independent libraries)
