@@ -57,6 +57,11 @@
 #ifndef BLOCKS
 #define BLOCKS 264
 #endif
+// the fewest key tiles a split walks: a short cache is split less (a block's fixed costs,
+// and the combine's reads, against the tiles it walks)
+#ifndef MINPER
+#define MINPER 1
+#endif
 // a tile of one head: ROWS rows from row tile R, the 64 columns of part P
 #define TILE(x, b, h, ROWS, R, P) x.subspan(1, 1, ROWS, 64).at(b, h, R, P)
 // -DKEYS_ARG=1: k and v are caches of CAP rows whose first SK hold the keys, SK an argument
@@ -95,7 +100,8 @@ __co__ auto decode(ELEM [B, HQ, SQ, HDIM] q, ELEM [B, HKV, KV_ROWS, HDIM] k, ELE
   int mtiles = cdiv(SQ, QROWS);
   int rowtiles = B * (HQ / HEADS) * mtiles;
   int want = rowtiles < BLOCKS ? BLOCKS / rowtiles : 1;
-  int per = cdiv(tiles0, want < tiles0 ? want : tiles0);
+  int even = cdiv(tiles0, want < tiles0 ? want : tiles0);
+  int per = even < MINPER ? MINPER : even;
   int splits = cdiv(tiles0, per);
   ELEM [B, HQ, SQ, HDIM] out;
   // per split: each row's O (f32, not divided by its sum), and its row maximum (column 0)
