@@ -63,8 +63,8 @@ SKINNY_SHAPES = [f"{m},{n},{k}" for m in (1, 7, 64, 128, 256) for n in (4096, 14
 
 def skinny_mt(m: int) -> int:
     """gemm_skinny.co.cpp's row tile for M rows of A (its header's table): the smallest of
-    8, 16, 32, 64 that holds M, then 128 (M > 128: several row tiles)."""
-    return next((mt for mt in (8, 16, 32, 64) if m <= mt), 128)
+    8, 16, 32 that holds M, 32 up to 64 (two row tiles), then 128 (M > 128: several)."""
+    return next((mt for mt in (8, 16, 32) if m <= mt), 32 if m <= 64 else 128)
 
 
 def inputs(kind: str, m: int, n: int, k: int):

@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import sys
 import warnings
 from typing import Dict, List, Optional
@@ -140,12 +141,15 @@ def _scalar(value: str, kind: str, text: str, name: str):
         raise UsageError(f"--shape {text!r}: {name} takes a {kind}, not {value!r}") from None
 
 
-def random_arguments(given: dict, target: Optional[str], seed: int):
+def random_arguments(given: dict, target: Optional[str], seed: int, torch=None):
     """The call's arguments: random arrays where the function will run (PyTorch CUDA
-    tensors for the cuda target when PyTorch sees a GPU), small values."""
+    tensors for the cuda target when PyTorch sees a GPU), small values. PyTorch is used
+    only where NumPy cannot do it (``torch``: the module, when the caller imported it)."""
     import numpy as np
     from ._tune_keys import DTYPES
-    torch = _torch()
+    arrays = [value[1] for value in given.values() if isinstance(value, tuple)]
+    if torch is None and (target == "cuda" or any(not hasattr(np, DTYPES[elem]) for elem in arrays)):
+        torch = _torch()
     on_gpu = target == "cuda" and torch is not None and torch.cuda.is_available()
     rng = np.random.default_rng(seed)
     out = {}
@@ -174,6 +178,14 @@ def random_arguments(given: dict, target: Optional[str], seed: int):
             low = 0 if dtype.kind in "ub" else -8
             out[name] = rng.integers(low, 2 if dtype.kind == "b" else 8, shape).astype(dtype)
     return out
+
+
+def _names_an_element_numpy_lacks(shapes: List[str]) -> bool:
+    """Whether a --shape names an element type that only PyTorch makes arrays of."""
+    import numpy as np
+    from ._tune_keys import DTYPES
+    return any(not hasattr(np, DTYPES.get(elem, "float32"))
+               for text in shapes for elem in re.findall(r":(\w+)", text))
 
 
 def _torch():
@@ -207,6 +219,10 @@ def _run(args) -> int:
             raise UsageError(f"{name} must be at least 1")
     if args.warmup < 0:
         raise UsageError("--warmup must be at least 0")
+    # PyTorch, where the arrays will need it, is imported before the search starts building:
+    # imported after (the cpu target's s32 arrays needed none), it crashed inside its own
+    # import on the GPU machine (Python 3.12, torch 2.11: a segfault in torch/_ops.py)
+    torch = _torch() if args.target == "cuda" or _names_an_element_numpy_lacks(args.shape or []) else None
     warnings.showwarning = lambda message, *rest, **kw: print(f"{PROG}: warning: {str(message).replace('croktile.autotune: ', '', 1)}", file=sys.stderr)
     key = [k.strip() for k in args.key.split(",") if k.strip()] if args.key else None
     try:
@@ -230,7 +246,7 @@ def _run(args) -> int:
             key_of(params, function, (), {n: 0 for n, _ in params}, key)   # names it checks
         rows = []
         for n, (text, given) in enumerate(zip(args.shape, calls)):
-            call = random_arguments(given, args.target, seed=n)
+            call = random_arguments(given, args.target, seed=n, torch=torch)
             choice = tuned.choice(function, **call)
             rows.append({"shape": text, "key": choice.key, "config": choice.config, "defines": choice.defines,
                          "compile_definitions": [d[2:] for d in choice.defines], "times": choice.times,
