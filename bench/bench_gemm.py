@@ -61,10 +61,15 @@ SKINNY_VARIANTS = [f"skinny_f16={SKINNY_SAMPLE}", f"skinny_bf16={SKINNY_SAMPLE}:
 SKINNY_SHAPES = [f"{m},{n},{k}" for m in (1, 7, 64, 128, 256) for n in (4096, 14336) for k in (4096, 14336)]
 
 
-def skinny_mt(m: int) -> int:
-    """gemm_skinny.co.cpp's row tile for M rows of A (its header's table): the smallest of
-    8, 16, 32 that holds M, 32 up to 64 (two row tiles), then 128 (M > 128: several)."""
-    return next((mt for mt in (8, 16, 32) if m <= mt), 32 if m <= 64 else 128)
+def skinny_mt(m: int, n: int) -> int:
+    """gemm_skinny.co.cpp's row tile for M rows of A and N of B (its header's table): the
+    smallest of 8, 16, 32 that holds M; for M up to 64, two row tiles of 32 where K is
+    split (fewer than 132 tiles of 64 rows of B), else 64; then 128 (M > 128: several)."""
+    if m <= 32:
+        return next(mt for mt in (8, 16, 32) if m <= mt)
+    if m <= 64:
+        return 32 if -(-n // 64) < 132 else 64
+    return 128
 
 
 def inputs(kind: str, m: int, n: int, k: int):
@@ -153,7 +158,7 @@ def main() -> int:
         for shape in args.shapes:
             m, n, k = (int(x) for x in shape.split(","))
             try:
-                mod = build(skinny_mt(m) if per_m else None)
+                mod = build(skinny_mt(m, n) if per_m else None)
             except croktile.Error as e:
                 rows[f"{label} {shape}"] = {"error": str(e)[-2000:]}
                 continue
@@ -194,7 +199,7 @@ def main() -> int:
             if tuned:
                 rows[f"{label} {shape}"]["tuned"] = tuned
             if per_m:
-                rows[f"{label} {shape}"]["MT"] = skinny_mt(m)
+                rows[f"{label} {shape}"]["MT"] = skinny_mt(m, n)
     print(json.dumps(rows, indent=1))
     return 0
 

@@ -27,8 +27,9 @@
 //
 // Which form and MT (docs/language/tensor-cores.md, "Skinny shapes"; bench/bench_gemm.py
 // applies the same table):
-// M <= 8: MT 8; <= 16: 16; <= 64: 32 (M = 64 is two row tiles: measured faster than one
-// of 64); <= 256: 128 (M = 256 is two row tiles); larger M: samples/gemm/gemm.co.cpp. MT is a macro (wgmma's n is a constant);
+// M <= 8: MT 8; <= 16: 16; <= 32: 32; <= 64: 32 (two row tiles) where K is split (N < 132
+// tiles of 64 rows), else 64; <= 256: 128 (M = 256 is two row tiles); larger M:
+// samples/gemm/gemm.co.cpp. MT is a macro (wgmma's n is a constant);
 // every MT computes every M, only the speed differs.
 //
 //   croktilec -t cuda -arch=sm_90a -DMT=8 samples/gemm/gemm_skinny.co.cpp -o gemv && ./gemv

@@ -30,13 +30,14 @@ HERE = Path(__file__).resolve().parent
 SAMPLES = HERE.parent
 
 
-def skinny_rows(m: int) -> int:
-    """gemm_skinny.co.cpp's MT for m rows (its header's table), 0 where gemm.co.cpp is the one."""
+def skinny_rows(m: int, n: int) -> int:
+    """gemm_skinny.co.cpp's MT for m rows and n weight rows (its header's table), 0 where
+    gemm.co.cpp is the one."""
     for mt in (8, 16, 32):
         if m <= mt:
             return mt
-    if m <= 64:
-        return 32   # two row tiles of 32: measured faster than one of 64
+    if m <= 64:   # two row tiles of 32 where K is split (few tiles of B), else one of 64
+        return 32 if -(-n // 64) < 132 else 64
     return 128 if m <= 256 else 0
 
 
@@ -104,7 +105,7 @@ class LlamaLayer:
     def _linear(self, h, weight):
         """h [M, K] times weight [N, K]^T: the skinny GEMM for few rows, else the tiled one."""
         m, n = h.shape[0], weight.shape[0]
-        mt = skinny_rows(m)
+        mt = skinny_rows(m, n)
         gemm = self._load(SAMPLES / "gemm" / "gemm_skinny.co.cpp", ELEM="bf16", MT=mt).gemm if mt else self.gemm.gemm
         return self._result(gemm, h, weight, shape=(m, n))
 
