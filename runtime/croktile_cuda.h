@@ -36,7 +36,7 @@
 // min/max of generated index expressions (std::min is host-only in device code).
 __host__ __device__ inline long long croktile_min(long long a, long long b) { return a < b ? a : b; }
 __host__ __device__ inline long long croktile_max(long long a, long long b) { return a > b ? a : b; }
-// A launch's run-time divisions over host values are its arguments (codegen/invariants.py),
+// A launch's run-time divisions over host values are its arguments (targets/cuda/launch_invariants.py),
 // computed before the kernel's own guards run: a divisor that a guard would have kept from
 // being used gives 0 here instead of a trap.
 inline long long croktile_quiet_div(long long a, long long b) {

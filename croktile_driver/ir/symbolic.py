@@ -304,7 +304,7 @@ _ATOM_HOOKS: List[AtomHook] = []
 @contextmanager
 def atoms_written_by(hook: AtomHook) -> Iterator[None]:
     """While the block runs, ``to_c`` asks ``hook`` for each operation atom's text first (a
-    kernel names the values that are the same for all its threads, codegen/invariants.py)."""
+    kernel names the values that are the same for all its threads, targets/cuda/launch_invariants.py)."""
     _ATOM_HOOKS.append(hook)
     try:
         yield

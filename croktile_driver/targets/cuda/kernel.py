@@ -22,7 +22,7 @@ from ...codegen.cxx import (
     print_stmt,
 )
 from ...codegen.fill_literal import fill_literal
-from ...codegen.invariants import LaunchInvariants
+from .launch_invariants import LaunchInvariants
 from .events import CudaEvents
 from ...analysis.barriers import COOPERATIVE, EMPTY, MASKED, NOTHING, State, accesses, reads_of
 from ...analysis.futures import plan_waits

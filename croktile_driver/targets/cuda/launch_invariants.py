@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Callable, Dict, List, Set, Tuple
 
-from ..ir.symbolic import Atom, Sym, atoms_written_by
+from ...ir.symbolic import Atom, Sym, atoms_written_by
 
 
 def _divides_at_run_time(atom: Atom) -> bool:
