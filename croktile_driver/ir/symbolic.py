@@ -9,7 +9,8 @@ decides "provably equal", "provably different" and "needs a runtime check".
 from __future__ import annotations
 
 from contextlib import contextmanager
-from typing import Callable, Dict, Iterable, Iterator, List, Optional, Tuple
+from contextvars import ContextVar
+from typing import Callable, Dict, Iterable, Iterator, Optional, Tuple
 
 
 INT_MIN, INT_MAX = -2 ** 31, 2 ** 31 - 1   # tileflow's int is 32-bit (spec 2, "Scalar Types")
@@ -295,28 +296,31 @@ def _operand_c(value: Sym, name: Callable[[str], str]) -> str:
     return text
 
 
-# How the C text of some operation atoms is written instead, innermost first: a hook takes
-# the atom and the variable naming and returns its text, or None for the usual one.
+# How the C text of some operation atoms is written instead: a hook takes the atom and the
+# variable naming and returns its text, or None for the usual one. A context variable, so
+# that compiles running in threads of one process (croktile.autotune's builds, the compile
+# server) each see only their own.
 AtomHook = Callable[[Atom, Callable[[str], str]], Optional[str]]
-_ATOM_HOOKS: List[AtomHook] = []
+_ATOM_HOOK: ContextVar[Optional[AtomHook]] = ContextVar("croktile_atom_hook", default=None)
 
 
 @contextmanager
 def atoms_written_by(hook: AtomHook) -> Iterator[None]:
     """While the block runs, ``to_c`` asks ``hook`` for each operation atom's text first (a
     kernel names the values that are the same for all its threads, targets/cuda/launch_invariants.py)."""
-    _ATOM_HOOKS.append(hook)
+    token = _ATOM_HOOK.set(hook)
     try:
         yield
     finally:
-        _ATOM_HOOKS.pop()
+        _ATOM_HOOK.reset(token)
 
 
 def _atom_c(atom: Atom, name: Callable[[str], str]) -> str:
     if atom.op == "var":
         return name(atom.name)
-    if _ATOM_HOOKS:
-        text = _ATOM_HOOKS[-1](atom, name)
+    hook = _ATOM_HOOK.get()
+    if hook is not None:
+        text = hook(atom, name)
         if text is not None:
             return text
     if atom.op == "?:" or atom.op in ("min", "max"):
