@@ -148,7 +148,7 @@ def random_arguments(given: dict, target: Optional[str], seed: int, torch=None):
     import numpy as np
     from ._tune_keys import DTYPES
     arrays = [value[1] for value in given.values() if isinstance(value, tuple)]
-    if torch is None and (target == "cuda" or any(not hasattr(np, DTYPES[elem]) for elem in arrays)):
+    if torch is None and (target == "cuda" or any(_numpy_lacks(elem) for elem in arrays)):
         torch = _torch()
     on_gpu = target == "cuda" and torch is not None and torch.cuda.is_available()
     rng = np.random.default_rng(seed)
@@ -159,7 +159,7 @@ def random_arguments(given: dict, target: Optional[str], seed: int, torch=None):
             continue
         shape, elem = value
         library_name = DTYPES[elem]
-        if on_gpu or not hasattr(np, library_name):
+        if on_gpu or _numpy_lacks(elem):
             if torch is None:
                 raise UsageError(f"{name}: {elem} arrays need PyTorch (pip install '.[torch]')")
             dtype = getattr(torch, library_name)
@@ -180,12 +180,16 @@ def random_arguments(given: dict, target: Optional[str], seed: int, torch=None):
     return out
 
 
-def _names_an_element_numpy_lacks(shapes: List[str]) -> bool:
-    """Whether a --shape names an element type that only PyTorch makes arrays of."""
+def _numpy_lacks(elem: str) -> bool:
+    """Whether only PyTorch makes arrays of croktile's element type `elem` (bf16, fp8)."""
     import numpy as np
     from ._tune_keys import DTYPES
-    return any(not hasattr(np, DTYPES.get(elem, "float32"))
-               for text in shapes for elem in re.findall(r":(\w+)", text))
+    return elem in DTYPES and not hasattr(np, DTYPES[elem])
+
+
+def _names_an_element_numpy_lacks(shapes: List[str]) -> bool:
+    """Whether a --shape names an element type that only PyTorch makes arrays of."""
+    return any(_numpy_lacks(elem) for text in shapes for elem in re.findall(r":(\w+)", text))
 
 
 def _torch():

@@ -356,8 +356,7 @@ class KernelEmitter(KernelEmitterBase, FragmentWriter, CudaEvents):
         self.lines.append("}")
         if invariants.named:
             self.params += invariants.params()
-            self.host_args += invariants.host_args(
-                lambda n: f"(long long){n}" if n in self.host.narrow else n)
+            self.host_args += invariants.host_args(self.host.hx)
             self.lines[header] = self.header()
         if self.instanced:
             # two instances: the launch takes <true> when every global pointer is 16-byte
@@ -823,18 +822,18 @@ class KernelEmitter(KernelEmitterBase, FragmentWriter, CudaEvents):
             src_strides = strides(s.src.shape)
             stride = src_strides[-2]
             rank = len(s.src.extents)
-            edge = ""
-            if s.src.partial:
-                edge = f", {dev_expr(s.src.valid_extent(rank - 2))}, {dev_expr(s.src.valid_extent(rank - 1))}"
             lead = [d for d in range(rank - 2) if not (s.src.extents[d].is_const and s.src.extents[d].value == 1)]
             if not lead:
+                edge = ""
+                if s.src.partial:
+                    edge = f", {dev_expr(s.src.valid_extent(rank - 2))}, {dev_expr(s.src.valid_extent(rank - 1))}"
                 self.w(depth, f"croktile::swizzle::copy_2d<{ct}, {s.swizzle}>({self.region_ptr(s.dst)}, "
                               f"{self.region_ptr(s.src)}, {dev_expr(rows)}, {dev_expr(cols)}, "
                               f"{dev_expr(stride)}{edge});")
                 return
             # a box of several 2-D tiles (the rows of several heads): one tile after the other
             # in the destination, each its own source rows; a tile past the data is zeros
-            self.swizzled_tiles(s, depth, ct, lead, src_strides, edge)
+            self.swizzled_tiles(s, depth, ct, lead, src_strides)
             return
         if s.element_wise:
             self.element_copy(s, depth, shared=True)
@@ -850,8 +849,7 @@ class KernelEmitter(KernelEmitterBase, FragmentWriter, CudaEvents):
         self.w(depth, f"croktile::cuda::block_copy<{nd}, {is_async}>({dst}, {src}, "
                       f"croktile::cuda::box{{{literal}}});")
 
-    def swizzled_tiles(self, s: ir.Dma, depth: int, ct: str, lead: List[int], src_strides: List[Sym],
-                       edge: str) -> None:
+    def swizzled_tiles(self, s: ir.Dma, depth: int, ct: str, lead: List[int], src_strides: List[Sym]) -> None:
         """A swizzled copy whose box has leading dimensions beyond 1 (`lead`): a loop of
         copy_2d over them, the tiles row after row in the destination (as the copy engine
         writes such a box)."""
@@ -867,8 +865,8 @@ class KernelEmitter(KernelEmitterBase, FragmentWriter, CudaEvents):
             offset.append(f"{var} * ({dev_expr(src_strides[d])})")
             if s.src.crosses(d):
                 inside.append(f"{var} < ({dev_expr(s.src.valid_extent(d))})")
-        in_rows = dev_expr(s.src.valid_extent(len(s.src.extents) - 2)) if edge else dev_expr(rows)
-        in_cols = dev_expr(s.src.valid_extent(len(s.src.extents) - 1)) if edge else dev_expr(cols)
+        in_rows = dev_expr(s.src.valid_extent(len(s.src.extents) - 2)) if s.src.partial else dev_expr(rows)
+        in_cols = dev_expr(s.src.valid_extent(len(s.src.extents) - 1)) if s.src.partial else dev_expr(cols)
         if inside:
             in_rows = f"({' && '.join(inside)}) ? ({in_rows}) : 0"
         self.w(depth + 1, f"croktile::swizzle::copy_2d<{ct}, {s.swizzle}>({self.region_ptr(s.dst)} + croktile_l * "

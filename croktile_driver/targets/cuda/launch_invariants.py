@@ -58,10 +58,8 @@ class LaunchInvariants:
     def params(self) -> List[str]:
         return [f"long long {param}" for param, _ in self.named.values()]
 
-    def host_args(self, host_name: Callable[[str], str]) -> List[str]:
-        """The launch's argument for each parameter: the expression over the host's values."""
-        out = []
+    def host_args(self, host_expr: Callable[[Sym], str]) -> List[str]:
+        """The launch's argument for each parameter: the expression over the host's values,
+        written by `host_expr` (the host emitter's), its divisions quiet."""
         with atoms_written_by(_quiet_division):
-            for _, atom in self.named.values():
-                out.append(f"(long long)({Sym({(atom,): 1}).to_c(host_name)})")
-        return out
+            return [f"(long long)({host_expr(Sym({(atom,): 1}))})" for _, atom in self.named.values()]
