@@ -39,6 +39,7 @@ then timed against the baseline as above. Each row adds "tuned" (the chosen macr
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import time
 from pathlib import Path
@@ -61,15 +62,20 @@ SKINNY_VARIANTS = [f"skinny_f16={SKINNY_SAMPLE}", f"skinny_bf16={SKINNY_SAMPLE}:
 SKINNY_SHAPES = [f"{m},{n},{k}" for m in (1, 7, 64, 128, 256) for n in (4096, 14336) for k in (4096, 14336)]
 
 
+def _skinny_tiles():
+    spec = importlib.util.spec_from_file_location("skinny_tiles", ROOT / "samples" / "gemm" / "skinny_tiles.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+SKINNY_TILES = _skinny_tiles()
+
+
 def skinny_mt(m: int, n: int) -> int:
-    """gemm_skinny.co.cpp's row tile for M rows of A and N of B (its header's table): the
-    smallest of 8, 16, 32 that holds M; for M up to 64, two row tiles of 32 where K is
-    split (fewer than 132 tiles of 64 rows of B), else 64; then 128 (M > 128: several)."""
-    if m <= 32:
-        return next(mt for mt in (8, 16, 32) if m <= mt)
-    if m <= 64:
-        return 32 if -(-n // 64) < 132 else 64
-    return 128
+    """gemm_skinny.co.cpp's row tile for M rows of A and N of B (samples/gemm/skinny_tiles.py);
+    128 past 256 rows too (every MT computes every M)."""
+    return SKINNY_TILES.skinny_mt(m, n) or 128
 
 
 def inputs(kind: str, m: int, n: int, k: int):

@@ -20,6 +20,7 @@ the second RMSNorm in one pass), silu_mul, add (ops.co.cpp); the projections by 
 decode.co.cpp (decode), both built with -DKEYS_ARG=1: they read the caches in place and
 take the number of valid keys as an argument.
 """
+import importlib.util
 import math
 from pathlib import Path
 
@@ -30,15 +31,15 @@ HERE = Path(__file__).resolve().parent
 SAMPLES = HERE.parent
 
 
-def skinny_rows(m: int, n: int) -> int:
-    """gemm_skinny.co.cpp's MT for m rows and n weight rows (its header's table), 0 where
-    gemm.co.cpp is the one."""
-    for mt in (8, 16, 32):
-        if m <= mt:
-            return mt
-    if m <= 64:   # two row tiles of 32 where K is split (few tiles of B), else one of 64
-        return 32 if -(-n // 64) < 132 else 64
-    return 128 if m <= 256 else 0
+def _skinny_tiles():
+    """samples/gemm/skinny_tiles.py: the skinny GEMM's row tile by shape."""
+    spec = importlib.util.spec_from_file_location("skinny_tiles", SAMPLES / "gemm" / "skinny_tiles.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+skinny_rows = _skinny_tiles().skinny_mt   # MT for m rows and n weight rows; 0: gemm.co.cpp
 
 
 class LlamaLayer:
