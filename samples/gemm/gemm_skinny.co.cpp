@@ -25,8 +25,8 @@
 // SPLIT_BELOW and splits > 1. Any M, N, K >= 1: the tiles past the ends of A and B read
 // zeros and the stores of C are clipped.
 //
-// Which form and MT (docs/language/tensor-cores.md, "Skinny shapes"; bench/bench_gemm.py
-// applies the same table):
+// Which form and MT (docs/language/tensor-cores.md, "Skinny shapes"; the same table in
+// Python: samples/gemm/skinny_tiles.py):
 // M <= 8: MT 8; <= 16: 16; <= 32: 32; <= 64: 32 (two row tiles) where K is split (N < 132
 // tiles of 64 rows), else 64; <= 256: 128 (M = 256 is two row tiles); larger M:
 // samples/gemm/gemm.co.cpp. MT is a macro (wgmma's n is a constant);
